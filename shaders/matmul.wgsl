@@ -1,0 +1,25 @@
+// C = A * B, one output texel (rows 4y..4y+3 of column x of C) per fragment.
+//
+// The atomic step is seed 000's MOP: a 4x4 block of A (four texels: columns p..p+3, rows
+// 4y..4y+3) times a 4-vector of B (one texel: rows p..p+3 of column x).
+fn kernel(texel: vec2<i32>) -> vec4<f32> {
+    let x = texel.x;
+    let y = texel.y;
+    let k = a_cols();
+    var acc = vec4<f32>(0.0);
+    var p = 0;
+    for (; p + 4 <= k; p += 4) {
+        let b = b_texel(x, p / 4);
+        acc += a_texel(p, y) * b.x + a_texel(p + 1, y) * b.y
+             + a_texel(p + 2, y) * b.z + a_texel(p + 3, y) * b.w;
+    }
+    // The last k % 4 columns of A: B's padding rows read as zero, but A has no texels past
+    // column k - 1, so those must not be fetched.
+    if (p < k) {
+        let b = b_texel(x, p / 4);
+        acc += a_texel(p, y) * b.x;
+        if (p + 1 < k) { acc += a_texel(p + 1, y) * b.y; }
+        if (p + 2 < k) { acc += a_texel(p + 2, y) * b.z; }
+    }
+    return acc;
+}

@@ -1,0 +1,30 @@
+// Prelude of every texla kernel, WGSL version.
+//
+// A kernel is a fragment shader that writes one texel of its output texture: four consecutive
+// matrix rows of one column (see src/layout.rs). The backend builds the module as
+//   prelude.wgsl + input.wgsl once per input (its name and slot filled in) + the kernel body,
+// and the body defines `fn kernel(texel: vec2<i32>) -> vec4<f32>`: texel.x is the output column,
+// texel.y the output texel row (matrix rows 4*texel.y .. 4*texel.y + 3).
+
+// Shapes of the output (slot 0) and the inputs (slots 1..3): (rows, cols, width, height).
+struct Shapes {
+    s: array<vec4<i32>, 4>,
+}
+
+@group(0) @binding(0) var<uniform> shapes: Shapes;
+
+fn out_rows() -> i32 { return shapes.s[0].x; }
+fn out_cols() -> i32 { return shapes.s[0].y; }
+
+// One triangle that covers the whole render target: (-1,-1), (3,-1), (-1,3).
+@vertex
+fn vs_main(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
+    return vec4<f32>(uv * 2.0 - 1.0, 0.0, 1.0);
+}
+
+// pos.xy is the centre (x + 0.5, y + 0.5) of the output texel this fragment writes.
+@fragment
+fn fs_main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+    return kernel(vec2<i32>(pos.xy));
+}

@@ -1,0 +1,9 @@
+//! GPU backends: one file each, behind the small [`Backend`] trait.
+
+mod api;
+mod webgl2;
+mod webgpu;
+
+pub use api::{Backend, BackendKind, Capabilities};
+pub use webgl2::WebGl2;
+pub use webgpu::WebGpu;

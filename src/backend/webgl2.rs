@@ -1,0 +1,312 @@
+//! The WebGL2 backend, through glow.
+//!
+//! Matrices are RGBA32F textures with NEAREST filtering, each with its own framebuffer so it can
+//! be rendered into and read back. Rendering into RGBA32F needs `EXT_color_buffer_float`.
+//! Inputs are read with `texelFetch`, never sampled.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use glow::HasContext;
+
+use super::{Backend, BackendKind, Capabilities};
+use crate::error::{Error, Result};
+use crate::kernel::{Kernel, Program};
+
+/// A WebGL2 context that runs texla programs.
+pub struct WebGl2 {
+    gl: Rc<glow::Context>,
+    capabilities: Capabilities,
+    programs: RefCell<HashMap<&'static str, Rc<GlProgram>>>,
+    /// WebGL2 needs a bound vertex array to draw, even one without attributes.
+    vertex_array: glow::VertexArray,
+}
+
+/// A linked kernel and the locations of its uniforms.
+struct GlProgram {
+    program: glow::Program,
+    shapes: Option<glow::UniformLocation>,
+    inputs: Vec<Option<glow::UniformLocation>>,
+}
+
+/// An RGBA32F texture and the framebuffer that renders into it.
+pub struct Texture {
+    gl: Rc<glow::Context>,
+    texture: glow::Texture,
+    framebuffer: glow::Framebuffer,
+}
+
+impl Drop for Texture {
+    fn drop(&mut self) {
+        // SAFETY: both objects were created by this context and are deleted once.
+        unsafe {
+            self.gl.delete_framebuffer(self.framebuffer);
+            self.gl.delete_texture(self.texture);
+        }
+    }
+}
+
+impl WebGl2 {
+    /// Opens a WebGL2 context on a new off-page canvas, or says exactly what is missing.
+    #[cfg(target_arch = "wasm32")]
+    pub fn create() -> Result<Self> {
+        use wasm_bindgen::JsCast;
+        let unavailable = |why: &str| Error::BackendUnavailable(format!("WebGL2 unavailable: {why}"));
+        let document = web_sys::window()
+            .and_then(|w| w.document())
+            .ok_or_else(|| unavailable("no document to create a canvas in"))?;
+        let canvas: web_sys::HtmlCanvasElement = document
+            .create_element("canvas")
+            .ok()
+            .and_then(|c| c.dyn_into().ok())
+            .ok_or_else(|| unavailable("could not create a canvas"))?;
+        let attributes = web_sys::WebGlContextAttributes::new();
+        attributes.set_antialias(false);
+        attributes.set_depth(false);
+        attributes.set_stencil(false);
+        let context: web_sys::WebGl2RenderingContext = canvas
+            .get_context_with_context_options("webgl2", &attributes)
+            .ok()
+            .flatten()
+            .and_then(|c| c.dyn_into().ok())
+            .ok_or_else(|| unavailable("canvas.getContext(\"webgl2\") returned null"))?;
+        if context.get_extension("EXT_color_buffer_float").ok().flatten().is_none() {
+            return Err(unavailable(
+                "EXT_color_buffer_float is missing, and without it WebGL2 cannot render into RGBA32F textures",
+            ));
+        }
+        let renderer = context
+            .get_extension("WEBGL_debug_renderer_info")
+            .ok()
+            .flatten()
+            .and_then(|_| context.get_parameter(0x9246).ok()) // UNMASKED_RENDERER_WEBGL
+            .or_else(|| context.get_parameter(web_sys::WebGl2RenderingContext::RENDERER).ok())
+            .and_then(|v| v.as_string())
+            .unwrap_or_else(|| "(the browser does not name its renderer)".into());
+        let max_texture_size = context
+            .get_parameter(web_sys::WebGl2RenderingContext::MAX_TEXTURE_SIZE)
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(2048.0) as u32;
+        let gl = Rc::new(glow::Context::from_webgl2_context(context));
+        // SAFETY: plain object creation on a live context.
+        let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
+        Ok(WebGl2 {
+            gl,
+            capabilities: Capabilities {
+                backend: BackendKind::WebGl2,
+                adapter: renderer,
+                max_texture_size,
+            },
+            programs: RefCell::new(HashMap::new()),
+            vertex_array,
+        })
+    }
+
+    /// WebGL2 exists only in a browser.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn create() -> Result<Self> {
+        Err(Error::BackendUnavailable(
+            "WebGL2 unavailable: it exists only in a browser".into(),
+        ))
+    }
+
+    /// The linked program of a kernel, built on first use; errors carry the GL info log.
+    fn program(&self, kernel: &Kernel) -> Result<Rc<GlProgram>> {
+        if let Some(p) = self.programs.borrow().get(kernel.name) {
+            return Ok(p.clone());
+        }
+        let gl = &self.gl;
+        // SAFETY: shader and program objects of this context, deleted on every error path.
+        let linked = unsafe {
+            let program = gl.create_program().map_err(Error::Gpu)?;
+            let mut shaders = Vec::new();
+            let sources = [
+                (glow::VERTEX_SHADER, Kernel::glsl_vertex_source().to_string()),
+                (glow::FRAGMENT_SHADER, kernel.glsl_source()),
+            ];
+            let mut failure = None;
+            for (stage, source) in sources {
+                let shader = gl.create_shader(stage).map_err(Error::Gpu)?;
+                gl.shader_source(shader, &source);
+                gl.compile_shader(shader);
+                if !gl.get_shader_compile_status(shader) {
+                    failure = Some(format!(
+                        "kernel \"{}\" did not compile: {}",
+                        kernel.name,
+                        gl.get_shader_info_log(shader)
+                    ));
+                }
+                gl.attach_shader(program, shader);
+                shaders.push(shader);
+            }
+            if failure.is_none() {
+                gl.link_program(program);
+                if !gl.get_program_link_status(program) {
+                    failure = Some(format!(
+                        "kernel \"{}\" did not link: {}",
+                        kernel.name,
+                        gl.get_program_info_log(program)
+                    ));
+                }
+            }
+            for shader in shaders {
+                gl.detach_shader(program, shader);
+                gl.delete_shader(shader);
+            }
+            if let Some(message) = failure {
+                gl.delete_program(program);
+                return Err(Error::Gpu(message));
+            }
+            GlProgram {
+                program,
+                shapes: gl.get_uniform_location(program, "u_shapes"),
+                inputs: kernel
+                    .inputs
+                    .iter()
+                    .map(|name| gl.get_uniform_location(program, &format!("{name}_tex")))
+                    .collect(),
+            }
+        };
+        let linked = Rc::new(linked);
+        self.programs.borrow_mut().insert(kernel.name, linked.clone());
+        Ok(linked)
+    }
+
+    /// Fails if the context was lost or GL recorded an error.
+    fn check_errors(&self) -> Result<()> {
+        // SAFETY: queries on a live context.
+        let code = unsafe { self.gl.get_error() };
+        match code {
+            glow::NO_ERROR => Ok(()),
+            glow::CONTEXT_LOST => Err(Error::Gpu("the WebGL2 context was lost".into())),
+            glow::OUT_OF_MEMORY => Err(Error::Gpu("WebGL2 ran out of memory".into())),
+            other => Err(Error::Gpu(format!("WebGL2 error 0x{other:04x}"))),
+        }
+    }
+}
+
+impl Backend for WebGl2 {
+    type Texture = Texture;
+
+    fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+
+    fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
+        let gl = &self.gl;
+        // SAFETY: new objects of this context; the texture is bound only for this setup.
+        unsafe {
+            let texture = gl.create_texture().map_err(Error::Gpu)?;
+            gl.bind_texture(glow::TEXTURE_2D, Some(texture));
+            gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA32F, width as i32, height as i32);
+            // RGBA32F is not filterable: anything but NEAREST would make the texture incomplete.
+            for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
+                gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
+            }
+            gl.bind_texture(glow::TEXTURE_2D, None);
+            let framebuffer = match gl.create_framebuffer() {
+                Ok(f) => f,
+                Err(e) => {
+                    gl.delete_texture(texture);
+                    return Err(Error::Gpu(e));
+                }
+            };
+            let t = Texture {
+                gl: self.gl.clone(),
+                texture,
+                framebuffer,
+            };
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(framebuffer));
+            gl.framebuffer_texture_2d(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                Some(texture),
+                0,
+            );
+            let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+            if status != glow::FRAMEBUFFER_COMPLETE {
+                return Err(Error::Gpu(format!(
+                    "cannot render into a {width}x{height} RGBA32F texture (framebuffer status 0x{status:04x})"
+                )));
+            }
+            Ok(t)
+        }
+    }
+
+    fn write_texture(&self, t: &Texture, width: usize, height: usize, texels: &[f32]) -> Result<()> {
+        let gl = &self.gl;
+        // SAFETY: `texels` holds width * height RGBA float texels, as the texture does.
+        unsafe {
+            gl.bind_texture(glow::TEXTURE_2D, Some(t.texture));
+            gl.tex_sub_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                0,
+                0,
+                width as i32,
+                height as i32,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelUnpackData::Slice(Some(bytemuck::cast_slice(texels))),
+            );
+            gl.bind_texture(glow::TEXTURE_2D, None);
+        }
+        Ok(())
+    }
+
+    fn run(&self, program: &Program, inputs: &[&Texture], output: &Texture) -> Result<()> {
+        let linked = self.program(&program.kernel)?;
+        let gl = &self.gl;
+        // SAFETY: all objects belong to this context; state set here is reset by the next run.
+        unsafe {
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(output.framebuffer));
+            gl.viewport(0, 0, program.output.width() as i32, program.output.height() as i32);
+            gl.use_program(Some(linked.program));
+            gl.uniform_4_i32_slice(linked.shapes.as_ref(), program.shapes().as_flattened());
+            for (unit, (t, location)) in inputs.iter().zip(&linked.inputs).enumerate() {
+                gl.active_texture(glow::TEXTURE0 + unit as u32);
+                gl.bind_texture(glow::TEXTURE_2D, Some(t.texture));
+                gl.uniform_1_i32(location.as_ref(), unit as i32);
+            }
+            gl.bind_vertex_array(Some(self.vertex_array));
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            for unit in 0..inputs.len() {
+                gl.active_texture(glow::TEXTURE0 + unit as u32);
+                gl.bind_texture(glow::TEXTURE_2D, None);
+            }
+            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+        }
+        Ok(())
+    }
+
+    async fn read_texture(&self, t: &Texture, width: usize, height: usize) -> Result<Vec<f32>> {
+        let mut texels = vec![0.0f32; 4 * width * height];
+        let gl = &self.gl;
+        // SAFETY: the framebuffer holds a width x height RGBA32F texture; `texels` fits it.
+        unsafe {
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(t.framebuffer));
+            gl.read_pixels(
+                0,
+                0,
+                width as i32,
+                height as i32,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelPackData::Slice(Some(bytemuck::cast_slice_mut(&mut texels))),
+            );
+            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+        }
+        self.check_errors()?;
+        Ok(texels)
+    }
+
+    async fn finish(&self) -> Result<()> {
+        // SAFETY: a plain synchronisation call.
+        unsafe { self.gl.finish() };
+        self.check_errors()
+    }
+}

@@ -1,0 +1,349 @@
+//! The WebGPU backend, through wgpu.
+//!
+//! Matrices are `Rgba32Float` textures; a program is a render pipeline (full-screen triangle,
+//! kernel in the fragment stage) with one uniform buffer of shapes and one texture per input.
+//! `rgba32float` is renderable but not filterable in WebGPU, so inputs are bound as
+//! unfilterable float textures and read with `textureLoad`, never sampled.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use wgpu::util::DeviceExt;
+
+use super::{Backend, BackendKind, Capabilities};
+use crate::error::{Error, Result};
+use crate::kernel::Program;
+
+const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+const TEXEL_BYTES: usize = 16;
+
+/// A WebGPU device that runs texla programs.
+pub struct WebGpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    capabilities: Capabilities,
+    pipelines: RefCell<HashMap<&'static str, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
+    /// Errors the device reported outside any error scope; surfaced at the next read or finish.
+    errors: Arc<Mutex<Vec<String>>>,
+}
+
+/// An `Rgba32Float` texture and the view every pass uses.
+pub struct Texture {
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+}
+
+impl Drop for Texture {
+    fn drop(&mut self) {
+        self.texture.destroy();
+    }
+}
+
+impl WebGpu {
+    /// Opens the browser's WebGPU adapter and device, or says exactly what is missing.
+    pub async fn create() -> Result<Self> {
+        let unavailable = |why: &str| Error::BackendUnavailable(format!("WebGPU unavailable: {why}"));
+        let gpu = js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
+            .and_then(|nav| js_sys::Reflect::get(&nav, &"gpu".into()))
+            .unwrap_or(wasm_bindgen::JsValue::UNDEFINED);
+        if gpu.is_undefined() || gpu.is_null() {
+            return Err(unavailable(
+                "navigator.gpu is missing (this browser has no WebGPU, or it is switched off; \
+                 Chromium on Linux needs --enable-unsafe-webgpu)",
+            ));
+        }
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: wgpu::Backends::BROWSER_WEBGPU,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| unavailable(&format!("navigator.gpu.requestAdapter() gave no adapter ({e})")))?;
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("texla"),
+                required_limits: wgpu::Limits {
+                    max_texture_dimension_2d: limits.max_texture_dimension_2d,
+                    ..wgpu::Limits::downlevel_defaults()
+                },
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| unavailable(&format!("the adapter refused a device ({e})")))?;
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut list) = sink.lock() {
+                list.push(e.to_string());
+            }
+        }));
+        let info = adapter.get_info();
+        let adapter_name = [info.name.as_str(), info.driver.as_str(), info.driver_info.as_str()]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let capabilities = Capabilities {
+            backend: BackendKind::WebGpu,
+            adapter: if adapter_name.is_empty() {
+                "(the browser does not name its adapter)".into()
+            } else {
+                adapter_name
+            },
+            max_texture_size: device.limits().max_texture_dimension_2d,
+        };
+        Ok(WebGpu {
+            device,
+            queue,
+            capabilities,
+            pipelines: RefCell::new(HashMap::new()),
+            errors,
+        })
+    }
+
+    /// Turns errors reported since the last check into one `Error::Gpu`.
+    fn check_errors(&self) -> Result<()> {
+        let mut list = self.errors.lock().map_err(|_| Error::Gpu("error log poisoned".into()))?;
+        if list.is_empty() {
+            Ok(())
+        } else {
+            let all = list.join("; ");
+            list.clear();
+            Err(Error::Gpu(all))
+        }
+    }
+
+    /// The pipeline of a kernel, built on first use.
+    fn pipeline(&self, program: &Program) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
+        let kernel = program.kernel;
+        if let Some(p) = self.pipelines.borrow().get(kernel.name) {
+            return p.clone();
+        }
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(kernel.name),
+            source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
+        });
+        let mut entries = vec![wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }];
+        for slot in 1..=kernel.inputs.len() as u32 {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: slot,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            });
+        }
+        let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(kernel.name),
+            entries: &entries,
+        });
+        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(kernel.name),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = self.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(kernel.name),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: FORMAT,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let entry = (pipeline, layout);
+        self.pipelines.borrow_mut().insert(kernel.name, entry.clone());
+        entry
+    }
+}
+
+impl Backend for WebGpu {
+    type Texture = Texture;
+
+    fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+
+    fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("matrix"),
+            size: extent(width, height),
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: FORMAT,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Ok(Texture { texture, view })
+    }
+
+    fn write_texture(&self, t: &Texture, width: usize, height: usize, texels: &[f32]) -> Result<()> {
+        self.queue.write_texture(
+            t.texture.as_image_copy(),
+            bytemuck::cast_slice(texels),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some((width * TEXEL_BYTES) as u32),
+                rows_per_image: Some(height as u32),
+            },
+            extent(width, height),
+        );
+        Ok(())
+    }
+
+    fn run(&self, program: &Program, inputs: &[&Texture], output: &Texture) -> Result<()> {
+        let (pipeline, layout) = self.pipeline(program);
+        let uniforms = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("shapes"),
+            contents: bytemuck::cast_slice(&program.shapes()),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniforms.as_entire_binding(),
+        }];
+        for (i, t) in inputs.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: i as u32 + 1,
+                resource: wgpu::BindingResource::TextureView(&t.view),
+            });
+        }
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(program.kernel.name),
+            layout: &layout,
+            entries: &entries,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some(program.kernel.name),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &output.view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        self.queue.submit([encoder.finish()]);
+        Ok(())
+    }
+
+    async fn read_texture(&self, t: &Texture, width: usize, height: usize) -> Result<Vec<f32>> {
+        // Rows of a texture-to-buffer copy must start at multiples of 256 bytes.
+        let row_bytes = width * TEXEL_BYTES;
+        let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize;
+        let padded_row = row_bytes.div_ceil(align) * align;
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("read-back"),
+            size: (padded_row * height) as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_texture_to_buffer(
+            t.texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded_row as u32),
+                    rows_per_image: Some(height as u32),
+                },
+            },
+            extent(width, height),
+        );
+        self.queue.submit([encoder.finish()]);
+        let (tx, rx) = futures_channel::oneshot::channel();
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        let mapped = rx.await.map_err(|_| Error::Gpu("read-back was cancelled".into()))?;
+        self.check_errors()?;
+        mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
+        let mut texels = Vec::with_capacity(width * height * 4);
+        {
+            let view = buffer
+                .get_mapped_range(..)
+                .map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
+            for row in view.chunks_exact(padded_row) {
+                // The mapped bytes carry no alignment promise, so decode instead of casting.
+                texels.extend(
+                    row[..row_bytes]
+                        .chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                );
+            }
+        }
+        buffer.unmap();
+        buffer.destroy();
+        Ok(texels)
+    }
+
+    async fn finish(&self) -> Result<()> {
+        let (tx, rx) = futures_channel::oneshot::channel();
+        self.queue.on_submitted_work_done(move || {
+            let _ = tx.send(());
+        });
+        rx.await.map_err(|_| Error::Gpu("the device was lost".into()))?;
+        self.check_errors()
+    }
+}
+
+fn extent(width: usize, height: usize) -> wgpu::Extent3d {
+    wgpu::Extent3d {
+        width: width as u32,
+        height: height as u32,
+        depth_or_array_layers: 1,
+    }
+}

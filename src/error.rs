@@ -1,0 +1,101 @@
+//! The one error type of the crate.
+//!
+//! Every failure a user can cause is a variant here with a message written for a person reading
+//! the page; the JS API turns it into a thrown `Error` (or a rejected promise).
+
+use std::fmt;
+
+/// Everything that can go wrong in texla.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// No backend could be started; the message says what is missing.
+    BackendUnavailable(String),
+    /// The backend name given is not one of "auto", "webgpu", "webgl2".
+    UnknownBackend(String),
+    /// The data handed to `upload` does not hold `rows * cols` values.
+    DataLength {
+        /// Values received.
+        len: usize,
+        /// Rows asked for.
+        rows: usize,
+        /// Columns asked for.
+        cols: usize,
+    },
+    /// A matrix dimension is zero.
+    ZeroDimension {
+        /// Rows asked for.
+        rows: usize,
+        /// Columns asked for.
+        cols: usize,
+    },
+    /// The matrix needs a texture larger than the device allows.
+    TooLarge {
+        /// Rows asked for.
+        rows: usize,
+        /// Columns asked for.
+        cols: usize,
+        /// Texture width needed (= cols).
+        width: usize,
+        /// Texture height needed (= ceil(rows / 4)).
+        height: usize,
+        /// The device's maximum texture side.
+        max: u32,
+    },
+    /// Operands whose shapes do not fit the operation.
+    Shape(String),
+    /// A matrix that was freed was used.
+    Freed,
+    /// A matrix created by another `Gpgpu` was used.
+    ForeignMatrix,
+    /// The GPU rejected something: a shader that did not compile, a lost device, a failed read-back.
+    Gpu(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BackendUnavailable(why) => write!(f, "{why}"),
+            Error::UnknownBackend(name) => write!(
+                f,
+                "unknown backend \"{name}\": use \"auto\", \"webgpu\" or \"webgl2\""
+            ),
+            Error::DataLength { len, rows, cols } => write!(
+                f,
+                "data has {len} values but a {rows}x{cols} matrix needs {}",
+                rows * cols
+            ),
+            Error::ZeroDimension { rows, cols } => write!(
+                f,
+                "a {rows}x{cols} matrix has a zero dimension: rows and cols must be at least 1"
+            ),
+            Error::TooLarge {
+                rows,
+                cols,
+                width,
+                height,
+                max,
+            } => write!(
+                f,
+                "a {rows}x{cols} matrix needs a {width}x{height} texture, but this device allows at most {max}x{max}"
+            ),
+            Error::Shape(msg) => write!(f, "{msg}"),
+            Error::Freed => write!(f, "this matrix was freed and can no longer be used"),
+            Error::ForeignMatrix => write!(
+                f,
+                "this matrix belongs to another Gpgpu: matrices cannot be mixed between instances"
+            ),
+            Error::Gpu(msg) => write!(f, "GPU error: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<Error> for wasm_bindgen::JsValue {
+    fn from(e: Error) -> Self {
+        js_sys::Error::new(&e.to_string()).into()
+    }
+}
+
+/// The crate's result type.
+pub type Result<T> = std::result::Result<T, Error>;
