@@ -1,0 +1,216 @@
+//! Browser tests: every GPU test runs on BOTH backends and fails (never skips) when the backend
+//! it asks for is missing. Run with `wasm-pack test --headless --chrome`.
+//!
+//! Tolerance: each element of a product of inner dimension k must satisfy
+//! |gpu - exact| <= 2 (k + 2) 2^-24 sum_p |a_ip b_pj| (see `reference::dot_error_bound`);
+//! integer matrices whose products and partial sums fit in 24 bits must come back exact.
+#![cfg(target_arch = "wasm32")]
+
+use texla::backend::BackendKind;
+use texla::device::{open, Choice, Device};
+use texla::error::Error;
+use texla::reference::{compare, dot_error_bound, matmul, Rng};
+use texla::Gpgpu;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+async fn device(kind: BackendKind) -> Box<dyn Device> {
+    match open(Choice::Force(kind)).await {
+        Ok(opened) => {
+            assert_eq!(opened.device.capabilities().backend, kind);
+            opened.device
+        }
+        Err(e) => panic!("{} is required for this test and is missing: {e}", kind.name()),
+    }
+}
+
+/// Writes each test once; it runs in module `webgpu` and in module `webgl2`.
+macro_rules! on_both_backends {
+    ($(async fn $name:ident($kind:ident) $body:block)*) => {
+        mod webgpu {
+            use super::*;
+            $( #[wasm_bindgen_test] async fn $name() { let $kind = BackendKind::WebGpu; $body } )*
+        }
+        mod webgl2 {
+            use super::*;
+            $( #[wasm_bindgen_test] async fn $name() { let $kind = BackendKind::WebGl2; $body } )*
+        }
+    };
+}
+
+/// Multiplies random m x k and k x n matrices on the GPU and checks every element against the
+/// float64 product within the bound.
+async fn check_product(gpu: &dyn Device, m: usize, k: usize, n: usize, seed: u32) {
+    let mut rng = Rng::new(seed);
+    let a = rng.matrix(m * k, -1.0, 1.0);
+    let b = rng.matrix(k * n, -1.0, 1.0);
+    let ga = gpu.upload(&a, m, k).unwrap();
+    let gb = gpu.upload(&b, k, n).unwrap();
+    let gc = gpu.mul(&ga, &gb).unwrap();
+    assert_eq!((gc.rows(), gc.cols()), (m, n));
+    let c = gpu.read(&gc).await.unwrap();
+    assert_eq!(c.len(), m * n, "read-back returns exactly m*n values");
+    let (exact, sums) = matmul(&a, &b, m, k, n);
+    let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(k, s)).collect();
+    let cmp = compare(&c, &exact, &bound);
+    assert!(
+        cmp.worst_bound_ratio <= 1.0,
+        "{m}x{k} * {k}x{n}: element {} is {} but should be {} (bound {}); {cmp:?}",
+        cmp.worst_index,
+        c[cmp.worst_index],
+        exact[cmp.worst_index],
+        bound[cmp.worst_index]
+    );
+}
+
+/// Squares a random n x n matrix with `square` and checks it like `check_product`.
+async fn check_square(gpu: &dyn Device, n: usize, seed: u32) {
+    let a = Rng::new(seed).matrix(n * n, -1.0, 1.0);
+    let s = gpu.square(&gpu.upload(&a, n, n).unwrap()).unwrap();
+    let got = gpu.read(&s).await.unwrap();
+    let (exact, sums) = matmul(&a, &a, n, n, n);
+    let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(n, s)).collect();
+    let cmp = compare(&got, &exact, &bound);
+    assert!(cmp.worst_bound_ratio <= 1.0, "square n={n}: {cmp:?}");
+}
+
+fn message(e: JsValue) -> String {
+    js_sys::Error::from(e).message().into()
+}
+
+on_both_backends! {
+    async fn upload_then_read_is_exact(kind) {
+        let gpu = device(kind).await;
+        for (rows, cols) in [(1, 1), (1, 7), (7, 1), (3, 5), (4, 4), (5, 3), (13, 29), (100, 3)] {
+            let data = Rng::new(rows as u32 * 100 + cols as u32).matrix(rows * cols, -1e6, 1e6);
+            let m = gpu.upload(&data, rows, cols).unwrap();
+            assert_eq!(gpu.read(&m).await.unwrap(), data, "{rows}x{cols}");
+        }
+    }
+
+    async fn products_of_every_shape_match_float64(kind) {
+        let gpu = device(kind).await;
+        for (i, &(m, k, n)) in [(1, 1, 1), (1, 7, 1), (3, 5, 2), (13, 29, 7), (7, 1, 5), (2, 3, 9)]
+            .iter()
+            .enumerate()
+        {
+            check_product(gpu.as_ref(), m, k, n, 10 + i as u32).await;
+        }
+    }
+
+    async fn tall_times_thin_100x1000_by_1000x3(kind) {
+        let gpu = device(kind).await;
+        check_product(gpu.as_ref(), 100, 1000, 3, 3).await;
+    }
+
+    async fn squares_of_64_and_257(kind) {
+        let gpu = device(kind).await;
+        check_square(gpu.as_ref(), 64, 64).await;
+        check_square(gpu.as_ref(), 257, 257).await;
+    }
+
+    async fn integer_products_are_exact(kind) {
+        // |a|, |b| <= 8 and k = 61: every partial sum stays below 61 * 64 < 2^24.
+        let gpu = device(kind).await;
+        let (m, k, n) = (37, 61, 23);
+        let mut rng = Rng::new(5);
+        let a = rng.integers(m * k, -8, 8);
+        let b = rng.integers(k * n, -8, 8);
+        let c = gpu.mul(&gpu.upload(&a, m, k).unwrap(), &gpu.upload(&b, k, n).unwrap()).unwrap();
+        let got = gpu.read(&c).await.unwrap();
+        let exact: Vec<f32> = matmul(&a, &b, m, k, n).0.iter().map(|&v| v as f32).collect();
+        assert_eq!(got, exact);
+    }
+
+    async fn chained_products_stay_on_the_gpu(kind) {
+        // (A * B) * C without a read in between equals the float64 product within a bound.
+        let gpu = device(kind).await;
+        let mut rng = Rng::new(9);
+        let (a, b, c) = (rng.integers(6 * 5, -3, 3), rng.integers(5 * 7, -3, 3), rng.integers(7 * 2, -3, 3));
+        let ab = gpu.mul(&gpu.upload(&a, 6, 5).unwrap(), &gpu.upload(&b, 5, 7).unwrap()).unwrap();
+        let abc = gpu.mul(&ab, &gpu.upload(&c, 7, 2).unwrap()).unwrap();
+        let ab64: Vec<f32> = matmul(&a, &b, 6, 5, 7).0.iter().map(|&v| v as f32).collect();
+        let exact: Vec<f32> = matmul(&ab64, &c, 6, 7, 2).0.iter().map(|&v| v as f32).collect();
+        assert_eq!(gpu.read(&abc).await.unwrap(), exact);
+    }
+
+    async fn bad_shapes_are_clear_errors(kind) {
+        let gpu = device(kind).await;
+        let max = gpu.capabilities().max_texture_size as usize;
+        assert!(max >= 2048, "max texture size {max}");
+        assert_eq!(
+            gpu.upload(&[1.0; 5], 2, 3).unwrap_err(),
+            Error::DataLength { len: 5, rows: 2, cols: 3 }
+        );
+        assert!(matches!(gpu.upload(&[], 0, 3), Err(Error::ZeroDimension { .. })));
+        let too_wide = vec![0.0; max + 1];
+        let err = gpu.upload(&too_wide, 1, max + 1).unwrap_err();
+        assert!(matches!(err, Error::TooLarge { .. }), "{err}");
+        // The largest allowed shapes work: one row of max columns, 4*max rows of one column.
+        let wide = gpu.upload(&too_wide[..max], 1, max).unwrap();
+        assert_eq!(gpu.read(&wide).await.unwrap().len(), max);
+        let tall = gpu.upload(&vec![1.0; 4 * max], 4 * max, 1).unwrap();
+        assert_eq!(gpu.read(&tall).await.unwrap().len(), 4 * max);
+        let a = gpu.upload(&[1.0; 6], 2, 3).unwrap();
+        let err = gpu.mul(&a, &a).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot multiply a 2x3 matrix by a 2x3 matrix: the inner dimensions 3 and 2 differ"
+        );
+        let err = gpu.square(&a).unwrap_err();
+        assert!(err.to_string().contains("not square"), "{err}");
+        // The device is still usable after every error.
+        let ok = gpu.mul(&a, &gpu.upload(&[1.0; 3], 3, 1).unwrap()).unwrap();
+        assert_eq!(gpu.read(&ok).await.unwrap(), vec![3.0, 3.0]);
+    }
+
+    async fn js_api_rejects_bad_input_and_stays_usable(kind) {
+        let gpu = Gpgpu::create(Some(kind.name().into())).await.unwrap_or_else(|e| {
+            panic!("{} is required and missing: {}", kind.name(), message(e))
+        });
+        assert_eq!(gpu.backend(), kind.name());
+        let data: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into();
+        let m = gpu.upload(&data, 2.0, 2.0).unwrap();
+        assert!(message(gpu.upload(&data, 3.0, 2.0).err().unwrap()).contains("data has 4 values"));
+        assert!(message(gpu.upload(&data, -1.0, 2.0).err().unwrap()).contains("whole number"));
+        assert!(message(gpu.upload(&data, 1.5, 2.0).err().unwrap()).contains("whole number"));
+        assert!(message(gpu.upload(&JsValue::from(3), 1.0, 1.0).err().unwrap()).contains("Float32Array"));
+        let other = Gpgpu::create(Some(kind.name().into())).await.unwrap();
+        let foreign = other.upload(&data, 2.0, 2.0).unwrap();
+        assert!(message(gpu.matmul(&m, &foreign).err().unwrap()).contains("another Gpgpu"));
+        let s = gpu.square(&m).unwrap();
+        let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(s.read()).await.unwrap().into();
+        assert_eq!(got.to_vec(), vec![7.0, 10.0, 15.0, 22.0]);
+        m.release();
+        assert!(message(gpu.square(&m).err().unwrap()).contains("freed"));
+        let err = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap_err();
+        assert!(message(err).contains("freed"));
+        let plain: JsValue = js_sys::Array::of2(&5.into(), &6.into()).into();
+        let v = gpu.upload(&plain, 1.0, 2.0).unwrap();
+        assert_eq!((v.rows(), v.cols()), (1, 2));
+        assert!(gpu.capabilities().is_object());
+    }
+}
+
+#[wasm_bindgen_test]
+async fn unknown_backend_name_is_refused() {
+    let err = Gpgpu::create(Some("vulkan".into())).await.err().unwrap();
+    assert!(message(err).contains("unknown backend \"vulkan\""));
+}
+
+#[wasm_bindgen_test]
+async fn both_backends_agree() {
+    let (a, b) = (device(BackendKind::WebGpu).await, device(BackendKind::WebGl2).await);
+    let (m, k, n) = (13, 29, 7);
+    let mut rng = Rng::new(77);
+    let (x, y) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
+    let ra = a.read(&a.mul(&a.upload(&x, m, k).unwrap(), &a.upload(&y, k, n).unwrap()).unwrap()).await.unwrap();
+    let rb = b.read(&b.mul(&b.upload(&x, m, k).unwrap(), &b.upload(&y, k, n).unwrap()).unwrap()).await.unwrap();
+    let (_, sums) = matmul(&x, &y, m, k, n);
+    for i in 0..m * n {
+        let diff = f64::from((ra[i] - rb[i]).abs());
+        assert!(diff <= 2.0 * dot_error_bound(k, sums[i]), "element {i}: {} vs {}", ra[i], rb[i]);
+    }
+}
