@@ -1,0 +1,44 @@
+// Shared by the end-to-end test and the benchmark driver: serves the repository root on a free
+// localhost port and opens Debian's Chromium headless with both WebGPU and WebGL2 available.
+import http from "node:http";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json" };
+
+/** Serves the repository root; resolves to {url, close}. */
+export async function serve() {
+  const server = http.createServer(async (req, res) => {
+    const rel = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    const file = path.join(root, rel.endsWith("/") ? `${rel}index.html` : rel);
+    if (!file.startsWith(root)) return res.writeHead(403).end();
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { "content-type": types[path.extname(file)] ?? "application/octet-stream" }).end(body);
+    } catch {
+      res.writeHead(404).end("not found");
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() };
+}
+
+/** Headless Chromium from Debian, with WebGPU switched on (SwiftShader here). */
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--enable-unsafe-webgpu",
+      "--no-sandbox",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+    ],
+  });
+}

@@ -1,0 +1,92 @@
+// End-to-end: the real page in headless Chromium, on each backend, checked as a person sees it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { serve, launch } from "./browser.mjs";
+
+let server;
+let browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/** Opens the page with `query`, collecting console errors and failed requests. */
+async function open(query) {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
+  page.on("request", (r) => !r.url().startsWith(server.url) && !r.url().startsWith("data:") && problems.push(`off-origin request: ${r.url()}`));
+  await page.goto(`${server.url}${query}`);
+  return { page, problems };
+}
+
+for (const backend of ["webgpu", "webgl2"]) {
+  test(`the page squares a matrix on ${backend} and shows it matches float64`, async () => {
+    const { page, problems } = await open(`?backend=${backend}`);
+    await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+    assert.equal(await page.textContent("#cap-backend"), backend === "webgpu" ? "WebGPU" : "WebGL2");
+    assert.match(await page.textContent("#cap-reason"), /asked for by name/);
+    assert.ok((await page.textContent("#cap-adapter")).length > 0);
+    assert.match(await page.textContent("#cap-max"), /^\d+ texels/);
+    const summary = page.locator("#square-result-summary");
+    assert.equal(await summary.getAttribute("data-within-bound"), "true");
+    const maxRel = Number(await summary.getAttribute("data-max-rel"));
+    assert.ok(maxRel < 1e-5, `max relative error ${maxRel}`);
+    assert.match(await summary.textContent(), /All 4096 elements are within the float32 error bound/);
+    const rows = await page.$$eval("#square-result-table tr", (trs) => trs.slice(1).map((tr) => [...tr.cells].map((c) => c.textContent)));
+    assert.ok(rows.length >= 10, `only ${rows.length} sample rows`);
+    for (const [i, j, g, e] of rows) {
+      assert.ok(Number(i) < 64 && Number(j) < 64);
+      assert.ok(Math.abs(Number(g) - Number(e)) <= 1e-4 * Math.max(1, Math.abs(Number(e))), `${g} vs ${e}`);
+    }
+
+    // A general product with odd shapes, through the form as a person would.
+    await page.fill("#multiply-m", "13");
+    await page.fill("#multiply-k", "29");
+    await page.fill("#multiply-n", "7");
+    await page.click("#multiply-form button");
+    await page.waitForSelector("#multiply-result-summary", { timeout: 60_000 });
+    assert.equal(await page.getAttribute("#multiply-result-summary", "data-within-bound"), "true");
+
+    // Bad input is a clear message, and the page keeps working.
+    await page.fill("#square-n", "0");
+    await page.evaluate(() => document.getElementById("square-form").requestSubmit());
+    await page.waitForSelector("#square-result .error");
+    assert.match(await page.textContent("#square-result .error"), /n must be a whole number from 1 to 2048/);
+    await page.fill("#square-n", "33");
+    await page.click("#square-form button");
+    await page.waitForSelector("#square-result-summary");
+    assert.match(await page.textContent("#square-result-summary"), /All 1089 elements/);
+
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test("auto picks WebGPU here and says why", async () => {
+  const { page, problems } = await open("");
+  await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+  assert.equal(await page.getAttribute("#cap-backend", "data-backend"), "webgpu");
+  assert.match(await page.textContent("#cap-reason"), /WebGL2 fallback was not needed/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the benchmark mode fills its table and JSON", async () => {
+  const { page, problems } = await open("?backend=webgl2&bench&sizes=16,32");
+  await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });
+  const report = JSON.parse(await page.textContent("#bench-json"));
+  assert.equal(report.backend, "webgl2");
+  assert.deepEqual(report.rows.map((r) => r.n), [16, 32]);
+  for (const r of report.rows) {
+    for (const key of ["squareE2E", "squareResident", "mulE2E", "mulResident", "js"]) assert.ok(r[key] > 0, `${key} = ${r[key]}`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,91 @@
+// Float64 reference math in JavaScript, the yardstick of every GPU result on the page.
+// The twin of src/reference.rs: same generator, same bound.
+
+/** mulberry32: a small seeded generator; returns a function giving values uniform in [0, 1). */
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return function next() {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `len` values uniform in [lo, hi), rounded to float32, from `next`. */
+export function randomMatrix(next, len, lo = -1, hi = 1) {
+  const out = new Float32Array(len);
+  for (let i = 0; i < len; i++) out[i] = lo + (hi - lo) * next();
+  return out;
+}
+
+/**
+ * C = A * B in float64 for row-major A (m x k) and B (k x n). Also returns S with
+ * S[i][j] = sum_p |a_ip b_pj|, the magnitude that bounds the float32 rounding error of C[i][j].
+ */
+export function matmul64(a, b, m, k, n) {
+  const c = new Float64Array(m * n);
+  const s = new Float64Array(m * n);
+  const bd = Float64Array.from(b);
+  for (let i = 0; i < m; i++) {
+    const row = i * n;
+    for (let p = 0; p < k; p++) {
+      const aip = a[i * k + p];
+      const off = p * n;
+      for (let j = 0; j < n; j++) {
+        const prod = aip * bd[off + j];
+        c[row + j] += prod;
+        s[row + j] += Math.abs(prod);
+      }
+    }
+  }
+  return { c, s };
+}
+
+/** C = A * B in float64 and nothing else: the JavaScript speed the benchmark compares with. */
+export function matmulOnly64(a, b, m, k, n) {
+  const c = new Float64Array(m * n);
+  const bd = Float64Array.from(b);
+  for (let i = 0; i < m; i++) {
+    const row = i * n;
+    for (let p = 0; p < k; p++) {
+      const aip = a[i * k + p];
+      const off = p * n;
+      for (let j = 0; j < n; j++) c[row + j] += aip * bd[off + j];
+    }
+  }
+  return c;
+}
+
+/** Unit roundoff of float32. */
+export const F32_UNIT_ROUNDOFF = 2 ** -24;
+
+/** Allowed |gpu - exact| of one element of a length-k float32 dot product: 2 (k+2) u sum|a b|. */
+export function dotErrorBound(k, absSum) {
+  return 2 * (k + 2) * F32_UNIT_ROUNDOFF * absSum;
+}
+
+/**
+ * Compares a GPU result with the float64 one. Returns the max absolute error, the max relative
+ * error (relative to max |exact|), the worst ratio error/bound (<= 1: every element within
+ * bound; NaN counts as infinitely bad) and where it occurs.
+ */
+export function compare(gpu, exact, sums, k) {
+  let scale = 0;
+  for (const v of exact) scale = Math.max(scale, Math.abs(v));
+  let maxAbs = 0;
+  let worstRatio = 0;
+  let worstIndex = 0;
+  for (let i = 0; i < exact.length; i++) {
+    const err = Math.abs(gpu[i] - exact[i]);
+    const bad = Number.isNaN(err);
+    const ratio = bad ? Infinity : err === 0 ? 0 : err / dotErrorBound(k, sums[i]);
+    maxAbs = Math.max(maxAbs, bad ? Infinity : err);
+    if (ratio > worstRatio) {
+      worstRatio = ratio;
+      worstIndex = i;
+    }
+  }
+  return { maxAbs, maxRel: scale > 0 ? maxAbs / scale : maxAbs, worstRatio, worstIndex, scale };
+}
