@@ -67,7 +67,11 @@ pub struct Opened {
 
 /// Opens a device as `choice` asks; when nothing works the error names what is missing.
 pub async fn open(choice: Choice) -> Result<Opened> {
-    let webgpu = || async { WebGpu::create().await.map(|b| Box::new(Gpu::new(b)) as Box<dyn Device>) };
+    let webgpu = || async {
+        WebGpu::create()
+            .await
+            .map(|b| Box::new(Gpu::new(b)) as Box<dyn Device>)
+    };
     let webgl2 = || WebGl2::create().map(|b| Box::new(Gpu::new(b)) as Box<dyn Device>);
     let opened = |device, reason: String| Ok(Opened { device, reason });
     match choice {
@@ -80,7 +84,10 @@ pub async fn open(choice: Choice) -> Result<Opened> {
             "WebGL2 was asked for by name, so WebGPU was not tried".into(),
         ),
         Choice::Auto => match webgpu().await {
-            Ok(device) => opened(device, "WebGPU works here, so the WebGL2 fallback was not needed".into()),
+            Ok(device) => opened(
+                device,
+                "WebGPU works here, so the WebGL2 fallback was not needed".into(),
+            ),
             Err(gpu_error) => match webgl2() {
                 Ok(device) => opened(device, format!("fell back to WebGL2 because {gpu_error}")),
                 Err(gl_error) => Err(Error::BackendUnavailable(format!(

@@ -38,7 +38,9 @@ impl<B: Backend> Gpu<B> {
 
     /// A new, uninitialised matrix of the given shape.
     fn alloc(&self, layout: Layout) -> Result<Matrix> {
-        let texture = self.backend.create_texture(layout.width(), layout.height())?;
+        let texture = self
+            .backend
+            .create_texture(layout.width(), layout.height())?;
         Ok(Matrix {
             layout,
             owner: self.id,

@@ -73,7 +73,10 @@ impl Program {
     pub fn shapes(&self) -> [[i32; 4]; MAX_INPUTS + 1] {
         debug_assert_eq!(self.inputs.len(), self.kernel.inputs.len());
         let mut s = [[0; 4]; MAX_INPUTS + 1];
-        for (slot, l) in std::iter::once(&self.output).chain(&self.inputs).enumerate() {
+        for (slot, l) in std::iter::once(&self.output)
+            .chain(&self.inputs)
+            .enumerate()
+        {
             s[slot] = [l.rows, l.cols, l.width(), l.height()].map(|v| v as i32);
         }
         s

@@ -112,7 +112,10 @@ mod tests {
         let l = Layout::new(14, 30, 8192).unwrap();
         assert_eq!((l.width(), l.height()), (30, 4));
         let v = Layout::new(1, 1, 8192).unwrap();
-        assert_eq!((v.width(), v.height(), v.padded_len(), v.bytes()), (1, 1, 4, 16));
+        assert_eq!(
+            (v.width(), v.height(), v.padded_len(), v.bytes()),
+            (1, 1, 4, 16)
+        );
         let l = Layout::new(8, 5, 8192).unwrap();
         assert_eq!(l.height(), 2);
     }
@@ -153,8 +156,14 @@ mod tests {
             Layout::new(0, 3, 16),
             Err(Error::ZeroDimension { rows: 0, cols: 3 })
         );
-        assert!(matches!(Layout::new(3, 17, 16), Err(Error::TooLarge { .. })));
-        assert!(matches!(Layout::new(65, 1, 16), Err(Error::TooLarge { .. })));
+        assert!(matches!(
+            Layout::new(3, 17, 16),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            Layout::new(65, 1, 16),
+            Err(Error::TooLarge { .. })
+        ));
         assert!(Layout::new(64, 16, 16).is_ok());
     }
 }

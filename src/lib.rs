@@ -99,7 +99,9 @@ impl Gpgpu {
         } else if js_sys::Array::is_array(data) {
             Float32Array::new(data).to_vec()
         } else {
-            return Err(Error::Shape("data must be a Float32Array or an array of numbers".into()).into());
+            return Err(
+                Error::Shape("data must be a Float32Array or an array of numbers".into()).into(),
+            );
         };
         let m = self
             .device
@@ -198,6 +200,8 @@ fn dimension(name: &str, v: f64) -> Result<usize, Error> {
     if v.fract() == 0.0 && (0.0..=2_147_483_648.0).contains(&v) {
         Ok(v as usize)
     } else {
-        Err(Error::Shape(format!("{name} must be a whole number, got {v}")))
+        Err(Error::Shape(format!(
+            "{name} must be a whole number, got {v}"
+        )))
     }
 }

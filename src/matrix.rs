@@ -35,6 +35,12 @@ impl Matrix {
 
 impl std::fmt::Debug for Matrix {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Matrix({}x{}, device {})", self.rows(), self.cols(), self.owner)
+        write!(
+            f,
+            "Matrix({}x{}, device {})",
+            self.rows(),
+            self.cols(),
+            self.owner
+        )
     }
 }

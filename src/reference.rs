@@ -101,7 +101,9 @@ pub fn compare(gpu: &[f32], exact: &[f64], bound: &[f64]) -> Comparison {
         } else {
             err / bound[i]
         };
-        out.max_abs = out.max_abs.max(if err.is_nan() { f64::INFINITY } else { err });
+        out.max_abs = out
+            .max_abs
+            .max(if err.is_nan() { f64::INFINITY } else { err });
         if ratio > out.worst_bound_ratio {
             out.worst_bound_ratio = ratio;
             out.worst_index = i;
@@ -132,9 +134,14 @@ mod tests {
     #[test]
     fn rng_ranges() {
         let mut r = Rng::new(7);
-        assert!(r.matrix(1000, -1.0, 1.0).iter().all(|v| (-1.0..1.0).contains(v)));
+        assert!(r
+            .matrix(1000, -1.0, 1.0)
+            .iter()
+            .all(|v| (-1.0..1.0).contains(v)));
         let ints = r.integers(1000, -3, 3);
-        assert!(ints.iter().all(|v| v.fract() == 0.0 && (-3.0..=3.0).contains(v)));
+        assert!(ints
+            .iter()
+            .all(|v| v.fract() == 0.0 && (-3.0..=3.0).contains(v)));
         assert!(ints.contains(&-3.0) && ints.contains(&3.0));
     }
 
@@ -142,7 +149,13 @@ mod tests {
     fn matmul_small_by_hand() {
         // [1 2 3; 4 5 6] * [7; 8; 9] = [50; 122]
         let (c, s) = matmul(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[7.0, 8.0, -9.0], 2, 3, 1);
-        assert_eq!(c, vec![1.0 * 7.0 + 2.0 * 8.0 - 3.0 * 9.0, 4.0 * 7.0 + 5.0 * 8.0 - 6.0 * 9.0]);
+        assert_eq!(
+            c,
+            vec![
+                1.0 * 7.0 + 2.0 * 8.0 - 3.0 * 9.0,
+                4.0 * 7.0 + 5.0 * 8.0 - 6.0 * 9.0
+            ]
+        );
         assert_eq!(s, vec![7.0 + 16.0 + 27.0, 28.0 + 40.0 + 54.0]);
     }
 
@@ -169,6 +182,8 @@ mod tests {
         assert!(bad.worst_bound_ratio > 10.0, "{bad:?}");
         assert_eq!(bad.worst_index, 5);
         c32[0] = f32::NAN;
-        assert!(compare(&c32, &exact, &bound).worst_bound_ratio.is_infinite());
+        assert!(compare(&c32, &exact, &bound)
+            .worst_bound_ratio
+            .is_infinite());
     }
 }

@@ -22,7 +22,10 @@ async fn device(kind: BackendKind) -> Box<dyn Device> {
             assert_eq!(opened.device.capabilities().backend, kind);
             opened.device
         }
-        Err(e) => panic!("{} is required for this test and is missing: {e}", kind.name()),
+        Err(e) => panic!(
+            "{} is required for this test and is missing: {e}",
+            kind.name()
+        ),
     }
 }
 
@@ -202,15 +205,35 @@ async fn unknown_backend_name_is_refused() {
 
 #[wasm_bindgen_test]
 async fn both_backends_agree() {
-    let (a, b) = (device(BackendKind::WebGpu).await, device(BackendKind::WebGl2).await);
+    let (a, b) = (
+        device(BackendKind::WebGpu).await,
+        device(BackendKind::WebGl2).await,
+    );
     let (m, k, n) = (13, 29, 7);
     let mut rng = Rng::new(77);
     let (x, y) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
-    let ra = a.read(&a.mul(&a.upload(&x, m, k).unwrap(), &a.upload(&y, k, n).unwrap()).unwrap()).await.unwrap();
-    let rb = b.read(&b.mul(&b.upload(&x, m, k).unwrap(), &b.upload(&y, k, n).unwrap()).unwrap()).await.unwrap();
+    let ra = a
+        .read(
+            &a.mul(&a.upload(&x, m, k).unwrap(), &a.upload(&y, k, n).unwrap())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let rb = b
+        .read(
+            &b.mul(&b.upload(&x, m, k).unwrap(), &b.upload(&y, k, n).unwrap())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
     let (_, sums) = matmul(&x, &y, m, k, n);
     for i in 0..m * n {
         let diff = f64::from((ra[i] - rb[i]).abs());
-        assert!(diff <= 2.0 * dot_error_bound(k, sums[i]), "element {i}: {} vs {}", ra[i], rb[i]);
+        assert!(
+            diff <= 2.0 * dot_error_bound(k, sums[i]),
+            "element {i}: {} vs {}",
+            ra[i],
+            rb[i]
+        );
     }
 }

@@ -58,8 +58,12 @@ pub trait Backend: Sized + 'static {
     ) -> Result<()>;
 
     /// Runs `program` with `inputs` (in the kernel's order) bound, rendering every texel of `output`.
-    fn run(&self, program: &Program, inputs: &[&Self::Texture], output: &Self::Texture)
-        -> Result<()>;
+    fn run(
+        &self,
+        program: &Program,
+        inputs: &[&Self::Texture],
+        output: &Self::Texture,
+    ) -> Result<()>;
 
     /// Reads all texels back, in the layout of [`Backend::write_texture`].
     fn read_texture(

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use glow::HasContext;
 
-use super::{Backend, BackendKind, Capabilities};
+use super::{Backend, Capabilities};
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Program};
 
@@ -52,7 +52,8 @@ impl WebGl2 {
     #[cfg(target_arch = "wasm32")]
     pub fn create() -> Result<Self> {
         use wasm_bindgen::JsCast;
-        let unavailable = |why: &str| Error::BackendUnavailable(format!("WebGL2 unavailable: {why}"));
+        let unavailable =
+            |why: &str| Error::BackendUnavailable(format!("WebGL2 unavailable: {why}"));
         let document = web_sys::window()
             .and_then(|w| w.document())
             .ok_or_else(|| unavailable("no document to create a canvas in"))?;
@@ -71,7 +72,12 @@ impl WebGl2 {
             .flatten()
             .and_then(|c| c.dyn_into().ok())
             .ok_or_else(|| unavailable("canvas.getContext(\"webgl2\") returned null"))?;
-        if context.get_extension("EXT_color_buffer_float").ok().flatten().is_none() {
+        if context
+            .get_extension("EXT_color_buffer_float")
+            .ok()
+            .flatten()
+            .is_none()
+        {
             return Err(unavailable(
                 "EXT_color_buffer_float is missing, and without it WebGL2 cannot render into RGBA32F textures",
             ));
@@ -81,7 +87,11 @@ impl WebGl2 {
             .ok()
             .flatten()
             .and_then(|_| context.get_parameter(0x9246).ok()) // UNMASKED_RENDERER_WEBGL
-            .or_else(|| context.get_parameter(web_sys::WebGl2RenderingContext::RENDERER).ok())
+            .or_else(|| {
+                context
+                    .get_parameter(web_sys::WebGl2RenderingContext::RENDERER)
+                    .ok()
+            })
             .and_then(|v| v.as_string())
             .unwrap_or_else(|| "(the browser does not name its renderer)".into());
         let max_texture_size = context
@@ -95,7 +105,7 @@ impl WebGl2 {
         Ok(WebGl2 {
             gl,
             capabilities: Capabilities {
-                backend: BackendKind::WebGl2,
+                backend: super::BackendKind::WebGl2,
                 adapter: renderer,
                 max_texture_size,
             },
@@ -123,7 +133,10 @@ impl WebGl2 {
             let program = gl.create_program().map_err(Error::Gpu)?;
             let mut shaders = Vec::new();
             let sources = [
-                (glow::VERTEX_SHADER, Kernel::glsl_vertex_source().to_string()),
+                (
+                    glow::VERTEX_SHADER,
+                    Kernel::glsl_vertex_source().to_string(),
+                ),
                 (glow::FRAGMENT_SHADER, kernel.glsl_source()),
             ];
             let mut failure = None;
@@ -170,7 +183,9 @@ impl WebGl2 {
             }
         };
         let linked = Rc::new(linked);
-        self.programs.borrow_mut().insert(kernel.name, linked.clone());
+        self.programs
+            .borrow_mut()
+            .insert(kernel.name, linked.clone());
         Ok(linked)
     }
 
@@ -200,7 +215,13 @@ impl Backend for WebGl2 {
         unsafe {
             let texture = gl.create_texture().map_err(Error::Gpu)?;
             gl.bind_texture(glow::TEXTURE_2D, Some(texture));
-            gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA32F, width as i32, height as i32);
+            gl.tex_storage_2d(
+                glow::TEXTURE_2D,
+                1,
+                glow::RGBA32F,
+                width as i32,
+                height as i32,
+            );
             // RGBA32F is not filterable: anything but NEAREST would make the texture incomplete.
             for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
                 gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
@@ -237,7 +258,13 @@ impl Backend for WebGl2 {
         }
     }
 
-    fn write_texture(&self, t: &Texture, width: usize, height: usize, texels: &[f32]) -> Result<()> {
+    fn write_texture(
+        &self,
+        t: &Texture,
+        width: usize,
+        height: usize,
+        texels: &[f32],
+    ) -> Result<()> {
         let gl = &self.gl;
         // SAFETY: `texels` holds width * height RGBA float texels, as the texture does.
         unsafe {
@@ -264,7 +291,12 @@ impl Backend for WebGl2 {
         // SAFETY: all objects belong to this context; state set here is reset by the next run.
         unsafe {
             gl.bind_framebuffer(glow::FRAMEBUFFER, Some(output.framebuffer));
-            gl.viewport(0, 0, program.output.width() as i32, program.output.height() as i32);
+            gl.viewport(
+                0,
+                0,
+                program.output.width() as i32,
+                program.output.height() as i32,
+            );
             gl.use_program(Some(linked.program));
             gl.uniform_4_i32_slice(linked.shapes.as_ref(), program.shapes().as_flattened());
             for (unit, (t, location)) in inputs.iter().zip(&linked.inputs).enumerate() {

@@ -43,7 +43,8 @@ impl Drop for Texture {
 impl WebGpu {
     /// Opens the browser's WebGPU adapter and device, or says exactly what is missing.
     pub async fn create() -> Result<Self> {
-        let unavailable = |why: &str| Error::BackendUnavailable(format!("WebGPU unavailable: {why}"));
+        let unavailable =
+            |why: &str| Error::BackendUnavailable(format!("WebGPU unavailable: {why}"));
         let gpu = js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
             .and_then(|nav| js_sys::Reflect::get(&nav, &"gpu".into()))
             .unwrap_or(wasm_bindgen::JsValue::UNDEFINED);
@@ -63,7 +64,11 @@ impl WebGpu {
                 ..Default::default()
             })
             .await
-            .map_err(|e| unavailable(&format!("navigator.gpu.requestAdapter() gave no adapter ({e})")))?;
+            .map_err(|e| {
+                unavailable(&format!(
+                    "navigator.gpu.requestAdapter() gave no adapter ({e})"
+                ))
+            })?;
         let limits = adapter.limits();
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -84,18 +89,19 @@ impl WebGpu {
             }
         }));
         let info = adapter.get_info();
-        let adapter_name = [info.name.as_str(), info.driver.as_str(), info.driver_info.as_str()]
-            .iter()
-            .filter(|s| !s.is_empty())
-            .copied()
-            .collect::<Vec<_>>()
-            .join(", ");
+        let mut adapter_name = browser_adapter_info(&gpu).await;
+        if !info.name.is_empty() {
+            adapter_name.insert(0, info.name);
+        }
+        if info.device_type == wgpu::DeviceType::Cpu {
+            adapter_name.push("software fallback adapter".into());
+        }
         let capabilities = Capabilities {
             backend: BackendKind::WebGpu,
             adapter: if adapter_name.is_empty() {
                 "(the browser does not name its adapter)".into()
             } else {
-                adapter_name
+                adapter_name.join(", ")
             },
             max_texture_size: device.limits().max_texture_dimension_2d,
         };
@@ -110,7 +116,10 @@ impl WebGpu {
 
     /// Turns errors reported since the last check into one `Error::Gpu`.
     fn check_errors(&self) -> Result<()> {
-        let mut list = self.errors.lock().map_err(|_| Error::Gpu("error log poisoned".into()))?;
+        let mut list = self
+            .errors
+            .lock()
+            .map_err(|_| Error::Gpu("error log poisoned".into()))?;
         if list.is_empty() {
             Ok(())
         } else {
@@ -126,10 +135,12 @@ impl WebGpu {
         if let Some(p) = self.pipelines.borrow().get(kernel.name) {
             return p.clone();
         }
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(kernel.name),
-            source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
-        });
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(kernel.name),
+                source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
+            });
         let mut entries = vec![wgpu::BindGroupLayoutEntry {
             binding: 0,
             visibility: wgpu::ShaderStages::FRAGMENT,
@@ -152,42 +163,50 @@ impl WebGpu {
                 count: None,
             });
         }
-        let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(kernel.name),
-            entries: &entries,
-        });
-        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(kernel.name),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = self.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(kernel.name),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: FORMAT,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(kernel.name),
+                entries: &entries,
+            });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(kernel.name),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        let pipeline = self
+            .device
+            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(kernel.name),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: None,
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: FORMAT,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            });
         let entry = (pipeline, layout);
-        self.pipelines.borrow_mut().insert(kernel.name, entry.clone());
+        self.pipelines
+            .borrow_mut()
+            .insert(kernel.name, entry.clone());
         entry
     }
 }
@@ -217,7 +236,13 @@ impl Backend for WebGpu {
         Ok(Texture { texture, view })
     }
 
-    fn write_texture(&self, t: &Texture, width: usize, height: usize, texels: &[f32]) -> Result<()> {
+    fn write_texture(
+        &self,
+        t: &Texture,
+        width: usize,
+        height: usize,
+        texels: &[f32],
+    ) -> Result<()> {
         self.queue.write_texture(
             t.texture.as_image_copy(),
             bytemuck::cast_slice(texels),
@@ -233,11 +258,13 @@ impl Backend for WebGpu {
 
     fn run(&self, program: &Program, inputs: &[&Texture], output: &Texture) -> Result<()> {
         let (pipeline, layout) = self.pipeline(program);
-        let uniforms = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("shapes"),
-            contents: bytemuck::cast_slice(&program.shapes()),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let uniforms = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("shapes"),
+                contents: bytemuck::cast_slice(&program.shapes()),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: uniforms.as_entire_binding(),
@@ -308,7 +335,9 @@ impl Backend for WebGpu {
         buffer.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
         });
-        let mapped = rx.await.map_err(|_| Error::Gpu("read-back was cancelled".into()))?;
+        let mapped = rx
+            .await
+            .map_err(|_| Error::Gpu("read-back was cancelled".into()))?;
         self.check_errors()?;
         mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
         let mut texels = Vec::with_capacity(width * height * 4);
@@ -335,9 +364,36 @@ impl Backend for WebGpu {
         self.queue.on_submitted_work_done(move || {
             let _ = tx.send(());
         });
-        rx.await.map_err(|_| Error::Gpu("the device was lost".into()))?;
+        rx.await
+            .map_err(|_| Error::Gpu("the device was lost".into()))?;
         self.check_errors()
     }
+}
+
+/// Vendor, architecture, device and description from `GPUAdapter.info`, the ones the browser
+/// fills in (wgpu passes on only the description, which browsers often leave empty).
+async fn browser_adapter_info(gpu: &wasm_bindgen::JsValue) -> Vec<String> {
+    use wasm_bindgen::JsCast;
+    let get = |o: &wasm_bindgen::JsValue, k: &str| js_sys::Reflect::get(o, &k.into()).ok();
+    let request = get(gpu, "requestAdapter")
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .and_then(|f| f.call0(gpu).ok())
+        .and_then(|p| p.dyn_into::<js_sys::Promise>().ok());
+    let Some(request) = request else {
+        return Vec::new();
+    };
+    let Some(info) = wasm_bindgen_futures::JsFuture::from(request)
+        .await
+        .ok()
+        .and_then(|adapter| get(&adapter, "info"))
+    else {
+        return Vec::new();
+    };
+    ["vendor", "architecture", "device", "description"]
+        .iter()
+        .filter_map(|k| get(&info, k)?.as_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 fn extent(width: usize, height: usize) -> wgpu::Extent3d {

@@ -26,13 +26,17 @@ export async function serve() {
   return { url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() };
 }
 
-/** Headless Chromium from Debian, with WebGPU switched on (SwiftShader here). */
-export function launch() {
+/**
+ * Headless Chromium from Debian, with WebGPU switched on (SwiftShader here) unless `webgpu` is
+ * false; `webgl` false switches WebGL off too, to see the page with no GPU backend at all.
+ */
+export function launch({ webgpu = true, webgl = true } = {}) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
     args: [
-      "--enable-unsafe-webgpu",
+      ...(webgpu ? ["--enable-unsafe-webgpu"] : []),
+      ...(webgl ? [] : ["--disable-webgl"]),
       "--no-sandbox",
       "--disable-background-networking",
       "--disable-component-update",

@@ -15,8 +15,8 @@ after(async () => {
 });
 
 /** Opens the page with `query`, collecting console errors and failed requests. */
-async function open(query) {
-  const page = await browser.newPage();
+async function open(query, inBrowser = browser) {
+  const page = await inBrowser.newPage();
   const problems = [];
   page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
@@ -89,4 +89,35 @@ test("the benchmark mode fills its table and JSON", async () => {
   }
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test("without WebGPU, auto falls back to WebGL2 and says why; forcing WebGPU says what is missing", async () => {
+  const noWebGpu = await launch({ webgpu: false });
+  try {
+    const { page, problems } = await open("", noWebGpu);
+    await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+    assert.equal(await page.getAttribute("#cap-backend", "data-backend"), "webgl2");
+    assert.match(await page.textContent("#cap-reason"), /^fell back to WebGL2 because WebGPU unavailable: (navigator\.gpu is missing|navigator\.gpu\.requestAdapter\(\) gave no adapter)/);
+    assert.equal(await page.getAttribute("#square-result-summary", "data-within-bound"), "true");
+    assert.deepEqual(problems, []);
+
+    const forced = await open("?backend=webgpu", noWebGpu);
+    await forced.page.waitForSelector("#fatal:not([hidden])");
+    assert.match(await forced.page.textContent("#fatal"), /No GPU backend could be started\.\nWebGPU unavailable: navigator\.gpu/);
+    assert.equal(await forced.page.textContent("#cap-backend"), "none");
+  } finally {
+    await noWebGpu.close();
+  }
+});
+
+test("with no GPU backend at all, the page names what is missing on both", async () => {
+  const nothing = await launch({ webgpu: false, webgl: false });
+  try {
+    const { page } = await open("", nothing);
+    await page.waitForSelector("#fatal:not([hidden])");
+    const text = await page.textContent("#fatal");
+    assert.match(text, /no GPU backend works here\. WebGPU unavailable: .+\. WebGL2 unavailable: canvas\.getContext\("webgl2"\) returned null\./);
+  } finally {
+    await nothing.close();
+  }
 });

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Quick start, first command: installs the build tools, builds pkg/ and serves the page.
+# PORT=8080 by default.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tools/setup.sh
+setup_build
+build_pkg
+exec python3 tools/serve.py "${PORT:-8080}"

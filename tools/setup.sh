@@ -1,0 +1,47 @@
+# Installs what texla's build and tests need, each step only when it is missing.
+# Sourced by tools/serve.sh and tools/test.sh; safe to run again and again.
+
+export PATH="$HOME/.cargo/bin:$PATH"
+WASM_PACK_VERSION=0.15.1
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+step() { printf '\n== %s\n' "$*"; }
+
+# The wasm32 target, wasm-bindgen-cli at exactly the Cargo.lock version, and wasm-pack.
+setup_build() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    step "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  local want
+  want=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
+  if [ "$(wasm-bindgen --version 2>/dev/null | cut -d' ' -f2)" != "$want" ]; then
+    step "installing wasm-bindgen-cli $want (the version in Cargo.lock)"
+    # Not --locked: its own lockfile pins a crate that crates.io no longer serves.
+    cargo install wasm-bindgen-cli --version "$want" --force
+  fi
+  if [ "$(wasm-pack --version 2>/dev/null | cut -d' ' -f2)" != "$WASM_PACK_VERSION" ]; then
+    step "installing wasm-pack $WASM_PACK_VERSION"
+    cargo install wasm-pack --version "$WASM_PACK_VERSION" --force
+  fi
+}
+
+# Debian's Chromium and ChromeDriver, and playwright-core for the end-to-end test.
+setup_test() {
+  setup_build
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    step "installing Debian's chromium and chromium-driver"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver
+  fi
+  if [ ! -d tests/e2e/node_modules/playwright-core ]; then
+    step "installing playwright-core (its own browser download is not used)"
+    (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+  fi
+}
+
+build_pkg() {
+  step "building pkg/ (wasm-pack --target web, release)"
+  wasm-pack build --target web --release
+}
