@@ -7,8 +7,18 @@ precision highp float;
 precision highp int;
 precision highp sampler2D;
 
-// Shapes of the output (slot 0) and the inputs (slots 1..3): (rows, cols, width, height).
-uniform ivec4 u_shapes[4];
+// Shapes of the output (slot 0) and the inputs (slots 1..6): (rows, cols, width, height),
+// and up to 8 scalar parameters of the run (scale factors, fill values...).
+uniform ivec4 u_shapes[8];
+uniform vec4 u_params[2];
 
 int out_rows() { return u_shapes[0].x; }
 int out_cols() { return u_shapes[0].y; }
+float param(int i) { return u_params[i / 4][i % 4]; }
+
+// Zeroes the components of output texel row y that are padding (matrix row >= out_rows()), so
+// that padding reads as zero whatever a kernel computes there.
+vec4 mask_padding(int y, vec4 v) {
+    ivec4 row = ivec4(4 * y) + ivec4(0, 1, 2, 3);
+    return mix(vec4(0.0), v, lessThan(row, ivec4(out_rows())));
+}

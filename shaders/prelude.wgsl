@@ -6,15 +6,25 @@
 // and the body defines `fn kernel(texel: vec2<i32>) -> vec4<f32>`: texel.x is the output column,
 // texel.y the output texel row (matrix rows 4*texel.y .. 4*texel.y + 3).
 
-// Shapes of the output (slot 0) and the inputs (slots 1..3): (rows, cols, width, height).
-struct Shapes {
-    s: array<vec4<i32>, 4>,
+// Shapes of the output (slot 0) and the inputs (slots 1..6): (rows, cols, width, height),
+// and up to 8 scalar parameters of the run (scale factors, fill values...).
+struct Uniforms {
+    s: array<vec4<i32>, 8>,
+    p: array<vec4<f32>, 2>,
 }
 
-@group(0) @binding(0) var<uniform> shapes: Shapes;
+@group(0) @binding(0) var<uniform> shapes: Uniforms;
 
 fn out_rows() -> i32 { return shapes.s[0].x; }
 fn out_cols() -> i32 { return shapes.s[0].y; }
+fn param(i: i32) -> f32 { return shapes.p[i / 4][i % 4]; }
+
+// Zeroes the components of output texel row y that are padding (matrix row >= out_rows()), so
+// that padding reads as zero whatever a kernel computes there.
+fn mask_padding(y: i32, v: vec4<f32>) -> vec4<f32> {
+    let row = vec4<i32>(4 * y) + vec4<i32>(0, 1, 2, 3);
+    return select(vec4<f32>(0.0), v, row < vec4<i32>(out_rows()));
+}
 
 // One triangle that covers the whole render target: (-1,-1), (3,-1), (-1,3).
 @vertex

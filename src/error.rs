@@ -43,6 +43,8 @@ pub enum Error {
     },
     /// Operands whose shapes do not fit the operation.
     Shape(String),
+    /// An element-wise expression that does not parse or exceeds a limit.
+    Expr(String),
     /// A matrix that was freed was used.
     Freed,
     /// A matrix created by another `Gpgpu` was used.
@@ -79,6 +81,7 @@ impl fmt::Display for Error {
                 "a {rows}x{cols} matrix needs a {width}x{height} texture, but this device allows at most {max}x{max}"
             ),
             Error::Shape(msg) => write!(f, "{msg}"),
+            Error::Expr(msg) => write!(f, "bad expression: {msg}"),
             Error::Freed => write!(f, "this matrix was freed and can no longer be used"),
             Error::ForeignMatrix => write!(
                 f,

@@ -98,11 +98,7 @@ impl<B: Backend> Device for Gpu<B> {
         }
         let output = Layout::new(a.rows(), b.cols(), self.capabilities().max_texture_size)?;
         self.run(
-            Program {
-                kernel: MATMUL,
-                inputs: vec![a.layout, b.layout],
-                output,
-            },
+            Program::new(MATMUL, vec![a.layout, b.layout], output),
             &[a, b],
         )
     }

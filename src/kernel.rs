@@ -5,22 +5,43 @@
 //! the shape uniforms and the texel fetch helpers. A [`Program`] is one run of a kernel on
 //! concrete shapes. Backends turn programs into pipelines; kernels never see wgpu or glow.
 
+use std::borrow::Cow;
+
 use crate::layout::Layout;
 
-/// Most inputs a kernel may read (the shape uniform has one slot per input plus the output).
-pub const MAX_INPUTS: usize = 3;
+/// Most inputs a kernel may read.
+pub const MAX_INPUTS: usize = 6;
+/// Slots of the shape uniform: the output, the inputs, padding to a power of two.
+pub const SHAPE_SLOTS: usize = 8;
+/// Scalar parameters a run may pass (`param(i)` in a shader).
+pub const MAX_PARAMS: usize = 8;
+/// The names inputs get, in order: kernels with n inputs use the first n.
+pub const INPUT_NAMES: [&str; MAX_INPUTS] = ["a", "b", "c", "d", "e", "f"];
 
 /// A fragment-shader kernel, described once for every backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kernel {
-    /// Unique name, also the key of the backends' pipeline caches.
-    pub name: &'static str,
+    /// Unique name, also the key of the backends' pipeline caches: two kernels with the same
+    /// name must have the same source.
+    pub name: Cow<'static, str>,
     /// Input names; input `a` gets helpers `a_texel(x, y)`, `a_rows()`, `a_cols()`.
     pub inputs: &'static [&'static str],
     /// WGSL body defining `fn kernel(texel: vec2<i32>) -> vec4<f32>`.
-    pub wgsl: &'static str,
+    pub wgsl: Cow<'static, str>,
     /// GLSL ES 3.00 body defining `vec4 kernel(ivec2 texel)`.
-    pub glsl: &'static str,
+    pub glsl: Cow<'static, str>,
+}
+
+/// A kernel whose body is a file in `shaders/`, compiled into the binary.
+macro_rules! shader_kernel {
+    ($name:literal, $inputs:expr) => {
+        Kernel {
+            name: Cow::Borrowed($name),
+            inputs: $inputs,
+            wgsl: Cow::Borrowed(include_str!(concat!("../shaders/", $name, ".wgsl"))),
+            glsl: Cow::Borrowed(include_str!(concat!("../shaders/", $name, ".glsl"))),
+        }
+    };
 }
 
 impl Kernel {
@@ -29,7 +50,7 @@ impl Kernel {
         let mut src = String::from(include_str!("../shaders/prelude.wgsl"));
         self.push_inputs(&mut src, include_str!("../shaders/input.wgsl"));
         src.push('\n');
-        src.push_str(self.wgsl);
+        src.push_str(&self.wgsl);
         src
     }
 
@@ -38,7 +59,7 @@ impl Kernel {
         let mut src = String::from(include_str!("../shaders/prelude.glsl"));
         self.push_inputs(&mut src, include_str!("../shaders/input.glsl"));
         src.push('\n');
-        src.push_str(self.glsl);
+        src.push_str(&self.glsl);
         src.push_str(include_str!("../shaders/main.glsl"));
         src
     }
@@ -56,8 +77,8 @@ impl Kernel {
     }
 }
 
-/// One run of a kernel: the kernel and the shapes of its inputs and output.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One run of a kernel: the kernel, the shapes of its inputs and output, its parameters.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Program {
     /// The kernel to run.
     pub kernel: Kernel,
@@ -65,31 +86,57 @@ pub struct Program {
     pub inputs: Vec<Layout>,
     /// Shape of the output; one fragment runs per output texel.
     pub output: Layout,
+    /// Scalar parameters, read in shaders as `param(i)`.
+    pub params: [f32; MAX_PARAMS],
+}
+
+/// The uniform block every kernel reads, laid out as the shaders declare it (std140-compatible).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Uniforms {
+    /// `(rows, cols, width, height)` of the output (slot 0) and of each input (1..).
+    pub shapes: [[i32; 4]; SHAPE_SLOTS],
+    /// `param(i)` is `params[i / 4][i % 4]`.
+    pub params: [[f32; 4]; MAX_PARAMS / 4],
 }
 
 impl Program {
-    /// The shape uniform: `(rows, cols, width, height)` of the output, then of each input,
-    /// zero-filled to `MAX_INPUTS + 1` slots.
-    pub fn shapes(&self) -> [[i32; 4]; MAX_INPUTS + 1] {
+    /// A run of `kernel` without parameters.
+    pub fn new(kernel: Kernel, inputs: Vec<Layout>, output: Layout) -> Self {
+        Program {
+            kernel,
+            inputs,
+            output,
+            params: [0.0; MAX_PARAMS],
+        }
+    }
+
+    /// The same run with parameters `params` (the rest zero).
+    pub fn with_params(mut self, params: &[f32]) -> Self {
+        self.params[..params.len()].copy_from_slice(params);
+        self
+    }
+
+    /// The uniform block of this run.
+    pub fn uniforms(&self) -> Uniforms {
         debug_assert_eq!(self.inputs.len(), self.kernel.inputs.len());
-        let mut s = [[0; 4]; MAX_INPUTS + 1];
+        let mut shapes = [[0; 4]; SHAPE_SLOTS];
         for (slot, l) in std::iter::once(&self.output)
             .chain(&self.inputs)
             .enumerate()
         {
-            s[slot] = [l.rows, l.cols, l.width(), l.height()].map(|v| v as i32);
+            shapes[slot] = [l.rows, l.cols, l.width(), l.height()].map(|v| v as i32);
         }
-        s
+        let mut params = [[0.0; 4]; MAX_PARAMS / 4];
+        for (i, &p) in self.params.iter().enumerate() {
+            params[i / 4][i % 4] = p;
+        }
+        Uniforms { shapes, params }
     }
 }
 
 /// `C = A * B`: inputs `a` (m x k) and `b` (k x n), output m x n.
-pub const MATMUL: Kernel = Kernel {
-    name: "matmul",
-    inputs: &["a", "b"],
-    wgsl: include_str!("../shaders/matmul.wgsl"),
-    glsl: include_str!("../shaders/matmul.glsl"),
-};
+pub const MATMUL: Kernel = shader_kernel!("matmul", &["a", "b"]);
 
 #[cfg(test)]
 mod tests {
@@ -112,14 +159,18 @@ mod tests {
 
     #[test]
     fn shape_uniform_lists_output_then_inputs() {
-        let p = Program {
-            kernel: MATMUL,
-            inputs: vec![Layout { rows: 13, cols: 29 }, Layout { rows: 29, cols: 7 }],
-            output: Layout { rows: 13, cols: 7 },
-        };
+        let p = Program::new(
+            MATMUL,
+            vec![Layout { rows: 13, cols: 29 }, Layout { rows: 29, cols: 7 }],
+            Layout { rows: 13, cols: 7 },
+        )
+        .with_params(&[1.5, -2.0, 0.0, 0.0, 7.0]);
+        let u = p.uniforms();
         assert_eq!(
-            p.shapes(),
-            [[13, 7, 7, 4], [13, 29, 29, 4], [29, 7, 7, 8], [0, 0, 0, 0]]
+            &u.shapes[..4],
+            &[[13, 7, 7, 4], [13, 29, 29, 4], [29, 7, 7, 8], [0, 0, 0, 0]]
         );
+        assert_eq!(u.params, [[1.5, -2.0, 0.0, 0.0], [7.0, 0.0, 0.0, 0.0]]);
+        assert_eq!(std::mem::size_of::<Uniforms>(), 8 * 16 + 2 * 16);
     }
 }

@@ -11,6 +11,7 @@
 pub mod backend;
 pub mod device;
 pub mod error;
+pub mod expr;
 pub mod gpu;
 pub mod kernel;
 pub mod layout;

@@ -18,7 +18,7 @@ use crate::kernel::{Kernel, Program};
 pub struct WebGl2 {
     gl: Rc<glow::Context>,
     capabilities: Capabilities,
-    programs: RefCell<HashMap<&'static str, Rc<GlProgram>>>,
+    programs: RefCell<HashMap<String, Rc<GlProgram>>>,
     /// WebGL2 needs a bound vertex array to draw, even one without attributes.
     vertex_array: glow::VertexArray,
 }
@@ -27,6 +27,7 @@ pub struct WebGl2 {
 struct GlProgram {
     program: glow::Program,
     shapes: Option<glow::UniformLocation>,
+    params: Option<glow::UniformLocation>,
     inputs: Vec<Option<glow::UniformLocation>>,
 }
 
@@ -124,7 +125,7 @@ impl WebGl2 {
 
     /// The linked program of a kernel, built on first use; errors carry the GL info log.
     fn program(&self, kernel: &Kernel) -> Result<Rc<GlProgram>> {
-        if let Some(p) = self.programs.borrow().get(kernel.name) {
+        if let Some(p) = self.programs.borrow().get(kernel.name.as_ref()) {
             return Ok(p.clone());
         }
         let gl = &self.gl;
@@ -175,6 +176,7 @@ impl WebGl2 {
             GlProgram {
                 program,
                 shapes: gl.get_uniform_location(program, "u_shapes"),
+                params: gl.get_uniform_location(program, "u_params"),
                 inputs: kernel
                     .inputs
                     .iter()
@@ -185,7 +187,7 @@ impl WebGl2 {
         let linked = Rc::new(linked);
         self.programs
             .borrow_mut()
-            .insert(kernel.name, linked.clone());
+            .insert(kernel.name.to_string(), linked.clone());
         Ok(linked)
     }
 
@@ -298,7 +300,9 @@ impl Backend for WebGl2 {
                 program.output.height() as i32,
             );
             gl.use_program(Some(linked.program));
-            gl.uniform_4_i32_slice(linked.shapes.as_ref(), program.shapes().as_flattened());
+            let uniforms = program.uniforms();
+            gl.uniform_4_i32_slice(linked.shapes.as_ref(), uniforms.shapes.as_flattened());
+            gl.uniform_4_f32_slice(linked.params.as_ref(), uniforms.params.as_flattened());
             for (unit, (t, location)) in inputs.iter().zip(&linked.inputs).enumerate() {
                 gl.active_texture(glow::TEXTURE0 + unit as u32);
                 gl.bind_texture(glow::TEXTURE_2D, Some(t.texture));

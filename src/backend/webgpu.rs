@@ -23,7 +23,7 @@ pub struct WebGpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
     capabilities: Capabilities,
-    pipelines: RefCell<HashMap<&'static str, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
+    pipelines: RefCell<HashMap<String, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
     /// Errors the device reported outside any error scope; surfaced at the next read or finish.
     errors: Arc<Mutex<Vec<String>>>,
 }
@@ -131,14 +131,14 @@ impl WebGpu {
 
     /// The pipeline of a kernel, built on first use.
     fn pipeline(&self, program: &Program) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
-        let kernel = program.kernel;
-        if let Some(p) = self.pipelines.borrow().get(kernel.name) {
+        let kernel = &program.kernel;
+        if let Some(p) = self.pipelines.borrow().get(kernel.name.as_ref()) {
             return p.clone();
         }
         let module = self
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(kernel.name),
+                label: Some(&kernel.name),
                 source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
             });
         let mut entries = vec![wgpu::BindGroupLayoutEntry {
@@ -166,20 +166,20 @@ impl WebGpu {
         let layout = self
             .device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(kernel.name),
+                label: Some(&kernel.name),
                 entries: &entries,
             });
         let pipeline_layout = self
             .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(kernel.name),
+                label: Some(&kernel.name),
                 bind_group_layouts: &[Some(&layout)],
                 immediate_size: 0,
             });
         let pipeline = self
             .device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(kernel.name),
+                label: Some(&kernel.name),
                 layout: Some(&pipeline_layout),
                 vertex: wgpu::VertexState {
                     module: &module,
@@ -206,7 +206,7 @@ impl WebGpu {
         let entry = (pipeline, layout);
         self.pipelines
             .borrow_mut()
-            .insert(kernel.name, entry.clone());
+            .insert(kernel.name.to_string(), entry.clone());
         entry
     }
 }
@@ -262,7 +262,7 @@ impl Backend for WebGpu {
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("shapes"),
-                contents: bytemuck::cast_slice(&program.shapes()),
+                contents: bytemuck::bytes_of(&program.uniforms()),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
         let mut entries = vec![wgpu::BindGroupEntry {
@@ -276,14 +276,14 @@ impl Backend for WebGpu {
             });
         }
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(program.kernel.name),
+            label: Some(&program.kernel.name),
             layout: &layout,
             entries: &entries,
         });
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some(program.kernel.name),
+                label: Some(&program.kernel.name),
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                     view: &output.view,
                     depth_slice: None,

@@ -1,0 +1,595 @@
+//! Element-wise expressions over matrices, fused into ONE fragment-shader pass.
+//!
+//! `A * cos(B) / sqrt(C)` (seed 004, Figure 5) becomes one kernel that fetches one texel of each
+//! input and evaluates the whole expression on it, instead of one pass per function with a
+//! temporary texture in between. An [`Expr`] is parsed from text ([`Expr::parse`]) or built in
+//! code, emitted as shader source ([`Expr::shader`], the same text for WGSL and GLSL: each
+//! function `f` is a helper `f_f` defined for both languages in `shaders/map.*`), and evaluated in
+//! float64 on the CPU ([`Expr::eval`]) as the reference.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+use crate::kernel::{INPUT_NAMES, MAX_INPUTS, MAX_PARAMS};
+
+/// Functions of one argument (seed 004, Table 2, and a few helpers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Func {
+    /// -x
+    Neg,
+    /// |x|
+    Abs,
+    /// 1 / x
+    Inv,
+    /// Square root.
+    Sqrt,
+    /// 1 / sqrt(x)
+    InvSqrt,
+    /// Cube root (also of negative numbers).
+    Cbrt,
+    /// 1 / cbrt(x)
+    InvCbrt,
+    /// e^x
+    Exp,
+    /// Natural logarithm.
+    Ln,
+    /// Base-10 logarithm.
+    Log10,
+    /// Cosine (radians).
+    Cos,
+    /// Sine (radians).
+    Sin,
+    /// Tangent (radians).
+    Tan,
+    /// Arc cosine.
+    Acos,
+    /// Arc sine.
+    Asin,
+    /// Arc tangent.
+    Atan,
+    /// Hyperbolic cosine.
+    Cosh,
+    /// Hyperbolic sine, accurate near 0.
+    Sinh,
+    /// Hyperbolic tangent, accurate near 0 and finite for large |x|.
+    Tanh,
+    /// Inverse hyperbolic cosine.
+    Acosh,
+    /// Inverse hyperbolic sine, accurate near 0 and for negative x.
+    Asinh,
+    /// Inverse hyperbolic tangent, accurate near 0.
+    Atanh,
+    /// The GPU's built-in sinh, kept to show its accuracy beside [`Func::Sinh`].
+    SinhBuiltin,
+    /// The GPU's built-in tanh, kept to show its accuracy beside [`Func::Tanh`].
+    TanhBuiltin,
+    /// The GPU's built-in asinh, kept to show its accuracy beside [`Func::Asinh`].
+    AsinhBuiltin,
+    /// The GPU's built-in atanh, kept to show its accuracy beside [`Func::Atanh`].
+    AtanhBuiltin,
+}
+
+/// Functions of two arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Func2 {
+    /// x + y
+    Add,
+    /// x - y
+    Sub,
+    /// x * y (element-wise)
+    Mul,
+    /// x / y (element-wise)
+    Div,
+    /// x^y with IEEE 754 / JavaScript semantics: negative x with whole y, pow(x, 0) = 1.
+    Pow,
+    /// The GPU's built-in pow, undefined for x < 0; kept to show the difference.
+    PowBuiltin,
+    /// atan2(y, x), the angle of the point (x, y).
+    Atan2,
+    /// The larger of x and y.
+    Max,
+    /// The smaller of x and y.
+    Min,
+}
+
+impl Func {
+    /// Every function, in the order of the accuracy table.
+    pub const ALL: [Func; 26] = [
+        Func::Neg,
+        Func::Abs,
+        Func::Inv,
+        Func::Sqrt,
+        Func::InvSqrt,
+        Func::Cbrt,
+        Func::InvCbrt,
+        Func::Exp,
+        Func::Ln,
+        Func::Log10,
+        Func::Cos,
+        Func::Sin,
+        Func::Tan,
+        Func::Acos,
+        Func::Asin,
+        Func::Atan,
+        Func::Cosh,
+        Func::Sinh,
+        Func::Tanh,
+        Func::Acosh,
+        Func::Asinh,
+        Func::Atanh,
+        Func::SinhBuiltin,
+        Func::TanhBuiltin,
+        Func::AsinhBuiltin,
+        Func::AtanhBuiltin,
+    ];
+
+    /// The name in expressions and in the JS API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Neg => "neg",
+            Func::Abs => "abs",
+            Func::Inv => "inv",
+            Func::Sqrt => "sqrt",
+            Func::InvSqrt => "invsqrt",
+            Func::Cbrt => "cbrt",
+            Func::InvCbrt => "invcbrt",
+            Func::Exp => "exp",
+            Func::Ln => "ln",
+            Func::Log10 => "log10",
+            Func::Cos => "cos",
+            Func::Sin => "sin",
+            Func::Tan => "tan",
+            Func::Acos => "acos",
+            Func::Asin => "asin",
+            Func::Atan => "atan",
+            Func::Cosh => "cosh",
+            Func::Sinh => "sinh",
+            Func::Tanh => "tanh",
+            Func::Acosh => "acosh",
+            Func::Asinh => "asinh",
+            Func::Atanh => "atanh",
+            Func::SinhBuiltin => "sinh_builtin",
+            Func::TanhBuiltin => "tanh_builtin",
+            Func::AsinhBuiltin => "asinh_builtin",
+            Func::AtanhBuiltin => "atanh_builtin",
+        }
+    }
+
+    /// The function in float64.
+    pub fn eval(self, x: f64) -> f64 {
+        match self {
+            Func::Neg => -x,
+            Func::Abs => x.abs(),
+            Func::Inv => 1.0 / x,
+            Func::Sqrt => x.sqrt(),
+            Func::InvSqrt => 1.0 / x.sqrt(),
+            Func::Cbrt => x.cbrt(),
+            Func::InvCbrt => 1.0 / x.cbrt(),
+            Func::Exp => x.exp(),
+            Func::Ln => x.ln(),
+            Func::Log10 => x.log10(),
+            Func::Cos => x.cos(),
+            Func::Sin => x.sin(),
+            Func::Tan => x.tan(),
+            Func::Acos => x.acos(),
+            Func::Asin => x.asin(),
+            Func::Atan => x.atan(),
+            Func::Cosh => x.cosh(),
+            Func::Sinh | Func::SinhBuiltin => x.sinh(),
+            Func::Tanh | Func::TanhBuiltin => x.tanh(),
+            Func::Acosh => x.acosh(),
+            Func::Asinh | Func::AsinhBuiltin => x.asinh(),
+            Func::Atanh | Func::AtanhBuiltin => x.atanh(),
+        }
+    }
+}
+
+impl Func2 {
+    /// Every function of two arguments that has a name in expressions.
+    pub const ALL: [Func2; 9] = [
+        Func2::Add,
+        Func2::Sub,
+        Func2::Mul,
+        Func2::Div,
+        Func2::Pow,
+        Func2::PowBuiltin,
+        Func2::Atan2,
+        Func2::Max,
+        Func2::Min,
+    ];
+
+    /// The name in expressions and in the JS API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Func2::Add => "add",
+            Func2::Sub => "sub",
+            Func2::Mul => "mul",
+            Func2::Div => "div",
+            Func2::Pow => "pow",
+            Func2::PowBuiltin => "pow_builtin",
+            Func2::Atan2 => "atan2",
+            Func2::Max => "max",
+            Func2::Min => "min",
+        }
+    }
+
+    /// The function in float64.
+    pub fn eval(self, x: f64, y: f64) -> f64 {
+        match self {
+            Func2::Add => x + y,
+            Func2::Sub => x - y,
+            Func2::Mul => x * y,
+            Func2::Div => x / y,
+            Func2::Pow | Func2::PowBuiltin => x.powf(y),
+            Func2::Atan2 => x.atan2(y),
+            Func2::Max => x.max(y),
+            Func2::Min => x.min(y),
+        }
+    }
+}
+
+/// An element-wise expression over input matrices `a`, `b`, ... and constants.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    /// Input matrix number i (`a` is 0).
+    Input(usize),
+    /// A constant, passed to the shader as a parameter so that new values reuse the pipeline.
+    Const(f32),
+    /// f(x)
+    Call(Func, Box<Expr>),
+    /// f(x, y)
+    Call2(Func2, Box<Expr>, Box<Expr>),
+}
+
+impl Expr {
+    /// `f(x)`.
+    pub fn call(f: Func, x: Expr) -> Expr {
+        Expr::Call(f, Box::new(x))
+    }
+
+    /// `f(x, y)`.
+    pub fn call2(f: Func2, x: Expr, y: Expr) -> Expr {
+        Expr::Call2(f, Box::new(x), Box::new(y))
+    }
+
+    /// Number of inputs the expression reads: one more than its highest input index.
+    pub fn input_count(&self) -> usize {
+        match self {
+            Expr::Input(i) => i + 1,
+            Expr::Const(_) => 0,
+            Expr::Call(_, x) => x.input_count(),
+            Expr::Call2(_, x, y) => x.input_count().max(y.input_count()),
+        }
+    }
+
+    /// The constants, in the order the shader reads them as parameters.
+    pub fn constants(&self) -> Vec<f32> {
+        let mut out = Vec::new();
+        self.visit_constants(&mut out);
+        out
+    }
+
+    fn visit_constants(&self, out: &mut Vec<f32>) {
+        match self {
+            Expr::Input(_) => {}
+            Expr::Const(c) => out.push(*c),
+            Expr::Call(_, x) => x.visit_constants(out),
+            Expr::Call2(_, x, y) => {
+                x.visit_constants(out);
+                y.visit_constants(out);
+            }
+        }
+    }
+
+    /// Shader source of the expression, valid WGSL and GLSL alike: a `vec4` of four elements.
+    pub fn shader(&self) -> String {
+        let mut next_param = 0;
+        self.emit(&mut next_param)
+    }
+
+    fn emit(&self, next_param: &mut usize) -> String {
+        match self {
+            Expr::Input(i) => format!("{}_texel(texel.x, texel.y)", INPUT_NAMES[*i]),
+            Expr::Const(_) => {
+                *next_param += 1;
+                format!("p4({})", *next_param - 1)
+            }
+            Expr::Call(f, x) => format!("f_{}({})", f.name(), x.emit(next_param)),
+            Expr::Call2(f, x, y) => {
+                let x = x.emit(next_param);
+                format!("f_{}({x}, {})", f.name(), y.emit(next_param))
+            }
+        }
+    }
+
+    /// Checks the limits of one shader pass: inputs and constants.
+    pub fn check(&self) -> Result<()> {
+        if self.input_count() > MAX_INPUTS {
+            return Err(Error::Expr(format!(
+                "an expression may read at most {MAX_INPUTS} matrices (a to f)"
+            )));
+        }
+        if self.constants().len() > MAX_PARAMS {
+            return Err(Error::Expr(format!(
+                "an expression may hold at most {MAX_PARAMS} numbers"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The expression in float64 for one element, `inputs[i]` being the element of input i.
+    pub fn eval(&self, inputs: &[f64]) -> f64 {
+        match self {
+            Expr::Input(i) => inputs[*i],
+            Expr::Const(c) => f64::from(*c),
+            Expr::Call(f, x) => f.eval(x.eval(inputs)),
+            Expr::Call2(f, x, y) => f.eval(x.eval(inputs), y.eval(inputs)),
+        }
+    }
+
+    /// Parses `a * cos(b) / sqrt(c)`: inputs `a`..`f` (or `A`..`F`), numbers, `+ - * / ^`,
+    /// parentheses and the functions of [`Func`] and [`Func2`] by name.
+    pub fn parse(text: &str) -> Result<Expr> {
+        let mut p = Parser {
+            tokens: tokenize(text)?,
+            pos: 0,
+        };
+        let e = p.sum()?;
+        match p.tokens.get(p.pos) {
+            None => {
+                e.check()?;
+                Ok(e)
+            }
+            Some(t) => Err(Error::Expr(format!("unexpected {t} in \"{text}\""))),
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Input(i) => write!(f, "{}", INPUT_NAMES[*i]),
+            Expr::Const(c) => write!(f, "{c}"),
+            Expr::Call(func, x) => write!(f, "{}({x})", func.name()),
+            Expr::Call2(func, x, y) => write!(f, "{}({x}, {y})", func.name()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Num(f32),
+    Ident(String),
+    Sym(char),
+}
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Token::Num(v) => write!(f, "number {v}"),
+            Token::Ident(s) => write!(f, "\"{s}\""),
+            Token::Sym(c) => write!(f, "'{c}'"),
+        }
+    }
+}
+
+fn tokenize(text: &str) -> Result<Vec<Token>> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() || c == '.' {
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_ascii_digit()
+                    || chars[i] == '.'
+                    || chars[i] == 'e'
+                    || chars[i] == 'E'
+                    || ((chars[i] == '-' || chars[i] == '+') && matches!(chars[i - 1], 'e' | 'E')))
+            {
+                i += 1;
+            }
+            let s: String = chars[start..i].iter().collect();
+            let v = s
+                .parse::<f32>()
+                .map_err(|_| Error::Expr(format!("\"{s}\" is not a number")))?;
+            out.push(Token::Num(v));
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            out.push(Token::Ident(chars[start..i].iter().collect()));
+        } else if "+-*/^(),".contains(c) {
+            out.push(Token::Sym(c));
+            i += 1;
+        } else {
+            return Err(Error::Expr(format!(
+                "unexpected character '{c}' in \"{text}\""
+            )));
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    pos: usize,
+}
+
+impl Parser {
+    fn peek_sym(&self, c: char) -> bool {
+        self.tokens.get(self.pos) == Some(&Token::Sym(c))
+    }
+
+    fn expect(&mut self, c: char) -> Result<()> {
+        if self.peek_sym(c) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(Error::Expr(match self.tokens.get(self.pos) {
+                Some(t) => format!("expected '{c}' but found {t}"),
+                None => format!("expected '{c}' but the expression ended"),
+            }))
+        }
+    }
+
+    /// sum := product (('+' | '-') product)*
+    fn sum(&mut self) -> Result<Expr> {
+        let mut e = self.product()?;
+        loop {
+            let f = if self.peek_sym('+') {
+                Func2::Add
+            } else if self.peek_sym('-') {
+                Func2::Sub
+            } else {
+                return Ok(e);
+            };
+            self.pos += 1;
+            e = Expr::call2(f, e, self.product()?);
+        }
+    }
+
+    /// product := unary (('*' | '/') unary)*
+    fn product(&mut self) -> Result<Expr> {
+        let mut e = self.unary()?;
+        loop {
+            let f = if self.peek_sym('*') {
+                Func2::Mul
+            } else if self.peek_sym('/') {
+                Func2::Div
+            } else {
+                return Ok(e);
+            };
+            self.pos += 1;
+            e = Expr::call2(f, e, self.unary()?);
+        }
+    }
+
+    /// unary := '-' unary | power
+    fn unary(&mut self) -> Result<Expr> {
+        if self.peek_sym('-') {
+            self.pos += 1;
+            return Ok(Expr::call(Func::Neg, self.unary()?));
+        }
+        self.power()
+    }
+
+    /// power := atom ('^' unary)?   (right-associative)
+    fn power(&mut self) -> Result<Expr> {
+        let base = self.atom()?;
+        if self.peek_sym('^') {
+            self.pos += 1;
+            return Ok(Expr::call2(Func2::Pow, base, self.unary()?));
+        }
+        Ok(base)
+    }
+
+    /// atom := number | input | name '(' sum (',' sum)? ')' | '(' sum ')'
+    fn atom(&mut self) -> Result<Expr> {
+        let token = self.tokens.get(self.pos).cloned();
+        self.pos += 1;
+        match token {
+            Some(Token::Num(v)) => Ok(Expr::Const(v)),
+            Some(Token::Sym('(')) => {
+                let e = self.sum()?;
+                self.expect(')')?;
+                Ok(e)
+            }
+            Some(Token::Ident(name)) => {
+                let lower = name.to_ascii_lowercase();
+                if let Some(i) = INPUT_NAMES.iter().position(|n| *n == lower) {
+                    return Ok(Expr::Input(i));
+                }
+                self.expect('(')?;
+                let x = self.sum()?;
+                if let Some(f) = Func::ALL.iter().find(|f| f.name() == lower) {
+                    self.expect(')')?;
+                    return Ok(Expr::call(*f, x));
+                }
+                if let Some(f) = Func2::ALL.iter().find(|f| f.name() == lower) {
+                    self.expect(',')?;
+                    let y = self.sum()?;
+                    self.expect(')')?;
+                    return Ok(Expr::call2(*f, x, y));
+                }
+                Err(Error::Expr(format!(
+                    "unknown function \"{name}\"; known: {}",
+                    function_names().join(", ")
+                )))
+            }
+            Some(t) => Err(Error::Expr(format!("unexpected {t}"))),
+            None => Err(Error::Expr("the expression ended too early".into())),
+        }
+    }
+}
+
+/// Names of every function an expression may call.
+pub fn function_names() -> Vec<&'static str> {
+    Func::ALL
+        .iter()
+        .map(|f| f.name())
+        .chain(Func2::ALL.iter().map(|f| f.name()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_seed_example_with_precedence() {
+        let e = Expr::parse("A*cos(B)/sqrt(C)").unwrap();
+        assert_eq!(e.to_string(), "div(mul(a, cos(b)), sqrt(c))");
+        assert_eq!(e.input_count(), 3);
+        let v = e.eval(&[2.0, 0.5, 4.0]);
+        assert!((v - 2.0 * 0.5f64.cos() / 2.0).abs() < 1e-15);
+        assert_eq!(
+            Expr::parse("-a^2 + 3*b - c").unwrap().to_string(),
+            "sub(add(neg(pow(a, 2)), mul(3, b)), c)"
+        );
+        assert_eq!(
+            Expr::parse("atan2(a, 1e-3)").unwrap().constants(),
+            vec![1e-3]
+        );
+        assert_eq!(Expr::parse("2^3^2").unwrap().eval(&[]), 512.0);
+    }
+
+    #[test]
+    fn shader_text_uses_helpers_and_parameters() {
+        let e = Expr::parse("max(a, 0.5) * exp(b) + 2").unwrap();
+        assert_eq!(
+            e.shader(),
+            "f_add(f_mul(f_max(a_texel(texel.x, texel.y), p4(0)), f_exp(b_texel(texel.x, texel.y))), p4(1))"
+        );
+        assert_eq!(e.constants(), vec![0.5, 2.0]);
+    }
+
+    #[test]
+    fn bad_expressions_are_clear_errors() {
+        let msg = |t: &str| Expr::parse(t).unwrap_err().to_string();
+        assert!(msg("a +").contains("ended too early"), "{}", msg("a +"));
+        assert!(msg("foo(a)").contains("unknown function \"foo\""));
+        assert!(msg("cos(a").contains("expected ')'"));
+        assert!(msg("a $ b").contains("unexpected character '$'"));
+        assert!(msg("g").contains("expected '('"));
+        assert!(msg("a b").contains("unexpected \"b\""));
+        assert!(msg("a+1+2+3+4+5+6+7+8+9").contains("at most 8 numbers"));
+        assert!(msg("atan2(a)").contains("expected ','"));
+    }
+
+    #[test]
+    fn every_function_round_trips_through_the_parser() {
+        for f in Func::ALL {
+            let e = Expr::parse(&format!("{}(a)", f.name())).unwrap();
+            assert_eq!(e, Expr::call(f, Expr::Input(0)));
+        }
+        for f in Func2::ALL {
+            let e = Expr::parse(&format!("{}(a, b)", f.name())).unwrap();
+            assert_eq!(e, Expr::call2(f, Expr::Input(0), Expr::Input(1)));
+        }
+    }
+}
