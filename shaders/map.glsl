@@ -2,6 +2,15 @@
 // map.wgsl. src/expr.rs generates EXPR from the helpers below; each works on one texel.
 
 vec4 p4(int i) { return vec4(param(i)); }
+// Special values. GPUs need not follow IEEE 754 in their built-in functions (several return
+// numbers for NaN, or log(0) = -88), so the helpers below pass NaN through and handle the
+// edges themselves; the `_builtin` variants keep the GPU's own behaviour for comparison.
+bvec4 is_nan4(vec4 x) {
+    return greaterThan(floatBitsToUint(x) & uvec4(0x7fffffffu), uvec4(0x7f800000u));
+}
+vec4 keep_nan(vec4 x, vec4 r) { return mix(r, x, is_nan4(x)); }
+vec4 inf4() { return vec4(uintBitsToFloat(0x7f800000u + uint(min(out_rows(), 0)))); }
+
 vec4 nan4() { return vec4(intBitsToFloat(0x7fc00000)); }
 
 vec4 f_add(vec4 x, vec4 y) { return x + y; }
@@ -21,21 +30,75 @@ vec4 f_cbrt(vec4 x) {
     vec4 y = sign(x) * pow(abs(x), vec4(1.0 / 3.0));
     vec4 refined = y - (y * y * y - x) / (3.0 * y * y);
     bvec4 ok = bvec4(uvec4(greaterThan(abs(y), vec4(1e-12))) * uvec4(lessThan(abs(y), vec4(1e12))));
-    return mix(y, refined, ok);
+    return keep_nan(x, mix(y, refined, ok));
 }
 vec4 f_invcbrt(vec4 x) { return 1.0 / f_cbrt(x); }
-vec4 f_exp(vec4 x) { return exp(x); }
-vec4 f_ln(vec4 x) { return log(x); }
-vec4 f_log10(vec4 x) { return log2(x) * 0.30102999566398120; }
-vec4 f_cos(vec4 x) { return cos(x); }
-vec4 f_sin(vec4 x) { return sin(x); }
-vec4 f_tan(vec4 x) { return tan(x); }
-vec4 f_acos(vec4 x) { return acos(x); }
-vec4 f_asin(vec4 x) { return asin(x); }
-vec4 f_atan(vec4 x) { return atan(x); }
-vec4 f_atan2(vec4 y, vec4 x) { return atan(y, x); }
-vec4 f_cosh(vec4 x) { return cosh(x); }
-vec4 f_acosh(vec4 x) { return acosh(x); }
+
+vec4 f_exp(vec4 x) { return keep_nan(x, exp(x)); }
+// log: NaN below 0, -inf at 0, +inf at +inf.
+vec4 f_ln(vec4 x) {
+    vec4 r = mix(log(x), -inf4(), equal(x, vec4(0.0)));
+    r = mix(r, inf4(), equal(x, inf4()));
+    return keep_nan(x, mix(r, nan4(), lessThan(x, vec4(0.0))));
+}
+vec4 f_log10(vec4 x) { return f_ln(x) * 0.43429448190325183; }
+vec4 f_ln_builtin(vec4 x) { return log(x); }
+
+// sin, cos and tan reduce x to r in [-pi/4, pi/4] with x = k pi/2 + r (Cody-Waite: pi/2 in three
+// parts, exact products for |k| < 2^16), then evaluate float32 minimax polynomials (Cephes
+// sinf/cosf). A few ULP for |x| < 1e5, where GPU built-ins often promise only 2^-11 absolute;
+// beyond 1e5 (float32 spacing 0.008 and more) the built-in is used.
+vec4 reduce_half_pi(vec4 x, out ivec4 q) {
+    vec4 k = round(x * 0.63661977236758134);
+    q = ivec4(k) & ivec4(3);
+    return ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
+}
+// The reduced result r for |x| < 1e5, the built-in one beyond, NaN at +-inf, NaN kept.
+vec4 big_arg(vec4 x, vec4 builtin, vec4 r) {
+    vec4 v = mix(builtin, r, lessThan(abs(x), vec4(1e5)));
+    return keep_nan(x, mix(v, nan4(), equal(abs(x), inf4())));
+}
+vec4 sin_poly(vec4 r) {
+    vec4 z = r * r;
+    return r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
+}
+vec4 cos_poly(vec4 r) {
+    vec4 z = r * r;
+    return 1.0 - 0.5 * z + z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3 + z * 2.443315711809948e-5));
+}
+vec4 f_sin(vec4 x) {
+    ivec4 q;
+    vec4 r = reduce_half_pi(x, q);
+    vec4 v = mix(sin_poly(r), cos_poly(r), equal(q & ivec4(1), ivec4(1)));
+    v = mix(v, -v, equal(q & ivec4(2), ivec4(2)));
+    return big_arg(x, sin(x), v);
+}
+vec4 f_cos(vec4 x) {
+    ivec4 q;
+    vec4 r = reduce_half_pi(x, q);
+    vec4 v = mix(cos_poly(r), sin_poly(r), equal(q & ivec4(1), ivec4(1)));
+    v = mix(v, -v, equal((q + 1) & ivec4(2), ivec4(2)));
+    return big_arg(x, cos(x), v);
+}
+vec4 f_tan(vec4 x) {
+    ivec4 q;
+    vec4 r = reduce_half_pi(x, q);
+    vec4 s = sin_poly(r);
+    vec4 c = cos_poly(r);
+    vec4 t = mix(s / c, -c / s, equal(q & ivec4(1), ivec4(1)));
+    return big_arg(x, tan(x), t);
+}
+vec4 f_sin_builtin(vec4 x) { return sin(x); }
+vec4 f_cos_builtin(vec4 x) { return cos(x); }
+vec4 f_tan_builtin(vec4 x) { return tan(x); }
+// acos as 2 atan(sqrt((1 - x) / (1 + x))): relative accuracy near x = 1, where acos -> 0.
+vec4 f_acos(vec4 x) { return keep_nan(x, 2.0 * atan(sqrt((1.0 - x) / (1.0 + x)))); }
+vec4 f_acos_builtin(vec4 x) { return acos(x); }
+vec4 f_asin(vec4 x) { return keep_nan(x, asin(x)); }
+vec4 f_atan(vec4 x) { return keep_nan(x, atan(x)); }
+vec4 f_atan2(vec4 y, vec4 x) { return keep_nan(x, keep_nan(y, atan(y, x))); }
+vec4 f_cosh(vec4 x) { return keep_nan(x, cosh(x)); }
+vec4 f_acosh(vec4 x) { return keep_nan(x, acosh(x)); }
 vec4 f_sinh_builtin(vec4 x) { return sinh(x); }
 vec4 f_tanh_builtin(vec4 x) { return tanh(x); }
 vec4 f_asinh_builtin(vec4 x) { return asinh(x); }
@@ -50,24 +113,24 @@ vec4 log1p4(vec4 u) {
 vec4 f_sinh(vec4 x) {
     vec4 x2 = x * x;
     vec4 series = x * (1.0 + x2 * (1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (1.0 / 5040.0))));
-    return mix(sinh(x), series, lessThan(abs(x), vec4(0.5)));
+    return keep_nan(x, mix(sinh(x), series, lessThan(abs(x), vec4(0.5))));
 }
 // tanh: sinh / cosh near 0; 1 - 2 / (e^2|x| + 1) elsewhere, which tends to 1 instead of inf/inf.
 vec4 f_tanh(vec4 x) {
     vec4 big = sign(x) * (1.0 - 2.0 / (exp(2.0 * abs(x)) + 1.0));
-    return mix(big, f_sinh(x) / cosh(x), lessThan(abs(x), vec4(0.5)));
+    return keep_nan(x, mix(big, f_sinh(x) / cosh(x), lessThan(abs(x), vec4(0.5))));
 }
 // asinh: log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with the sign of x; log(2|x|) where x^2 overflows.
 vec4 f_asinh(vec4 x) {
     vec4 a = abs(x);
     vec4 near = log1p4(a + a * a / (1.0 + sqrt(1.0 + a * a)));
     vec4 far = log(a) + 0.69314718055994531;
-    return sign(x) * mix(near, far, greaterThan(a, vec4(1e18)));
+    return keep_nan(x, sign(x) * mix(near, far, greaterThan(a, vec4(1e18))));
 }
 // atanh: log1p(2|x| / (1 - |x|)) / 2 with the sign of x.
 vec4 f_atanh(vec4 x) {
     vec4 a = abs(x);
-    return sign(x) * 0.5 * log1p4(2.0 * a / (1.0 - a));
+    return keep_nan(x, sign(x) * 0.5 * log1p4(2.0 * a / (1.0 - a)));
 }
 // x^y as IEEE 754 (and JavaScript) define it; the GPU's pow is undefined for x < 0 and 0^0.
 vec4 f_pow(vec4 x, vec4 y) {
@@ -77,7 +140,7 @@ vec4 f_pow(vec4 x, vec4 y) {
     bvec4 negative = lessThan(x, vec4(0.0));
     vec4 r = mix(m, -m, bvec4(uvec4(negative) * uvec4(odd)));
     r = mix(r, nan4(), bvec4(uvec4(negative) * uvec4(not(whole))));
-    return mix(r, vec4(1.0), equal(y, vec4(0.0)));
+    return mix(keep_nan(x, keep_nan(y, r)), vec4(1.0), equal(y, vec4(0.0)));
 }
 vec4 f_pow_builtin(vec4 x, vec4 y) { return pow(x, y); }
 

@@ -3,7 +3,18 @@
 // helper works on four elements at once (one texel). Constants arrive as parameters: p4(i).
 
 fn p4(i: i32) -> vec4<f32> { return vec4<f32>(param(i)); }
-fn nan4() -> vec4<f32> { return vec4<f32>(bitcast<f32>(0x7fc00000u)); }
+// Special values. GPUs need not follow IEEE 754 in their built-in functions (several return
+// numbers for NaN, or log(0) = -88), so the helpers below pass NaN through and handle the
+// edges themselves; the `_builtin` variants keep the GPU's own behaviour for comparison.
+fn is_nan4(x: vec4<f32>) -> vec4<bool> {
+    return (bitcast<vec4<u32>>(x) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u);
+}
+fn keep_nan(x: vec4<f32>, r: vec4<f32>) -> vec4<f32> { return select(r, x, is_nan4(x)); }
+fn inf4() -> vec4<f32> { return vec4<f32>(bitcast<f32>(0x7f800000u + u32(min(out_rows(), 0)))); }
+
+// A quiet NaN. Built from a uniform so that it is not a constant expression, which WGSL
+// forbids from being NaN.
+fn nan4() -> vec4<f32> { return vec4<f32>(bitcast<f32>(0x7fc00000u + u32(min(out_rows(), 0)))); }
 
 fn f_add(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x + y; }
 fn f_sub(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x - y; }
@@ -21,21 +32,78 @@ fn f_invsqrt(x: vec4<f32>) -> vec4<f32> { return 1.0 / sqrt(x); }
 fn f_cbrt(x: vec4<f32>) -> vec4<f32> {
     let y = sign(x) * pow(abs(x), vec4<f32>(1.0 / 3.0));
     let refined = y - (y * y * y - x) / (3.0 * y * y);
-    return select(y, refined, abs(y) > vec4<f32>(1e-12) & abs(y) < vec4<f32>(1e12));
+    return keep_nan(x, select(y, refined, (abs(y) > vec4<f32>(1e-12)) & (abs(y) < vec4<f32>(1e12))));
 }
 fn f_invcbrt(x: vec4<f32>) -> vec4<f32> { return 1.0 / f_cbrt(x); }
-fn f_exp(x: vec4<f32>) -> vec4<f32> { return exp(x); }
-fn f_ln(x: vec4<f32>) -> vec4<f32> { return log(x); }
-fn f_log10(x: vec4<f32>) -> vec4<f32> { return log2(x) * 0.30102999566398120; }
-fn f_cos(x: vec4<f32>) -> vec4<f32> { return cos(x); }
-fn f_sin(x: vec4<f32>) -> vec4<f32> { return sin(x); }
-fn f_tan(x: vec4<f32>) -> vec4<f32> { return tan(x); }
-fn f_acos(x: vec4<f32>) -> vec4<f32> { return acos(x); }
-fn f_asin(x: vec4<f32>) -> vec4<f32> { return asin(x); }
-fn f_atan(x: vec4<f32>) -> vec4<f32> { return atan(x); }
-fn f_atan2(y: vec4<f32>, x: vec4<f32>) -> vec4<f32> { return atan2(y, x); }
-fn f_cosh(x: vec4<f32>) -> vec4<f32> { return cosh(x); }
-fn f_acosh(x: vec4<f32>) -> vec4<f32> { return acosh(x); }
+
+fn f_exp(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, exp(x)); }
+// log: NaN below 0, -inf at 0, +inf at +inf.
+fn f_ln(x: vec4<f32>) -> vec4<f32> {
+    var r = select(log(x), -inf4(), x == vec4<f32>(0.0));
+    r = select(r, inf4(), x == inf4());
+    return keep_nan(x, select(r, nan4(), x < vec4<f32>(0.0)));
+}
+fn f_log10(x: vec4<f32>) -> vec4<f32> { return f_ln(x) * 0.43429448190325183; }
+fn f_ln_builtin(x: vec4<f32>) -> vec4<f32> { return log(x); }
+
+// sin, cos and tan reduce x to r in [-pi/4, pi/4] with x = k pi/2 + r (Cody-Waite: pi/2 in three
+// parts, exact products for |k| < 2^16), then evaluate float32 minimax polynomials (Cephes
+// sinf/cosf). A few ULP for |x| < 1e5, where GPU built-ins often promise only 2^-11 absolute;
+// beyond 1e5 (float32 spacing 0.008 and more) the built-in is used.
+struct Reduced {
+    r: vec4<f32>,
+    q: vec4<i32>,
+}
+fn reduce_half_pi(x: vec4<f32>) -> Reduced {
+    let k = round(x * 0.63661977236758134);
+    let r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
+    return Reduced(r, vec4<i32>(k) & vec4<i32>(3));
+}
+// The reduced result r for |x| < 1e5, the built-in one beyond, NaN at +-inf, NaN kept.
+fn big_arg(x: vec4<f32>, builtin: vec4<f32>, r: vec4<f32>) -> vec4<f32> {
+    let v = select(builtin, r, abs(x) < vec4<f32>(1e5));
+    return keep_nan(x, select(v, nan4(), abs(x) == inf4()));
+}
+fn sin_poly(r: vec4<f32>) -> vec4<f32> {
+    let z = r * r;
+    return r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
+}
+fn cos_poly(r: vec4<f32>) -> vec4<f32> {
+    let z = r * r;
+    return 1.0 - 0.5 * z + z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3 + z * 2.443315711809948e-5));
+}
+fn f_sin(x: vec4<f32>) -> vec4<f32> {
+    let t = reduce_half_pi(x);
+    let odd = (t.q & vec4<i32>(1)) == vec4<i32>(1);
+    let v = select(sin_poly(t.r), cos_poly(t.r), odd);
+    let r = select(v, -v, (t.q & vec4<i32>(2)) == vec4<i32>(2));
+    return big_arg(x, sin(x), r);
+}
+fn f_cos(x: vec4<f32>) -> vec4<f32> {
+    let t = reduce_half_pi(x);
+    let odd = (t.q & vec4<i32>(1)) == vec4<i32>(1);
+    let v = select(cos_poly(t.r), sin_poly(t.r), odd);
+    let r = select(v, -v, ((t.q + 1) & vec4<i32>(2)) == vec4<i32>(2));
+    return big_arg(x, cos(x), r);
+}
+fn f_tan(x: vec4<f32>) -> vec4<f32> {
+    let t = reduce_half_pi(x);
+    let s = sin_poly(t.r);
+    let c = cos_poly(t.r);
+    let r = select(s / c, -c / s, (t.q & vec4<i32>(1)) == vec4<i32>(1));
+    return big_arg(x, tan(x), r);
+}
+fn f_sin_builtin(x: vec4<f32>) -> vec4<f32> { return sin(x); }
+fn f_cos_builtin(x: vec4<f32>) -> vec4<f32> { return cos(x); }
+fn f_tan_builtin(x: vec4<f32>) -> vec4<f32> { return tan(x); }
+// acos as 2 atan(sqrt((1 - x) / (1 + x))): relative accuracy near x = 1, where acos -> 0.
+fn f_acos(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, 2.0 * atan(sqrt((1.0 - x) / (1.0 + x)))); }
+fn f_acos_builtin(x: vec4<f32>) -> vec4<f32> { return acos(x); }
+fn f_asin(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, asin(x)); }
+fn f_atan(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, atan(x)); }
+fn f_atan2(y: vec4<f32>, x: vec4<f32>) -> vec4<f32> { return keep_nan(x, keep_nan(y, atan2(y, x))); }
+fn f_cosh(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, cosh(x)); }
+fn f_acosh(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, acosh(x)); }
 fn f_sinh_builtin(x: vec4<f32>) -> vec4<f32> { return sinh(x); }
 fn f_tanh_builtin(x: vec4<f32>) -> vec4<f32> { return tanh(x); }
 fn f_asinh_builtin(x: vec4<f32>) -> vec4<f32> { return asinh(x); }
@@ -50,24 +118,24 @@ fn log1p4(u: vec4<f32>) -> vec4<f32> {
 fn f_sinh(x: vec4<f32>) -> vec4<f32> {
     let x2 = x * x;
     let series = x * (1.0 + x2 * (1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (1.0 / 5040.0))));
-    return select(sinh(x), series, abs(x) < vec4<f32>(0.5));
+    return keep_nan(x, select(sinh(x), series, abs(x) < vec4<f32>(0.5)));
 }
 // tanh: sinh / cosh near 0; 1 - 2 / (e^2|x| + 1) elsewhere, which tends to 1 instead of inf/inf.
 fn f_tanh(x: vec4<f32>) -> vec4<f32> {
     let big = sign(x) * (1.0 - 2.0 / (exp(2.0 * abs(x)) + 1.0));
-    return select(big, f_sinh(x) / cosh(x), abs(x) < vec4<f32>(0.5));
+    return keep_nan(x, select(big, f_sinh(x) / cosh(x), abs(x) < vec4<f32>(0.5)));
 }
 // asinh: log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with the sign of x; log(2|x|) where x^2 overflows.
 fn f_asinh(x: vec4<f32>) -> vec4<f32> {
     let a = abs(x);
     let near = log1p4(a + a * a / (1.0 + sqrt(1.0 + a * a)));
     let far = log(a) + 0.69314718055994531;
-    return sign(x) * select(near, far, a > vec4<f32>(1e18));
+    return keep_nan(x, sign(x) * select(near, far, a > vec4<f32>(1e18)));
 }
 // atanh: log1p(2|x| / (1 - |x|)) / 2 with the sign of x.
 fn f_atanh(x: vec4<f32>) -> vec4<f32> {
     let a = abs(x);
-    return sign(x) * 0.5 * log1p4(2.0 * a / (1.0 - a));
+    return keep_nan(x, sign(x) * 0.5 * log1p4(2.0 * a / (1.0 - a)));
 }
 // x^y as IEEE 754 (and JavaScript) define it; the GPU's pow is undefined for x < 0 and 0^0.
 fn f_pow(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
@@ -76,7 +144,7 @@ fn f_pow(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
     let odd = whole & (floor(y * 0.5) * 2.0 != y);
     var r = select(m, -m, (x < vec4<f32>(0.0)) & odd);
     r = select(r, nan4(), (x < vec4<f32>(0.0)) & !whole);
-    return select(r, vec4<f32>(1.0), y == vec4<f32>(0.0));
+    return select(keep_nan(x, keep_nan(y, r)), vec4<f32>(1.0), y == vec4<f32>(0.0));
 }
 fn f_pow_builtin(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return pow(x, y); }
 

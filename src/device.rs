@@ -5,16 +5,20 @@ use std::pin::Pin;
 
 use crate::backend::{BackendKind, Capabilities, WebGl2, WebGpu};
 use crate::error::{Error, Result};
+use crate::expr::Expr;
 use crate::gpu::Gpu;
 use crate::matrix::Matrix;
+use crate::pool::MemoryStats;
 
 /// A future of this single-threaded crate.
 pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// A GPU that stores matrices as textures and computes with fragment shaders.
 ///
-/// Implemented once, generically, by [`Gpu`] for every backend. Operations only record GPU work;
-/// nothing is read back unless [`Device::read`] is called.
+/// Implemented once, generically, by [`Gpu`] for every backend. Operations only record GPU work
+/// and return at once; nothing is read back unless [`Device::read`] (or a scalar result such as
+/// [`Device::dot`]) is awaited. Every result is a new matrix; `_mut` operations replace the
+/// matrix they are given (other handles to the old value keep it).
 pub trait Device {
     /// Facts about the backend and adapter.
     fn capabilities(&self) -> &Capabilities;
@@ -28,11 +32,55 @@ pub trait Device {
     /// `m * m` for a square `m`.
     fn square(&self, m: &Matrix) -> Result<Matrix>;
 
+    /// `a^T * b`, without building `a^T`.
+    fn tr_mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
+
+    /// `a * b^T`, without building `b^T`.
+    fn mul_tr(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
+
+    /// `a^T`.
+    fn transpose(&self, a: &Matrix) -> Result<Matrix>;
+
+    /// `a * x` for a column vector `x`, blocked (seed 003): partial sums over column blocks in
+    /// many fragments, then a reduction pass.
+    fn mul_vec(&self, a: &Matrix, x: &Matrix) -> Result<Matrix>;
+
+    /// `a * x`, one fragment per four output rows (the plain product), for comparison.
+    fn mul_vec_naive(&self, a: &Matrix, x: &Matrix) -> Result<Matrix>;
+
+    /// The element-wise expression `expr` over `inputs` (all of one shape), in one pass.
+    fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix>;
+
+    /// `this = expr(this, others...)`: input `a` of the expression is `this`.
+    fn map_mut(&self, expr: &Expr, this: &mut Matrix, others: &[&Matrix]) -> Result<()>;
+
+    /// A `rows x cols` matrix of `value` (`fill(r, c, 0.0)` is the zero matrix).
+    fn fill(&self, rows: usize, cols: usize, value: f32) -> Result<Matrix>;
+
+    /// The `rows x cols` identity: ones where row == column.
+    fn identity(&self, rows: usize, cols: usize) -> Result<Matrix>;
+
+    /// `sum a_ij b_ij` of two matrices of one shape (`a^T b` for vectors), reduced on the GPU;
+    /// only the scalar is read back.
+    fn dot<'a>(&'a self, a: &'a Matrix, b: &'a Matrix) -> LocalFuture<'a, Result<f32>>;
+
+    /// The sum of all elements, reduced on the GPU.
+    fn sum_all<'a>(&'a self, a: &'a Matrix) -> LocalFuture<'a, Result<f32>>;
+
     /// Reads `m` back: exactly `rows * cols` values, row-major.
     fn read<'a>(&'a self, m: &'a Matrix) -> LocalFuture<'a, Result<Vec<f32>>>;
 
     /// Resolves once all GPU work submitted so far has finished.
     fn finish(&self) -> LocalFuture<'_, Result<()>>;
+
+    /// Live and pooled textures, in counts and bytes.
+    fn memory(&self) -> MemoryStats;
+
+    /// Frees the pooled (unused) textures now.
+    fn release_pooled(&self);
+
+    /// Full source (WGSL or GLSL, as the backend runs it) of the last kernel that ran.
+    fn last_shader(&self) -> Option<String>;
 }
 
 /// Which backend to open: "auto" (WebGPU, else WebGL2), "webgpu" or "webgl2".

@@ -35,13 +35,13 @@ pub enum Func {
     Ln,
     /// Base-10 logarithm.
     Log10,
-    /// Cosine (radians).
+    /// Cosine (radians), accurate for |x| < 1e5.
     Cos,
-    /// Sine (radians).
+    /// Sine (radians), accurate for |x| < 1e5.
     Sin,
-    /// Tangent (radians).
+    /// Tangent (radians), accurate for |x| < 1e5.
     Tan,
-    /// Arc cosine.
+    /// Arc cosine, accurate near 1.
     Acos,
     /// Arc sine.
     Asin,
@@ -59,6 +59,16 @@ pub enum Func {
     Asinh,
     /// Inverse hyperbolic tangent, accurate near 0.
     Atanh,
+    /// The GPU's built-in log, kept to show its accuracy and special values beside [`Func::Ln`].
+    LnBuiltin,
+    /// The GPU's built-in cos, kept to show its accuracy beside [`Func::Cos`].
+    CosBuiltin,
+    /// The GPU's built-in sin, kept to show its accuracy beside [`Func::Sin`].
+    SinBuiltin,
+    /// The GPU's built-in tan, kept to show its accuracy beside [`Func::Tan`].
+    TanBuiltin,
+    /// The GPU's built-in acos, kept to show its accuracy beside [`Func::Acos`].
+    AcosBuiltin,
     /// The GPU's built-in sinh, kept to show its accuracy beside [`Func::Sinh`].
     SinhBuiltin,
     /// The GPU's built-in tanh, kept to show its accuracy beside [`Func::Tanh`].
@@ -94,7 +104,7 @@ pub enum Func2 {
 
 impl Func {
     /// Every function, in the order of the accuracy table.
-    pub const ALL: [Func; 26] = [
+    pub const ALL: [Func; 31] = [
         Func::Neg,
         Func::Abs,
         Func::Inv,
@@ -117,6 +127,11 @@ impl Func {
         Func::Acosh,
         Func::Asinh,
         Func::Atanh,
+        Func::LnBuiltin,
+        Func::CosBuiltin,
+        Func::SinBuiltin,
+        Func::TanBuiltin,
+        Func::AcosBuiltin,
         Func::SinhBuiltin,
         Func::TanhBuiltin,
         Func::AsinhBuiltin,
@@ -148,6 +163,11 @@ impl Func {
             Func::Acosh => "acosh",
             Func::Asinh => "asinh",
             Func::Atanh => "atanh",
+            Func::LnBuiltin => "ln_builtin",
+            Func::CosBuiltin => "cos_builtin",
+            Func::SinBuiltin => "sin_builtin",
+            Func::TanBuiltin => "tan_builtin",
+            Func::AcosBuiltin => "acos_builtin",
             Func::SinhBuiltin => "sinh_builtin",
             Func::TanhBuiltin => "tanh_builtin",
             Func::AsinhBuiltin => "asinh_builtin",
@@ -166,12 +186,12 @@ impl Func {
             Func::Cbrt => x.cbrt(),
             Func::InvCbrt => 1.0 / x.cbrt(),
             Func::Exp => x.exp(),
-            Func::Ln => x.ln(),
+            Func::Ln | Func::LnBuiltin => x.ln(),
             Func::Log10 => x.log10(),
-            Func::Cos => x.cos(),
-            Func::Sin => x.sin(),
-            Func::Tan => x.tan(),
-            Func::Acos => x.acos(),
+            Func::Cos | Func::CosBuiltin => x.cos(),
+            Func::Sin | Func::SinBuiltin => x.sin(),
+            Func::Tan | Func::TanBuiltin => x.tan(),
+            Func::Acos | Func::AcosBuiltin => x.acos(),
             Func::Asin => x.asin(),
             Func::Atan => x.atan(),
             Func::Cosh => x.cosh(),

@@ -1,22 +1,31 @@
 //! [`Gpu`]: the matrix operations, written once over any [`Backend`].
 
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::backend::{Backend, Capabilities};
+use crate::backend::{Backend, BackendKind, Capabilities};
 use crate::device::{Device, LocalFuture};
 use crate::error::{Error, Result};
-use crate::kernel::{Program, MATMUL};
+use crate::expr::{Expr, Func2};
+use crate::kernel::{self, Kernel, Program};
 use crate::layout::Layout;
 use crate::matrix::Matrix;
+use crate::pool::{MemoryStats, Pool, Pooled};
 
 static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// Columns per block of the blocked matrix-vector product's first pass.
+pub const MATVEC_BLOCK: usize = 64;
 
 /// Matrix operations on one backend. Validates every input, then hands programs to the backend.
 pub struct Gpu<B: Backend> {
     backend: B,
     /// Tags this device's matrices, so that a matrix of another device is refused.
     id: u32,
+    pool: Rc<RefCell<Pool<B>>>,
+    /// The kernel of the last pass, for `Device::last_shader`.
+    last_kernel: RefCell<Option<Kernel>>,
 }
 
 impl<B: Backend> Gpu<B> {
@@ -25,6 +34,8 @@ impl<B: Backend> Gpu<B> {
         Gpu {
             backend,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            pool: Pool::new(),
+            last_kernel: RefCell::new(None),
         }
     }
 
@@ -33,14 +44,19 @@ impl<B: Backend> Gpu<B> {
         if m.owner != self.id {
             return Err(Error::ForeignMatrix);
         }
-        m.texture.downcast_ref().ok_or(Error::ForeignMatrix)
+        m.texture
+            .downcast_ref::<Pooled<B>>()
+            .map(Pooled::texture)
+            .ok_or(Error::ForeignMatrix)
     }
 
-    /// A new, uninitialised matrix of the given shape.
+    fn layout(&self, rows: usize, cols: usize) -> Result<Layout> {
+        Layout::new(rows, cols, self.capabilities().max_texture_size)
+    }
+
+    /// A matrix of the given shape with a texture from the pool, contents undefined.
     fn alloc(&self, layout: Layout) -> Result<Matrix> {
-        let texture = self
-            .backend
-            .create_texture(layout.width(), layout.height())?;
+        let texture = Pool::take(&self.pool, &self.backend, layout.width(), layout.height())?;
         Ok(Matrix {
             layout,
             owner: self.id,
@@ -56,8 +72,67 @@ impl<B: Backend> Gpu<B> {
             .collect::<Result<Vec<_>>>()?;
         let out = self.alloc(program.output)?;
         self.backend.run(&program, &textures, self.texture(&out)?)?;
+        *self.last_kernel.borrow_mut() = Some(program.kernel);
         Ok(out)
     }
+
+    /// Runs a kernel without parameters whose inputs are `inputs`.
+    fn run_kernel(&self, kernel: Kernel, inputs: &[&Matrix], output: Layout) -> Result<Matrix> {
+        let layouts = inputs.iter().map(|m| m.layout).collect();
+        self.run(Program::new(kernel, layouts, output), inputs)
+    }
+
+    /// Sums every element of `a` (or of `a .* b`): 16-fold reduction passes down to one texel,
+    /// then its four components. Returns a 1 x 1 matrix.
+    fn sum(&self, a: &Matrix, b: Option<&Matrix>) -> Result<Matrix> {
+        let mut inputs = vec![a];
+        inputs.extend(b);
+        let mut partial: Option<Matrix> = None;
+        loop {
+            let current = partial.as_ref().map_or(a.layout, |p| p.layout);
+            if partial.is_some() && current.width() == 1 && current.height() == 1 {
+                break;
+            }
+            let w = current.width().div_ceil(4);
+            let h = current.height().div_ceil(4);
+            let out = self.layout(4 * h, w)?;
+            let next = match &partial {
+                None => self.run_kernel(kernel::reduce(b.is_some()), &inputs, out)?,
+                Some(p) => self.run_kernel(kernel::reduce(false), &[p], out)?,
+            };
+            partial = Some(next);
+        }
+        let p = partial.expect("the loop runs at least once");
+        self.run_kernel(kernel::SUM_COMPONENTS, &[&p], self.layout(1, 1)?)
+    }
+
+    async fn read_scalar(&self, m: Matrix) -> Result<f32> {
+        Ok(self.read(&m).await?[0])
+    }
+}
+
+fn same_shape(what: &str, a: &Matrix, b: &Matrix) -> Result<()> {
+    if a.layout == b.layout {
+        Ok(())
+    } else {
+        Err(Error::Shape(format!(
+            "{what} needs matrices of the same shape, got {}x{} and {}x{}",
+            a.rows(),
+            a.cols(),
+            b.rows(),
+            b.cols()
+        )))
+    }
+}
+
+fn inner_mismatch(a: &Matrix, b: &Matrix, op: &str, ka: usize, kb: usize) -> Error {
+    Error::Shape(format!(
+        "cannot compute {op} of a {}x{} matrix A and a {}x{} matrix B: the inner dimensions {ka} and {kb} differ",
+        a.rows(),
+        a.cols(),
+        b.rows(),
+        b.cols()
+    ))
 }
 
 impl<B: Backend> Device for Gpu<B> {
@@ -73,7 +148,7 @@ impl<B: Backend> Device for Gpu<B> {
                 cols,
             });
         }
-        let layout = Layout::new(rows, cols, self.capabilities().max_texture_size)?;
+        let layout = self.layout(rows, cols)?;
         let m = self.alloc(layout)?;
         self.backend.write_texture(
             self.texture(&m)?,
@@ -96,11 +171,7 @@ impl<B: Backend> Device for Gpu<B> {
                 b.rows()
             )));
         }
-        let output = Layout::new(a.rows(), b.cols(), self.capabilities().max_texture_size)?;
-        self.run(
-            Program::new(MATMUL, vec![a.layout, b.layout], output),
-            &[a, b],
-        )
+        self.run_kernel(kernel::MATMUL, &[a, b], self.layout(a.rows(), b.cols())?)
     }
 
     fn square(&self, m: &Matrix) -> Result<Matrix> {
@@ -112,6 +183,119 @@ impl<B: Backend> Device for Gpu<B> {
             )));
         }
         self.mul(m, m)
+    }
+
+    fn tr_mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        if a.rows() != b.rows() {
+            return Err(inner_mismatch(a, b, "A^T B", a.rows(), b.rows()));
+        }
+        self.run_kernel(kernel::TR_MUL, &[a, b], self.layout(a.cols(), b.cols())?)
+    }
+
+    fn mul_tr(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        if a.cols() != b.cols() {
+            return Err(inner_mismatch(a, b, "A B^T", a.cols(), b.cols()));
+        }
+        self.run_kernel(kernel::MUL_TR, &[a, b], self.layout(a.rows(), b.rows())?)
+    }
+
+    fn transpose(&self, a: &Matrix) -> Result<Matrix> {
+        self.run_kernel(kernel::TRANSPOSE, &[a], self.layout(a.cols(), a.rows())?)
+    }
+
+    fn mul_vec(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+        if x.cols() != 1 || x.rows() != a.cols() {
+            return Err(Error::Shape(format!(
+                "A x needs x to be a {}x1 vector for a {}x{} matrix A, got {}x{}",
+                a.cols(),
+                a.rows(),
+                a.cols(),
+                x.rows(),
+                x.cols()
+            )));
+        }
+        let blocks = a.cols().div_ceil(MATVEC_BLOCK);
+        let partial = self.run(
+            Program::new(
+                kernel::MATVEC_PARTIAL,
+                vec![a.layout, x.layout],
+                self.layout(a.rows(), blocks)?,
+            )
+            .with_params(&[MATVEC_BLOCK as f32]),
+            &[a, x],
+        )?;
+        self.run_kernel(kernel::SUM_COLS, &[&partial], self.layout(a.rows(), 1)?)
+    }
+
+    fn mul_vec_naive(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+        if x.cols() != 1 {
+            return Err(Error::Shape(format!(
+                "A x needs x to be a column vector, got {}x{}",
+                x.rows(),
+                x.cols()
+            )));
+        }
+        self.mul(a, x)
+    }
+
+    fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix> {
+        expr.check()?;
+        let needed = expr.input_count();
+        if inputs.len() != needed {
+            return Err(Error::Expr(format!(
+                "\"{expr}\" reads {needed} matrices but {} were given",
+                inputs.len()
+            )));
+        }
+        let Some(first) = inputs.first() else {
+            return Err(Error::Expr(format!(
+                "\"{expr}\" reads no matrix: use fill for a constant"
+            )));
+        };
+        for m in &inputs[1..] {
+            same_shape("an element-wise expression", first, m)?;
+        }
+        let layouts = inputs.iter().map(|m| m.layout).collect();
+        self.run(
+            Program::new(kernel::map(expr), layouts, first.layout).with_params(&expr.constants()),
+            inputs,
+        )
+    }
+
+    fn map_mut(&self, expr: &Expr, this: &mut Matrix, others: &[&Matrix]) -> Result<()> {
+        let mut inputs = vec![&*this];
+        inputs.extend_from_slice(others);
+        let result = self.map(expr, &inputs)?;
+        *this = result;
+        Ok(())
+    }
+
+    fn fill(&self, rows: usize, cols: usize, value: f32) -> Result<Matrix> {
+        let expr = Expr::Const(value);
+        self.run(
+            Program::new(kernel::map(&expr), vec![], self.layout(rows, cols)?)
+                .with_params(&[value]),
+            &[],
+        )
+    }
+
+    fn identity(&self, rows: usize, cols: usize) -> Result<Matrix> {
+        self.run_kernel(kernel::IDENTITY, &[], self.layout(rows, cols)?)
+    }
+
+    fn dot<'a>(&'a self, a: &'a Matrix, b: &'a Matrix) -> LocalFuture<'a, Result<f32>> {
+        Box::pin(async move {
+            same_shape("dot", a, b)?;
+            let s = self.sum(a, Some(b))?;
+            self.read_scalar(s).await
+        })
+    }
+
+    fn sum_all<'a>(&'a self, a: &'a Matrix) -> LocalFuture<'a, Result<f32>> {
+        Box::pin(async move {
+            let s = self.sum(a, None)?;
+            self.read_scalar(s).await
+        })
     }
 
     fn read<'a>(&'a self, m: &'a Matrix) -> LocalFuture<'a, Result<Vec<f32>>> {
@@ -127,5 +311,93 @@ impl<B: Backend> Device for Gpu<B> {
 
     fn finish(&self) -> LocalFuture<'_, Result<()>> {
         Box::pin(self.backend.finish())
+    }
+
+    fn memory(&self) -> MemoryStats {
+        self.pool.borrow().stats()
+    }
+
+    fn release_pooled(&self) {
+        self.pool.borrow_mut().clear();
+    }
+
+    fn last_shader(&self) -> Option<String> {
+        let kernel = self.last_kernel.borrow();
+        let k = kernel.as_ref()?;
+        Some(match self.capabilities().backend {
+            BackendKind::WebGpu => k.wgsl_source(),
+            BackendKind::WebGl2 => k.glsl_source(),
+        })
+    }
+}
+
+/// Element-wise expressions of the seed's operation set, built once here so that the device,
+/// the JS API and the tests share them.
+pub mod ops {
+    use super::*;
+
+    fn input(i: usize) -> Expr {
+        Expr::Input(i)
+    }
+
+    /// `a` (a copy).
+    pub fn copy() -> Expr {
+        input(0)
+    }
+
+    /// `a + b`.
+    pub fn add() -> Expr {
+        Expr::call2(Func2::Add, input(0), input(1))
+    }
+
+    /// `a - b`.
+    pub fn sub() -> Expr {
+        Expr::call2(Func2::Sub, input(0), input(1))
+    }
+
+    /// `a .* b`.
+    pub fn component_mul() -> Expr {
+        Expr::call2(Func2::Mul, input(0), input(1))
+    }
+
+    /// `a * c`.
+    pub fn scale(c: f32) -> Expr {
+        Expr::call2(Func2::Mul, input(0), Expr::Const(c))
+    }
+
+    /// `max(a, c)`.
+    pub fn max_scalar(c: f32) -> Expr {
+        Expr::call2(Func2::Max, input(0), Expr::Const(c))
+    }
+
+    /// `a + b * c` (seed 000's `mad(a, b, c)`; with a = this, `this += b * c`).
+    pub fn add_scaled(c: f32) -> Expr {
+        Expr::call2(
+            Func2::Add,
+            input(0),
+            Expr::call2(Func2::Mul, input(1), Expr::Const(c)),
+        )
+    }
+
+    /// `a + b .* c` (with a = this, seed 000's `this += a .* b`).
+    pub fn add_component_mul() -> Expr {
+        Expr::call2(
+            Func2::Add,
+            input(0),
+            Expr::call2(Func2::Mul, input(1), input(2)),
+        )
+    }
+
+    /// `a + (b + c) .* d` (seed 000's `madad`).
+    pub fn madad() -> Expr {
+        Expr::call2(
+            Func2::Add,
+            input(0),
+            Expr::call2(
+                Func2::Mul,
+                Expr::call2(Func2::Add, input(1), input(2)),
+                input(3),
+            ),
+        )
     }
 }

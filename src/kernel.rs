@@ -137,6 +137,55 @@ impl Program {
 
 /// `C = A * B`: inputs `a` (m x k) and `b` (k x n), output m x n.
 pub const MATMUL: Kernel = shader_kernel!("matmul", &["a", "b"]);
+/// `C = A^T * B`: inputs `a` (k x m) and `b` (k x n), output m x n.
+pub const TR_MUL: Kernel = shader_kernel!("tr_mul", &["a", "b"]);
+/// `C = A * B^T`: inputs `a` (m x k) and `b` (n x k), output m x n.
+pub const MUL_TR: Kernel = shader_kernel!("mul_tr", &["a", "b"]);
+/// `T = A^T`.
+pub const TRANSPOSE: Kernel = shader_kernel!("transpose", &["a"]);
+/// The identity (ones on the diagonal of any shape).
+pub const IDENTITY: Kernel = shader_kernel!("identity", &[]);
+/// Last pass of a reduction: the sum of the 4 components of texel (0, 0), in element (0, 0).
+pub const SUM_COMPONENTS: Kernel = shader_kernel!("sum_components", &["a"]);
+/// Blocked matrix-vector product, first pass: partial sums over blocks of `param(0)` columns.
+pub const MATVEC_PARTIAL: Kernel = shader_kernel!("matvec_partial", &["a", "b"]);
+/// Blocked matrix-vector product, second pass: the sum across each row of partial sums.
+pub const SUM_COLS: Kernel = shader_kernel!("sum_cols", &["a"]);
+
+/// One pass of a sum reduction over 4x4 blocks of texels; with `dot`, the first pass of a
+/// dot product, summing `a .* b`.
+pub fn reduce(dot: bool) -> Kernel {
+    let (name, inputs, term): (&str, &'static [&'static str], _) = if dot {
+        ("reduce_dot", &["a", "b"], "a_texel(x, y) * b_texel(x, y)")
+    } else {
+        ("reduce", &["a"], "a_texel(x, y)")
+    };
+    Kernel {
+        name: Cow::Borrowed(name),
+        inputs,
+        wgsl: include_str!("../shaders/reduce.wgsl")
+            .replace("{term}", term)
+            .into(),
+        glsl: include_str!("../shaders/reduce.glsl")
+            .replace("{term}", term)
+            .into(),
+    }
+}
+
+/// The element-wise kernel of `expr` (see [`crate::expr`]): one pass, whatever the expression.
+pub fn map(expr: &crate::expr::Expr) -> Kernel {
+    let code = expr.shader();
+    Kernel {
+        name: format!("map:{code}").into(),
+        inputs: &INPUT_NAMES[..expr.input_count()],
+        wgsl: include_str!("../shaders/map.wgsl")
+            .replace("{expr}", &code)
+            .into(),
+        glsl: include_str!("../shaders/map.glsl")
+            .replace("{expr}", &code)
+            .into(),
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -16,18 +16,22 @@ pub mod gpu;
 pub mod kernel;
 pub mod layout;
 pub mod matrix;
+pub mod pool;
 pub mod reference;
 
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use js_sys::{Float32Array, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::backend::BackendKind;
 use crate::device::{Choice, Device};
 use crate::error::Error;
+use crate::expr::Expr;
+use crate::gpu::ops;
 use crate::matrix::Matrix;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -43,6 +47,14 @@ export interface Capabilities {
   /** Why this backend runs and why the other one was not used. */
   reason: string;
 }
+
+/** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse. */
+export interface MemoryStats {
+  liveTextures: number;
+  liveBytes: number;
+  pooledTextures: number;
+  pooledBytes: number;
+}
 "#;
 
 /// A GPU for linear algebra, on WebGPU or WebGL2.
@@ -50,6 +62,16 @@ export interface Capabilities {
 pub struct Gpgpu {
     device: Rc<dyn Device>,
     reason: String,
+    /// This device's matrices by id, so that arrays of matrices can be passed from JS.
+    registry: RefCell<HashMap<u32, Weak<Slot>>>,
+}
+
+/// Wraps a device call whose result is a matrix: `Ok(GpuMatrix)` or a thrown `Error`.
+macro_rules! matrix_op {
+    ($self:ident, $call:expr) => {{
+        let m = $call?;
+        Ok($self.wrap(m))
+    }};
 }
 
 #[wasm_bindgen]
@@ -66,26 +88,26 @@ impl Gpgpu {
         Ok(Gpgpu {
             device: Rc::from(opened.device),
             reason: opened.reason,
+            registry: RefCell::default(),
         })
     }
 
     /// The backend that runs: "webgpu" or "webgl2".
     #[wasm_bindgen(getter, unchecked_return_type = "\"webgpu\" | \"webgl2\"")]
     pub fn backend(&self) -> String {
-        self.kind().name().into()
+        self.device.capabilities().backend.name().into()
     }
 
     /// Backend, adapter, maximum texture size and why this backend was chosen.
     #[wasm_bindgen(unchecked_return_type = "Capabilities")]
     pub fn capabilities(&self) -> Object {
         let caps = self.device.capabilities();
-        let obj = Object::new();
-        let set = |k: &str, v: JsValue| Reflect::set(&obj, &k.into(), &v).ok();
-        set("backend", self.backend().into());
-        set("adapter", caps.adapter.clone().into());
-        set("maxTextureSize", caps.max_texture_size.into());
-        set("reason", self.reason.clone().into());
-        obj
+        object(&[
+            ("backend", self.backend().into()),
+            ("adapter", caps.adapter.clone().into()),
+            ("maxTextureSize", caps.max_texture_size.into()),
+            ("reason", self.reason.clone().into()),
+        ])
     }
 
     /// Uploads `rows x cols` row-major values (a Float32Array, or an array of numbers).
@@ -104,22 +126,182 @@ impl Gpgpu {
                 Error::Shape("data must be a Float32Array or an array of numbers".into()).into(),
             );
         };
-        let m = self
-            .device
-            .upload(&data, dimension("rows", rows)?, dimension("cols", cols)?)?;
-        Ok(self.wrap(m))
+        let (rows, cols) = (dimension("rows", rows)?, dimension("cols", cols)?);
+        matrix_op!(self, self.device.upload(&data, rows, cols))
     }
 
     /// `a * b`, computed on the GPU; the result stays there until read.
     pub fn matmul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        let m = self.device.mul(&a.matrix()?, &b.matrix()?)?;
-        Ok(self.wrap(m))
+        matrix_op!(self, self.device.mul(&a.matrix()?, &b.matrix()?))
     }
 
-    /// `m * m` for a square `m`, computed on the GPU.
+    /// `m * m` for a square `m`.
     pub fn square(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        let s = self.device.square(&m.matrix()?)?;
-        Ok(self.wrap(s))
+        matrix_op!(self, self.device.square(&m.matrix()?))
+    }
+
+    /// `a^T * b`, without building the transpose.
+    #[wasm_bindgen(js_name = trMul)]
+    pub fn tr_mul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.tr_mul(&a.matrix()?, &b.matrix()?))
+    }
+
+    /// `a * b^T`, without building the transpose.
+    #[wasm_bindgen(js_name = mulTr)]
+    pub fn mul_tr(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_tr(&a.matrix()?, &b.matrix()?))
+    }
+
+    /// `a^T`.
+    pub fn transpose(&self, a: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.transpose(&a.matrix()?))
+    }
+
+    /// `a * x` for a column vector x, blocked: partial sums in many fragments, then a reduction.
+    #[wasm_bindgen(js_name = mulVec)]
+    pub fn mul_vec(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_vec(&a.matrix()?, &x.matrix()?))
+    }
+
+    /// `a * x`, one fragment per four output rows: the naive kernel, for comparison.
+    #[wasm_bindgen(js_name = mulVecNaive)]
+    pub fn mul_vec_naive(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_vec_naive(&a.matrix()?, &x.matrix()?))
+    }
+
+    /// A copy of `a`.
+    pub fn copy(&self, a: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::copy(), &[a])
+    }
+
+    /// `a + b`.
+    pub fn add(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::add(), &[a, b])
+    }
+
+    /// `a - b`.
+    pub fn sub(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::sub(), &[a, b])
+    }
+
+    /// `a .* b`, element by element.
+    #[wasm_bindgen(js_name = componentMul)]
+    pub fn component_mul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::component_mul(), &[a, b])
+    }
+
+    /// `a * c` for a number c.
+    pub fn scale(&self, a: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::scale(c), &[a])
+    }
+
+    /// `max(a, c)` element by element.
+    #[wasm_bindgen(js_name = maxScalar)]
+    pub fn max_scalar(&self, a: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::max_scalar(c), &[a])
+    }
+
+    /// `a + b * c` for a number c.
+    #[wasm_bindgen(js_name = addScaled)]
+    pub fn add_scaled(&self, a: &GpuMatrix, b: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::add_scaled(c), &[a, b])
+    }
+
+    /// `a + (b + c) .* d`, seed 000's madad.
+    pub fn madad(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        c: &GpuMatrix,
+        d: &GpuMatrix,
+    ) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::madad(), &[a, b, c, d])
+    }
+
+    /// An element-wise expression in ONE pass, e.g. `map("a * cos(b) / sqrt(c)", [A, B, C])`:
+    /// inputs `a`..`f`, numbers, `+ - * / ^`, and the functions of `Gpgpu.functions()`.
+    pub fn map(
+        &self,
+        expr: &str,
+        #[wasm_bindgen(unchecked_param_type = "GpuMatrix[]")] inputs: &js_sys::Array,
+    ) -> Result<GpuMatrix, JsValue> {
+        let expr = Expr::parse(expr)?;
+        let inputs = self.matrices(inputs)?;
+        let refs: Vec<&Matrix> = inputs.iter().collect();
+        matrix_op!(self, self.device.map(&expr, &refs))
+    }
+
+    /// Names of the functions `map` knows.
+    #[wasm_bindgen(unchecked_return_type = "string[]")]
+    pub fn functions() -> js_sys::Array {
+        expr::function_names()
+            .into_iter()
+            .map(JsValue::from)
+            .collect()
+    }
+
+    /// A `rows x cols` matrix of zeros.
+    pub fn zeros(&self, rows: f64, cols: f64) -> Result<GpuMatrix, JsValue> {
+        self.fill(rows, cols, 0.0)
+    }
+
+    /// A `rows x cols` matrix of `value`.
+    pub fn fill(&self, rows: f64, cols: f64, value: f32) -> Result<GpuMatrix, JsValue> {
+        let (rows, cols) = (dimension("rows", rows)?, dimension("cols", cols)?);
+        matrix_op!(self, self.device.fill(rows, cols, value))
+    }
+
+    /// The `rows x cols` identity (`cols` defaults to `rows`).
+    pub fn identity(&self, rows: f64, cols: Option<f64>) -> Result<GpuMatrix, JsValue> {
+        let (rows, cols) = (
+            dimension("rows", rows)?,
+            dimension("cols", cols.unwrap_or(rows))?,
+        );
+        matrix_op!(self, self.device.identity(rows, cols))
+    }
+
+    /// `sum a_ij b_ij` (`a^T b` for vectors), reduced on the GPU; only the number is read back.
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn dot(&self, a: &GpuMatrix, b: &GpuMatrix) -> Promise {
+        let (device, a, b) = (self.device.clone(), a.matrix(), b.matrix());
+        future_to_promise(async move { Ok(device.dot(&a?, &b?).await?.into()) })
+    }
+
+    /// `dot(a, a)`, the squared Euclidean (Frobenius) norm.
+    #[wasm_bindgen(js_name = normSquared, unchecked_return_type = "Promise<number>")]
+    pub fn norm_squared(&self, a: &GpuMatrix) -> Promise {
+        self.dot(a, a)
+    }
+
+    /// The sum of all elements, reduced on the GPU.
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn sum(&self, a: &GpuMatrix) -> Promise {
+        let (device, a) = (self.device.clone(), a.matrix());
+        future_to_promise(async move { Ok(device.sum_all(&a?).await?.into()) })
+    }
+
+    /// Live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes.
+    #[wasm_bindgen(unchecked_return_type = "MemoryStats")]
+    pub fn memory(&self) -> Object {
+        let m = self.device.memory();
+        object(&[
+            ("liveTextures", m.live_textures.into()),
+            ("liveBytes", m.live_bytes.into()),
+            ("pooledTextures", m.pooled_textures.into()),
+            ("pooledBytes", m.pooled_bytes.into()),
+        ])
+    }
+
+    /// Frees the pooled textures now (they are kept for reuse otherwise).
+    #[wasm_bindgen(js_name = releasePooled)]
+    pub fn release_pooled(&self) {
+        self.device.release_pooled();
+    }
+
+    /// Source of the last kernel that ran, in the backend's language (WGSL or GLSL).
+    #[wasm_bindgen(js_name = lastShader)]
+    pub fn last_shader(&self) -> Option<String> {
+        self.device.last_shader()
     }
 
     /// Resolves once all GPU work submitted so far has finished (for timings).
@@ -134,27 +316,70 @@ impl Gpgpu {
 }
 
 impl Gpgpu {
-    fn kind(&self) -> BackendKind {
-        self.device.capabilities().backend
-    }
-
     fn wrap(&self, m: Matrix) -> GpuMatrix {
+        let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
+        let cell = Rc::new(RefCell::new(Some(m)));
+        let mut registry = self.registry.borrow_mut();
+        if registry.len() >= 64 && registry.len().is_power_of_two() {
+            registry.retain(|_, w| w.strong_count() > 0);
+        }
+        registry.insert(id, Rc::downgrade(&cell));
+        let m = cell.borrow();
+        let (rows, cols) = m.as_ref().map_or((0, 0), |m| (m.rows(), m.cols()));
+        drop(m);
         GpuMatrix {
             device: self.device.clone(),
-            rows: m.rows(),
-            cols: m.cols(),
-            matrix: RefCell::new(Some(m)),
+            id,
+            rows,
+            cols,
+            matrix: cell,
         }
     }
+
+    /// Runs an element-wise expression of the operation set on `inputs`.
+    fn apply(&self, expr: Expr, inputs: &[&GpuMatrix]) -> Result<GpuMatrix, JsValue> {
+        let inputs = inputs
+            .iter()
+            .map(|m| m.matrix())
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<&Matrix> = inputs.iter().collect();
+        matrix_op!(self, self.device.map(&expr, &refs))
+    }
+
+    /// The matrices of a JS array of this device's GpuMatrix objects.
+    fn matrices(&self, array: &js_sys::Array) -> Result<Vec<Matrix>, Error> {
+        let registry = self.registry.borrow();
+        array
+            .iter()
+            .map(|v| {
+                let id = Reflect::get(&v, &"id".into())
+                    .ok()
+                    .and_then(|id| id.as_f64())
+                    .ok_or_else(|| Error::Shape("inputs must be an array of GpuMatrix".into()))?;
+                let cell = registry
+                    .get(&(id as u32))
+                    .and_then(Weak::upgrade)
+                    .ok_or(Error::ForeignMatrix)?;
+                let m = cell.borrow().clone();
+                m.ok_or(Error::Freed)
+            })
+            .collect()
+    }
 }
+
+static NEXT_MATRIX_ID: AtomicU32 = AtomicU32::new(1);
+
+/// Where a GpuMatrix keeps its matrix: `None` once freed.
+type Slot = RefCell<Option<Matrix>>;
 
 /// A matrix whose data stays on the GPU until `read()`.
 #[wasm_bindgen]
 pub struct GpuMatrix {
     device: Rc<dyn Device>,
+    id: u32,
     rows: usize,
     cols: usize,
-    matrix: RefCell<Option<Matrix>>,
+    matrix: Rc<Slot>,
 }
 
 #[wasm_bindgen]
@@ -171,6 +396,12 @@ impl GpuMatrix {
         self.cols
     }
 
+    /// A number that identifies this matrix within its Gpgpu.
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
     /// Reads the matrix back: a Float32Array of exactly rows * cols values, row-major.
     #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array>")]
     pub fn read(&self) -> Promise {
@@ -180,6 +411,30 @@ impl GpuMatrix {
             let data = device.read(&matrix?).await?;
             Ok(Float32Array::from(data.as_slice()).into())
         })
+    }
+
+    /// `this += b`.
+    #[wasm_bindgen(js_name = addAssign)]
+    pub fn add_assign(&self, b: &GpuMatrix) -> Result<(), JsValue> {
+        self.update(ops::add(), &[b])
+    }
+
+    /// `this *= c` for a number c.
+    #[wasm_bindgen(js_name = scaleMut)]
+    pub fn scale_mut(&self, c: f32) -> Result<(), JsValue> {
+        self.update(ops::scale(c), &[])
+    }
+
+    /// `this += b * c` for a number c (seed 000's `mad(b, c)`).
+    #[wasm_bindgen(js_name = addScaledMut)]
+    pub fn add_scaled_mut(&self, b: &GpuMatrix, c: f32) -> Result<(), JsValue> {
+        self.update(ops::add_scaled(c), &[b])
+    }
+
+    /// `this += a .* b` (seed 000's `mad(a, b)`).
+    #[wasm_bindgen(js_name = addComponentMulMut)]
+    pub fn add_component_mul_mut(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<(), JsValue> {
+        self.update(ops::add_component_mul(), &[a, b])
     }
 
     /// Frees the GPU texture now; any later use of this matrix is an error.
@@ -193,6 +448,28 @@ impl GpuMatrix {
     fn matrix(&self) -> Result<Matrix, Error> {
         self.matrix.borrow().clone().ok_or(Error::Freed)
     }
+
+    /// `this = expr(this, others...)`, replacing this matrix's texture.
+    fn update(&self, expr: Expr, others: &[&GpuMatrix]) -> Result<(), JsValue> {
+        let others = others
+            .iter()
+            .map(|m| m.matrix())
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<&Matrix> = others.iter().collect();
+        let mut this = self.matrix()?;
+        self.device.map_mut(&expr, &mut this, &refs)?;
+        *self.matrix.borrow_mut() = Some(this);
+        Ok(())
+    }
+}
+
+/// A plain JS object with the given properties.
+fn object(props: &[(&str, JsValue)]) -> Object {
+    let obj = Object::new();
+    for (k, v) in props {
+        let _ = Reflect::set(&obj, &(*k).into(), v);
+    }
+    obj
 }
 
 /// A matrix dimension from JavaScript: a whole number from 0 (refused later as a zero

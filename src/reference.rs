@@ -56,6 +56,17 @@ pub fn matmul(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> (Vec<f64>, 
     (c, s)
 }
 
+/// The transpose of row-major `data` (`rows x cols`).
+pub fn transpose(data: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut t = vec![0.0; data.len()];
+    for i in 0..rows {
+        for j in 0..cols {
+            t[j * rows + i] = data[i * cols + j];
+        }
+    }
+    t
+}
+
 /// Unit roundoff of f32: 2^-24.
 pub const F32_UNIT_ROUNDOFF: f64 = 1.0 / 16_777_216.0;
 
@@ -143,6 +154,13 @@ mod tests {
             .iter()
             .all(|v| v.fract() == 0.0 && (-3.0..=3.0).contains(v)));
         assert!(ints.contains(&-3.0) && ints.contains(&3.0));
+    }
+
+    #[test]
+    fn transpose_moves_every_element() {
+        let t = transpose(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 2, 3);
+        assert_eq!(t, vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+        assert_eq!(transpose(&t, 3, 2), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     }
 
     #[test]

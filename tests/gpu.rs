@@ -6,8 +6,11 @@
 //! integer matrices whose products and partial sums fit in 24 bits must come back exact.
 #![cfg(target_arch = "wasm32")]
 
+mod common;
+
+use common::device;
 use texla::backend::BackendKind;
-use texla::device::{open, Choice, Device};
+use texla::device::Device;
 use texla::error::Error;
 use texla::reference::{compare, dot_error_bound, matmul, Rng};
 use texla::Gpgpu;
@@ -15,33 +18,6 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-async fn device(kind: BackendKind) -> Box<dyn Device> {
-    match open(Choice::Force(kind)).await {
-        Ok(opened) => {
-            assert_eq!(opened.device.capabilities().backend, kind);
-            opened.device
-        }
-        Err(e) => panic!(
-            "{} is required for this test and is missing: {e}",
-            kind.name()
-        ),
-    }
-}
-
-/// Writes each test once; it runs in module `webgpu` and in module `webgl2`.
-macro_rules! on_both_backends {
-    ($(async fn $name:ident($kind:ident) $body:block)*) => {
-        mod webgpu {
-            use super::*;
-            $( #[wasm_bindgen_test] async fn $name() { let $kind = BackendKind::WebGpu; $body } )*
-        }
-        mod webgl2 {
-            use super::*;
-            $( #[wasm_bindgen_test] async fn $name() { let $kind = BackendKind::WebGl2; $body } )*
-        }
-    };
-}
 
 /// Multiplies random m x k and k x n matrices on the GPU and checks every element against the
 /// float64 product within the bound.

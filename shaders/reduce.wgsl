@@ -1,0 +1,17 @@
+// One pass of a sum reduction: output texel (x, y) is the sum of the terms of input texels
+// (4x..4x+3, 4y..4y+3) that exist, so each pass shrinks the texture 16-fold. The term is the
+// texel itself, or a_texel * b_texel for the first pass of a dot product (the products never
+// take a texture of their own). The four components stay apart until `sum_components`.
+fn kernel(texel: vec2<i32>) -> vec4<f32> {
+    var acc = vec4<f32>(0.0);
+    for (var j = 0; j < 4; j++) {
+        let y = 4 * texel.y + j;
+        for (var i = 0; i < 4; i++) {
+            let x = 4 * texel.x + i;
+            if (x < a_width() && y < a_height()) {
+                acc += {term};
+            }
+        }
+    }
+    return acc;
+}

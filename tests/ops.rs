@@ -1,0 +1,327 @@
+//! Browser tests of the operation library, each on both backends against float64.
+//!
+//! Tolerances, stated per check: element-wise arithmetic within 2^-21 absolute on inputs in
+//! [-1, 1]; functions within `rel * |exact| + abs` (see `FUNCTIONS`); products and reductions
+//! within the dot-product bound 2 (k + 2) 2^-24 sum |a b| of `reference::dot_error_bound`.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::device;
+use texla::backend::BackendKind;
+use texla::device::Device;
+use texla::expr::{Expr, Func, Func2};
+use texla::gpu::ops;
+use texla::reference::{compare, dot_error_bound, matmul, transpose, Rng};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A shape whose rows are not a multiple of 4 and whose columns are odd.
+const R: usize = 7;
+const C: usize = 5;
+
+/// Runs `expr` on random inputs in `[lo, hi)` and returns (inputs, gpu result, float64 result).
+async fn run_expr(
+    gpu: &dyn Device,
+    expr: &Expr,
+    lo: f32,
+    hi: f32,
+    seed: u32,
+) -> (Vec<Vec<f32>>, Vec<f32>, Vec<f64>) {
+    let mut rng = Rng::new(seed);
+    let inputs: Vec<Vec<f32>> = (0..expr.input_count())
+        .map(|_| rng.matrix(R * C, lo, hi))
+        .collect();
+    let mats: Vec<_> = inputs
+        .iter()
+        .map(|d| gpu.upload(d, R, C).unwrap())
+        .collect();
+    let refs: Vec<_> = mats.iter().collect();
+    let got = gpu.read(&gpu.map(expr, &refs).unwrap()).await.unwrap();
+    let exact = (0..R * C)
+        .map(|i| {
+            let xs: Vec<f64> = inputs.iter().map(|d| f64::from(d[i])).collect();
+            expr.eval(&xs)
+        })
+        .collect();
+    (inputs, got, exact)
+}
+
+fn assert_close(what: &str, got: &[f32], exact: &[f64], rel: f64, abs: f64) {
+    assert_eq!(got.len(), exact.len());
+    for (i, (&g, &e)) in got.iter().zip(exact).enumerate() {
+        let err = (f64::from(g) - e).abs();
+        assert!(
+            err <= rel * e.abs() + abs,
+            "{what}: element {i} is {g}, float64 says {e} (error {err:e})"
+        );
+    }
+}
+
+/// Each function, its test domain and its tolerance (relative, absolute). The absolute part
+/// covers results near zero, where GPU functions promise an absolute, not a relative, error.
+const FUNCTIONS: &[(Func, f32, f32, f64, f64)] = &[
+    (Func::Neg, -10.0, 10.0, 0.0, 0.0),
+    (Func::Abs, -10.0, 10.0, 0.0, 0.0),
+    (Func::Inv, 0.25, 4.0, 4e-7, 0.0),
+    (Func::Sqrt, 1e-3, 100.0, 4e-7, 0.0),
+    (Func::InvSqrt, 1e-3, 100.0, 6e-7, 0.0),
+    (Func::Cbrt, -100.0, 100.0, 1e-6, 1e-30),
+    (Func::InvCbrt, 0.01, 100.0, 1e-6, 0.0),
+    (Func::Exp, -10.0, 10.0, 4e-6, 0.0),
+    (Func::Ln, 1e-3, 1e3, 4e-6, 1e-6),
+    (Func::Log10, 1e-3, 1e3, 4e-6, 1e-6),
+    (Func::Cos, -3.0, 3.0, 1e-6, 1e-6),
+    (Func::Sin, -3.0, 3.0, 1e-6, 1e-6),
+    (Func::Tan, -1.5, 1.5, 4e-6, 1e-6),
+    (Func::Acos, -1.0, 1.0, 2e-6, 1e-6),
+    (Func::Asin, -1.0, 1.0, 2e-6, 1e-6),
+    (Func::Atan, -10.0, 10.0, 2e-6, 1e-6),
+    (Func::Cosh, -5.0, 5.0, 4e-6, 0.0),
+    (Func::Sinh, -5.0, 5.0, 4e-6, 1e-30),
+    (Func::Tanh, -5.0, 5.0, 4e-6, 1e-30),
+    (Func::Acosh, 1.0, 100.0, 4e-6, 1e-6),
+    (Func::Asinh, -100.0, 100.0, 4e-6, 1e-30),
+    (Func::Atanh, -0.99, 0.99, 4e-6, 1e-30),
+];
+
+on_both_backends! {
+    async fn seed_operation_set_matches_float64(kind) {
+        let gpu = device(kind).await;
+        let cases = [
+            ("copy", ops::copy()),
+            ("add", ops::add()),
+            ("sub", ops::sub()),
+            ("component_mul", ops::component_mul()),
+            ("scale", ops::scale(-2.5)),
+            ("max_scalar", ops::max_scalar(0.25)),
+            ("add_scaled", ops::add_scaled(3.0)),
+            ("add_component_mul", ops::add_component_mul()),
+            ("madad", ops::madad()),
+        ];
+        for (i, (name, expr)) in cases.iter().enumerate() {
+            let (_, got, exact) = run_expr(gpu.as_ref(), expr, -1.0, 1.0, i as u32).await;
+            assert_close(name, &got, &exact, 0.0, 2f64.powi(-21));
+        }
+    }
+
+    async fn in_place_operations_replace_the_matrix(kind) {
+        let gpu = device(kind).await;
+        let a = gpu.upload(&[1.0, 2.0, 3.0, 4.0, 5.0], 5, 1).unwrap();
+        let b = gpu.upload(&[10.0, 20.0, 30.0, 40.0, 50.0], 5, 1).unwrap();
+        let mut this = gpu.upload(&[1.0; 5], 5, 1).unwrap();
+        let before = this.clone();
+        gpu.map_mut(&ops::add(), &mut this, &[&a]).unwrap(); // this += a
+        gpu.map_mut(&ops::add_scaled(0.5), &mut this, &[&b]).unwrap(); // this += b * 0.5
+        gpu.map_mut(&ops::add_component_mul(), &mut this, &[&a, &a]).unwrap(); // this += a .* a
+        gpu.map_mut(&ops::scale(2.0), &mut this, &[]).unwrap(); // this *= 2
+        assert_eq!(gpu.read(&this).await.unwrap(), vec![16.0, 34.0, 56.0, 82.0, 112.0]);
+        // Another handle to the old value still holds it.
+        assert_eq!(gpu.read(&before).await.unwrap(), vec![1.0; 5]);
+    }
+
+    async fn fused_expression_is_one_pass_and_matches(kind) {
+        let gpu = device(kind).await;
+        let expr = Expr::parse("A * cos(B) / sqrt(C)").unwrap();
+        let mut rng = Rng::new(3);
+        let (a, b, c) = (rng.matrix(R * C, -2.0, 2.0), rng.matrix(R * C, -3.0, 3.0), rng.matrix(R * C, 0.1, 2.0));
+        let (ga, gb, gc) = (gpu.upload(&a, R, C).unwrap(), gpu.upload(&b, R, C).unwrap(), gpu.upload(&c, R, C).unwrap());
+        let before = gpu.memory().live_textures;
+        let out = gpu.map(&expr, &[&ga, &gb, &gc]).unwrap();
+        // One pass: exactly one new texture, no temporaries.
+        assert_eq!(gpu.memory().live_textures, before + 1);
+        let shader = gpu.last_shader().unwrap();
+        assert!(shader.contains("f_div(f_mul(a_texel(texel.x, texel.y), f_cos(b_texel(texel.x, texel.y))), f_sqrt(c_texel(texel.x, texel.y)))"), "{shader}");
+        let got = gpu.read(&out).await.unwrap();
+        let exact: Vec<f64> = (0..R * C)
+            .map(|i| f64::from(a[i]) * f64::from(b[i]).cos() / f64::from(c[i]).sqrt())
+            .collect();
+        assert_close("a*cos(b)/sqrt(c)", &got, &exact, 2e-6, 1e-6);
+    }
+
+    async fn every_function_matches_float64_on_its_domain(kind) {
+        let gpu = device(kind).await;
+        let mut wrong = Vec::new();
+        for (i, &(f, lo, hi, rel, abs)) in FUNCTIONS.iter().enumerate() {
+            let expr = Expr::call(f, Expr::Input(0));
+            let (_, got, exact) = run_expr(gpu.as_ref(), &expr, lo, hi, 100 + i as u32).await;
+            if let Err(e) = std::panic::catch_unwind(|| assert_close(f.name(), &got, &exact, rel, abs)) {
+                wrong.push(e.downcast_ref::<String>().cloned().unwrap_or_default());
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("; "));
+        for (f, lo, hi) in [(Func2::Div, 0.25, 4.0), (Func2::Atan2, -1.0, 1.0), (Func2::Max, -1.0, 1.0), (Func2::Min, -1.0, 1.0)] {
+            let expr = Expr::call2(f, Expr::Input(0), Expr::Input(1));
+            let (_, got, exact) = run_expr(gpu.as_ref(), &expr, lo, hi, 7).await;
+            assert_close(f.name(), &got, &exact, 1e-6, 1e-6);
+        }
+        // pow on positive bases, and on negative bases with whole exponents (IEEE semantics).
+        let x = gpu.upload(&[2.0, 0.5, 10.0, -2.0, -2.0, -8.0, 0.0, 0.0, 5.0], 9, 1).unwrap();
+        let y = gpu.upload(&[0.5, -3.0, 2.5, 3.0, 2.0, -1.0, 0.0, 2.0, 0.0], 9, 1).unwrap();
+        let got = gpu.read(&gpu.map(&Expr::parse("pow(a, b)").unwrap(), &[&x, &y]).unwrap()).await.unwrap();
+        let exact: Vec<f64> = [(2.0f64, 0.5), (0.5, -3.0), (10.0, 2.5), (-2.0, 3.0), (-2.0, 2.0), (-8.0, -1.0), (0.0, 0.0), (0.0, 2.0), (5.0, 0.0)]
+            .iter().map(|(x, y)| x.powf(*y)).collect();
+        assert_close("pow", &got, &exact, 4e-6, 0.0);
+        let nan = gpu.read(&gpu.map(&Expr::parse("pow(a, 0.5)").unwrap(), &[&gpu.upload(&[-4.0], 1, 1).unwrap()]).unwrap()).await.unwrap();
+        assert!(nan[0].is_nan(), "pow(-4, 0.5) is NaN, got {}", nan[0]);
+    }
+
+    async fn special_values_follow_ieee_754(kind) {
+        // +-0, +-inf, NaN, huge and tiny values through the arithmetic and the functions,
+        // compared with Rust's f64 (IEEE 754). NaN must stay NaN; infinities keep their sign.
+        // The one documented difference: sin, cos and tan reduce their argument accurately only
+        // for |x| < 1e5; beyond, the GPU's built-in answers (here asserted to lie in [-1, 1]).
+        let gpu = device(kind).await;
+        let inf = f32::INFINITY;
+        let x = [0.0, -0.0, 1.0, -1.0, inf, -inf, f32::NAN, 1e30, -1e-30];
+        let gx = gpu.upload(&x, x.len(), 1).unwrap();
+        let mut wrong = Vec::new();
+        for text in ["a + 1", "a * 2", "a - a", "1 / a", "sqrt(a)", "exp(a)", "ln(a)", "-a", "abs(a)", "tanh(a)", "cbrt(a)", "pow(a, 2)", "sin(a)", "max(a, 0)"] {
+            let expr = Expr::parse(text).unwrap();
+            let got = gpu.read(&gpu.map(&expr, &[&gx]).unwrap()).await.unwrap();
+            for (i, &v) in x.iter().enumerate() {
+                let e = expr.eval(&[f64::from(v)]) as f32;
+                let g = got[i];
+                if text == "sin(a)" && v.abs() >= 1e5 && v.is_finite() {
+                    if g.abs() > 1.0 {
+                        wrong.push(format!("sin({v}) = {g} is outside [-1, 1]"));
+                    }
+                    continue;
+                }
+                let same = (g.is_nan() && e.is_nan())
+                    || (g.is_infinite() && g == e)
+                    || (e.is_finite() && g.is_finite() && (g - e).abs() <= 1e-6 * e.abs().max(1e-30));
+                if !same {
+                    wrong.push(format!("{text} at {v}: GPU {g}, IEEE {e}"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("; "));
+    }
+
+    async fn transposed_products_and_transpose(kind) {
+        let gpu = device(kind).await;
+        for (i, &(m, k, n)) in [(1, 1, 1), (13, 29, 7), (5, 3, 9), (64, 17, 6)].iter().enumerate() {
+            let mut rng = Rng::new(20 + i as u32);
+            let a = rng.matrix(m * k, -1.0, 1.0); // A is m x k
+            let b = rng.matrix(k * n, -1.0, 1.0); // B is k x n
+            let (exact, sums) = matmul(&a, &b, m, k, n);
+            let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(k, s)).collect();
+            // tr_mul(A^T stored as k x m, B) = A B.
+            let at = gpu.upload(&transpose(&a, m, k), k, m).unwrap();
+            let gb = gpu.upload(&b, k, n).unwrap();
+            let c1 = gpu.read(&gpu.tr_mul(&at, &gb).unwrap()).await.unwrap();
+            let cmp = compare(&c1, &exact, &bound);
+            assert!(cmp.worst_bound_ratio <= 1.0, "tr_mul {m}x{k}x{n}: {cmp:?}");
+            // mul_tr(A, B^T stored as n x k) = A B.
+            let ga = gpu.upload(&a, m, k).unwrap();
+            let bt = gpu.upload(&transpose(&b, k, n), n, k).unwrap();
+            let c2 = gpu.read(&gpu.mul_tr(&ga, &bt).unwrap()).await.unwrap();
+            let cmp = compare(&c2, &exact, &bound);
+            assert!(cmp.worst_bound_ratio <= 1.0, "mul_tr {m}x{k}x{n}: {cmp:?}");
+            // transpose is exact.
+            let t = gpu.transpose(&ga).unwrap();
+            assert_eq!((t.rows(), t.cols()), (k, m));
+            assert_eq!(gpu.read(&t).await.unwrap(), transpose(&a, m, k));
+        }
+    }
+
+    async fn matrix_vector_blocked_and_naive(kind) {
+        let gpu = device(kind).await;
+        for &(m, n) in &[(1, 1), (3, 5), (100, 64), (7, 65), (33, 130), (257, 257), (2, 1000)] {
+            let mut rng = Rng::new((m * 1000 + n) as u32);
+            let a = rng.matrix(m * n, -1.0, 1.0);
+            let x = rng.matrix(n, -1.0, 1.0);
+            let (exact, sums) = matmul(&a, &x, m, n, 1);
+            let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(n, s)).collect();
+            let (ga, gx) = (gpu.upload(&a, m, n).unwrap(), gpu.upload(&x, n, 1).unwrap());
+            for (name, y) in [("blocked", gpu.mul_vec(&ga, &gx).unwrap()), ("naive", gpu.mul_vec_naive(&ga, &gx).unwrap())] {
+                assert_eq!((y.rows(), y.cols()), (m, 1));
+                let cmp = compare(&gpu.read(&y).await.unwrap(), &exact, &bound);
+                assert!(cmp.worst_bound_ratio <= 1.0, "{name} {m}x{n}: {cmp:?}");
+            }
+        }
+    }
+
+    async fn dot_and_norm_squared_reduce_on_the_gpu(kind) {
+        let gpu = device(kind).await;
+        for (i, &(rows, cols)) in [(1, 1), (7, 1), (1, 7), (1000, 1), (4097, 1), (1, 300), (13, 29)].iter().enumerate() {
+            let mut rng = Rng::new(40 + i as u32);
+            let (a, b) = (rng.matrix(rows * cols, -1.0, 1.0), rng.matrix(rows * cols, -1.0, 1.0));
+            let exact: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+            let sum_abs: f64 = a.iter().zip(&b).map(|(x, y)| (f64::from(*x) * f64::from(*y)).abs()).sum();
+            let (ga, gb) = (gpu.upload(&a, rows, cols).unwrap(), gpu.upload(&b, rows, cols).unwrap());
+            let d = gpu.dot(&ga, &gb).await.unwrap();
+            let bound = dot_error_bound(rows * cols, sum_abs);
+            assert!((f64::from(d) - exact).abs() <= bound, "dot {rows}x{cols}: {d} vs {exact}");
+            let nsq = gpu.dot(&ga, &ga).await.unwrap();
+            let exact_sq: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum();
+            assert!((f64::from(nsq) - exact_sq).abs() <= dot_error_bound(rows * cols, exact_sq));
+            let s = gpu.sum_all(&ga).await.unwrap();
+            let exact_sum: f64 = a.iter().map(|x| f64::from(*x)).sum();
+            let abs_sum: f64 = a.iter().map(|x| f64::from(x.abs())).sum();
+            assert!((f64::from(s) - exact_sum).abs() <= dot_error_bound(rows * cols, abs_sum));
+        }
+    }
+
+    async fn zeros_fill_identity(kind) {
+        let gpu = device(kind).await;
+        assert_eq!(gpu.read(&gpu.fill(3, 5, 0.0).unwrap()).await.unwrap(), vec![0.0; 15]);
+        assert_eq!(gpu.read(&gpu.fill(6, 2, -1.5).unwrap()).await.unwrap(), vec![-1.5; 12]);
+        let id = gpu.read(&gpu.identity(6, 5).unwrap()).await.unwrap();
+        for i in 0..6 {
+            for j in 0..5 {
+                assert_eq!(id[i * 5 + j], if i == j { 1.0 } else { 0.0 });
+            }
+        }
+        // Padding stays zero after a constant fill: the sum sees only the 5 x 3 elements.
+        assert_eq!(gpu.sum_all(&gpu.fill(5, 3, 2.0).unwrap()).await.unwrap(), 30.0);
+        assert_eq!(gpu.sum_all(&gpu.map(&Expr::parse("cos(a)").unwrap(), &[&gpu.fill(5, 3, 0.0).unwrap()]).unwrap()).await.unwrap(), 15.0);
+    }
+
+    async fn shape_errors_are_clear(kind) {
+        let gpu = device(kind).await;
+        let a = gpu.upload(&[1.0; 6], 2, 3).unwrap();
+        let b = gpu.upload(&[1.0; 6], 3, 2).unwrap();
+        let msg = |e: texla::error::Error| e.to_string();
+        assert!(msg(gpu.map(&ops::add(), &[&a, &b]).unwrap_err()).contains("same shape, got 2x3 and 3x2"));
+        assert!(msg(gpu.tr_mul(&a, &b).unwrap_err()).contains("inner dimensions 2 and 3 differ"));
+        assert!(msg(gpu.mul_tr(&a, &b).unwrap_err()).contains("inner dimensions 3 and 2 differ"));
+        assert!(msg(gpu.mul_vec(&a, &b).unwrap_err()).contains("3x1 vector"));
+        assert!(msg(gpu.dot(&a, &b).await.unwrap_err()).contains("same shape"));
+        assert!(msg(gpu.map(&ops::add(), &[&a]).unwrap_err()).contains("reads 2 matrices but 1 were given"));
+        assert!(msg(gpu.fill(0, 2, 1.0).unwrap_err()).contains("zero dimension"));
+    }
+
+    async fn a_thousand_mixed_operations_do_not_grow_memory(kind) {
+        let gpu = device(kind).await;
+        let mut rng = Rng::new(1);
+        let a = gpu.upload(&rng.matrix(33 * 17, -1.0, 1.0), 33, 17).unwrap();
+        let b = gpu.upload(&rng.matrix(17 * 33, -1.0, 1.0), 17, 33).unwrap();
+        let x = gpu.upload(&rng.matrix(17, -1.0, 1.0), 17, 1).unwrap();
+        let mut acc = gpu.fill(33, 33, 0.0).unwrap();
+        let expr = Expr::parse("a * cos(b) + 0.5").unwrap();
+        let mut after_warmup = None;
+        for i in 0..1000 {
+            match i % 5 {
+                0 => {
+                    let p = gpu.mul(&a, &b).unwrap();
+                    gpu.map_mut(&ops::add_scaled(1e-3), &mut acc, &[&p]).unwrap();
+                }
+                1 => drop(gpu.mul_vec(&a, &x).unwrap()),
+                2 => drop(gpu.map(&expr, &[&acc, &acc]).unwrap()),
+                3 => drop(gpu.transpose(&acc).unwrap()),
+                _ => drop(gpu.dot(&x, &x).await.unwrap()),
+            }
+            if i == 99 {
+                after_warmup = Some(gpu.memory());
+            }
+        }
+        let end = gpu.memory();
+        let start = after_warmup.unwrap();
+        assert_eq!(end.live_textures, 4, "a, b, x, acc and nothing else: {end:?}");
+        assert_eq!((end.pooled_textures, end.pooled_bytes), (start.pooled_textures, start.pooled_bytes), "{start:?} -> {end:?}");
+        assert!(gpu.read(&acc).await.unwrap().iter().all(|v| v.is_finite()));
+    }
+}
