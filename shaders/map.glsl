@@ -17,8 +17,9 @@ vec4 f_add(vec4 x, vec4 y) { return x + y; }
 vec4 f_sub(vec4 x, vec4 y) { return x - y; }
 vec4 f_mul(vec4 x, vec4 y) { return x * y; }
 vec4 f_div(vec4 x, vec4 y) { return x / y; }
-vec4 f_max(vec4 x, vec4 y) { return max(x, y); }
-vec4 f_min(vec4 x, vec4 y) { return min(x, y); }
+// max and min pass NaN on, as JavaScript's Math.max does (GPU max drops it).
+vec4 f_max(vec4 x, vec4 y) { return keep_nan(x, keep_nan(y, max(x, y))); }
+vec4 f_min(vec4 x, vec4 y) { return keep_nan(x, keep_nan(y, min(x, y))); }
 vec4 f_neg(vec4 x) { return -x; }
 vec4 f_abs(vec4 x) { return abs(x); }
 vec4 f_inv(vec4 x) { return 1.0 / x; }
@@ -30,14 +31,44 @@ vec4 f_cbrt(vec4 x) {
     vec4 y = sign(x) * pow(abs(x), vec4(1.0 / 3.0));
     vec4 refined = y - (y * y * y - x) / (3.0 * y * y);
     bvec4 ok = bvec4(uvec4(greaterThan(abs(y), vec4(1e-12))) * uvec4(lessThan(abs(y), vec4(1e12))));
-    return keep_nan(x, mix(y, refined, ok));
+    return keep_nan(x, mix(mix(y, refined, ok), x, equal(x, vec4(0.0)))); // cbrt(-0) = -0
 }
 vec4 f_invcbrt(vec4 x) { return 1.0 / f_cbrt(x); }
 
-vec4 f_exp(vec4 x) { return keep_nan(x, exp(x)); }
+// e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 in [-0.35, 0.35] (ln 2 in two parts, exact
+// products): the built-in exp then errs only on the small r, and 2^k (in two halves, to reach the
+// smallest results) is exact. Past |x| = 88 the result over- or underflows: the built-in decides.
+vec4 f_exp(vec4 x) {
+    vec4 k = round(x * 1.4426950408889634);
+    vec4 r = (x - k * 0.693145751953125) - k * 1.42860682030941723e-6;
+    vec4 h = floor(k * 0.5);
+    vec4 v = exp(r) * exp2(h) * exp2(k - h);
+    return keep_nan(x, mix(v, exp(x), greaterThanEqual(abs(x), vec4(88.0))));
+}
+// ln(1 + u) for |u| < 0.41 from the series 2 atanh(s), s = u / (2 + u): exact near u = 0.
+vec4 ln_near_one(vec4 u) {
+    vec4 s = u / (2.0 + u);
+    vec4 z = s * s;
+    return 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (0.2 + z * (1.0 / 7.0 + z * (1.0 / 9.0 + z * (1.0 / 11.0))))));
+}
+// ln x for positive normal x: x = m 2^e with m in [0.707, 1.414] read off the bits, then
+// ln x = e ln 2 + ln m. GPU logs promise only 2^-21 absolute near x = 1.
+vec4 ln_reduced(vec4 x) {
+    uvec4 bits = floatBitsToUint(x);
+    vec4 e = vec4(ivec4((bits >> 23u) & uvec4(0xffu)) - ivec4(127));
+    vec4 m = uintBitsToFloat((bits & uvec4(0x007fffffu)) | uvec4(0x3f800000u));
+    bvec4 big = greaterThan(m, vec4(1.41421356));
+    m = mix(m, m * 0.5, big);
+    e = mix(e, e + 1.0, big);
+    return e * 0.693145751953125 + (e * 1.42860682030941723e-6 + ln_near_one(m - 1.0));
+}
+// ln(1 + u), accurate for tiny u too.
+vec4 log1p4(vec4 u) {
+    return mix(ln_reduced(1.0 + u), ln_near_one(u), lessThan(abs(u), vec4(0.41)));
+}
 // log: NaN below 0, -inf at 0, +inf at +inf.
 vec4 f_ln(vec4 x) {
-    vec4 r = mix(log(x), -inf4(), equal(x, vec4(0.0)));
+    vec4 r = mix(ln_reduced(x), -inf4(), equal(x, vec4(0.0)));
     r = mix(r, inf4(), equal(x, inf4()));
     return keep_nan(x, mix(r, nan4(), lessThan(x, vec4(0.0))));
 }
@@ -98,17 +129,19 @@ vec4 f_asin(vec4 x) { return keep_nan(x, asin(x)); }
 vec4 f_atan(vec4 x) { return keep_nan(x, atan(x)); }
 vec4 f_atan2(vec4 y, vec4 x) { return keep_nan(x, keep_nan(y, atan(y, x))); }
 vec4 f_cosh(vec4 x) { return keep_nan(x, cosh(x)); }
-vec4 f_acosh(vec4 x) { return keep_nan(x, acosh(x)); }
+// acosh: log1p(t + sqrt(2t + t^2)) with t = x - 1, accurate near 1; ln(2x) where t^2 overflows.
+vec4 f_acosh(vec4 x) {
+    vec4 t = x - 1.0;
+    vec4 near = log1p4(t + sqrt(2.0 * t + t * t));
+    vec4 r = mix(near, f_ln(x) + 0.69314718055994531, greaterThan(x, vec4(1e18)));
+    return keep_nan(x, mix(r, nan4(), lessThan(x, vec4(1.0))));
+}
+vec4 f_acosh_builtin(vec4 x) { return acosh(x); }
 vec4 f_sinh_builtin(vec4 x) { return sinh(x); }
 vec4 f_tanh_builtin(vec4 x) { return tanh(x); }
 vec4 f_asinh_builtin(vec4 x) { return asinh(x); }
 vec4 f_atanh_builtin(vec4 x) { return atanh(x); }
 
-// log(1 + u) without losing u when it is tiny (Goldberg's trick: the rounding of 1 + u cancels).
-vec4 log1p4(vec4 u) {
-    vec4 w = 1.0 + u;
-    return mix(log(w) * u / (w - 1.0), u, equal(w, vec4(1.0)));
-}
 // sinh: a Taylor series near 0, where (e^x - e^-x) / 2 cancels.
 vec4 f_sinh(vec4 x) {
     vec4 x2 = x * x;
@@ -124,13 +157,15 @@ vec4 f_tanh(vec4 x) {
 vec4 f_asinh(vec4 x) {
     vec4 a = abs(x);
     vec4 near = log1p4(a + a * a / (1.0 + sqrt(1.0 + a * a)));
-    vec4 far = log(a) + 0.69314718055994531;
+    vec4 far = f_ln(a) + 0.69314718055994531;
     return keep_nan(x, sign(x) * mix(near, far, greaterThan(a, vec4(1e18))));
 }
-// atanh: log1p(2|x| / (1 - |x|)) / 2 with the sign of x.
+// atanh: log1p(2|x| / (1 - |x|)) / 2 with the sign of x; +-inf at +-1, NaN beyond.
 vec4 f_atanh(vec4 x) {
     vec4 a = abs(x);
-    return keep_nan(x, sign(x) * 0.5 * log1p4(2.0 * a / (1.0 - a)));
+    vec4 r = mix(0.5 * log1p4(2.0 * a / (1.0 - a)), inf4(), equal(a, vec4(1.0)));
+    r = mix(r, nan4(), greaterThan(a, vec4(1.0)));
+    return keep_nan(x, sign(x) * r);
 }
 // x^y as IEEE 754 (and JavaScript) define it; the GPU's pow is undefined for x < 0 and 0^0.
 vec4 f_pow(vec4 x, vec4 y) {

@@ -20,8 +20,9 @@ fn f_add(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x + y; }
 fn f_sub(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x - y; }
 fn f_mul(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x * y; }
 fn f_div(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x / y; }
-fn f_max(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return max(x, y); }
-fn f_min(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return min(x, y); }
+// max and min pass NaN on, as JavaScript's Math.max does (GPU max drops it).
+fn f_max(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return keep_nan(x, keep_nan(y, max(x, y))); }
+fn f_min(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return keep_nan(x, keep_nan(y, min(x, y))); }
 fn f_neg(x: vec4<f32>) -> vec4<f32> { return -x; }
 fn f_abs(x: vec4<f32>) -> vec4<f32> { return abs(x); }
 fn f_inv(x: vec4<f32>) -> vec4<f32> { return 1.0 / x; }
@@ -32,14 +33,45 @@ fn f_invsqrt(x: vec4<f32>) -> vec4<f32> { return 1.0 / sqrt(x); }
 fn f_cbrt(x: vec4<f32>) -> vec4<f32> {
     let y = sign(x) * pow(abs(x), vec4<f32>(1.0 / 3.0));
     let refined = y - (y * y * y - x) / (3.0 * y * y);
-    return keep_nan(x, select(y, refined, (abs(y) > vec4<f32>(1e-12)) & (abs(y) < vec4<f32>(1e12))));
+    let r = select(y, refined, (abs(y) > vec4<f32>(1e-12)) & (abs(y) < vec4<f32>(1e12)));
+    return keep_nan(x, select(r, x, x == vec4<f32>(0.0))); // cbrt(-0) = -0
 }
 fn f_invcbrt(x: vec4<f32>) -> vec4<f32> { return 1.0 / f_cbrt(x); }
 
-fn f_exp(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, exp(x)); }
+// e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 in [-0.35, 0.35] (ln 2 in two parts, exact
+// products): the built-in exp then errs only on the small r, and 2^k (in two halves, to reach the
+// smallest results) is exact. Past |x| = 88 the result over- or underflows: the built-in decides.
+fn f_exp(x: vec4<f32>) -> vec4<f32> {
+    let k = round(x * 1.4426950408889634);
+    let r = (x - k * 0.693145751953125) - k * 1.42860682030941723e-6;
+    let h = floor(k * 0.5);
+    let v = exp(r) * exp2(h) * exp2(k - h);
+    return keep_nan(x, select(v, exp(x), abs(x) >= vec4<f32>(88.0)));
+}
+// ln(1 + u) for |u| < 0.41 from the series 2 atanh(s), s = u / (2 + u): exact near u = 0.
+fn ln_near_one(u: vec4<f32>) -> vec4<f32> {
+    let s = u / (2.0 + u);
+    let z = s * s;
+    return 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (0.2 + z * (1.0 / 7.0 + z * (1.0 / 9.0 + z * (1.0 / 11.0))))));
+}
+// ln x for positive normal x: x = m 2^e with m in [0.707, 1.414] read off the bits, then
+// ln x = e ln 2 + ln m. GPU logs promise only 2^-21 absolute near x = 1.
+fn ln_reduced(x: vec4<f32>) -> vec4<f32> {
+    let bits = bitcast<vec4<u32>>(x);
+    var e = vec4<f32>(vec4<i32>((bits >> vec4<u32>(23u)) & vec4<u32>(0xffu)) - vec4<i32>(127));
+    var m = bitcast<vec4<f32>>((bits & vec4<u32>(0x007fffffu)) | vec4<u32>(0x3f800000u));
+    let big = m > vec4<f32>(1.41421356);
+    m = select(m, m * 0.5, big);
+    e = select(e, e + 1.0, big);
+    return e * 0.693145751953125 + (e * 1.42860682030941723e-6 + ln_near_one(m - 1.0));
+}
+// ln(1 + u), accurate for tiny u too.
+fn log1p4(u: vec4<f32>) -> vec4<f32> {
+    return select(ln_reduced(1.0 + u), ln_near_one(u), abs(u) < vec4<f32>(0.41));
+}
 // log: NaN below 0, -inf at 0, +inf at +inf.
 fn f_ln(x: vec4<f32>) -> vec4<f32> {
-    var r = select(log(x), -inf4(), x == vec4<f32>(0.0));
+    var r = select(ln_reduced(x), -inf4(), x == vec4<f32>(0.0));
     r = select(r, inf4(), x == inf4());
     return keep_nan(x, select(r, nan4(), x < vec4<f32>(0.0)));
 }
@@ -103,17 +135,19 @@ fn f_asin(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, asin(x)); }
 fn f_atan(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, atan(x)); }
 fn f_atan2(y: vec4<f32>, x: vec4<f32>) -> vec4<f32> { return keep_nan(x, keep_nan(y, atan2(y, x))); }
 fn f_cosh(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, cosh(x)); }
-fn f_acosh(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, acosh(x)); }
+// acosh: log1p(t + sqrt(2t + t^2)) with t = x - 1, accurate near 1; ln(2x) where t^2 overflows.
+fn f_acosh(x: vec4<f32>) -> vec4<f32> {
+    let t = x - 1.0;
+    let near = log1p4(t + sqrt(2.0 * t + t * t));
+    let r = select(near, f_ln(x) + 0.69314718055994531, x > vec4<f32>(1e18));
+    return keep_nan(x, select(r, nan4(), x < vec4<f32>(1.0)));
+}
+fn f_acosh_builtin(x: vec4<f32>) -> vec4<f32> { return acosh(x); }
 fn f_sinh_builtin(x: vec4<f32>) -> vec4<f32> { return sinh(x); }
 fn f_tanh_builtin(x: vec4<f32>) -> vec4<f32> { return tanh(x); }
 fn f_asinh_builtin(x: vec4<f32>) -> vec4<f32> { return asinh(x); }
 fn f_atanh_builtin(x: vec4<f32>) -> vec4<f32> { return atanh(x); }
 
-// log(1 + u) without losing u when it is tiny (Goldberg's trick: the rounding of 1 + u cancels).
-fn log1p4(u: vec4<f32>) -> vec4<f32> {
-    let w = 1.0 + u;
-    return select(log(w) * u / (w - 1.0), u, w == vec4<f32>(1.0));
-}
 // sinh: a Taylor series near 0, where (e^x - e^-x) / 2 cancels.
 fn f_sinh(x: vec4<f32>) -> vec4<f32> {
     let x2 = x * x;
@@ -129,13 +163,15 @@ fn f_tanh(x: vec4<f32>) -> vec4<f32> {
 fn f_asinh(x: vec4<f32>) -> vec4<f32> {
     let a = abs(x);
     let near = log1p4(a + a * a / (1.0 + sqrt(1.0 + a * a)));
-    let far = log(a) + 0.69314718055994531;
+    let far = f_ln(a) + 0.69314718055994531;
     return keep_nan(x, sign(x) * select(near, far, a > vec4<f32>(1e18)));
 }
-// atanh: log1p(2|x| / (1 - |x|)) / 2 with the sign of x.
+// atanh: log1p(2|x| / (1 - |x|)) / 2 with the sign of x; +-inf at +-1, NaN beyond.
 fn f_atanh(x: vec4<f32>) -> vec4<f32> {
     let a = abs(x);
-    return keep_nan(x, sign(x) * 0.5 * log1p4(2.0 * a / (1.0 - a)));
+    var r = select(0.5 * log1p4(2.0 * a / (1.0 - a)), inf4(), a == vec4<f32>(1.0));
+    r = select(r, nan4(), a > vec4<f32>(1.0));
+    return keep_nan(x, sign(x) * r);
 }
 // x^y as IEEE 754 (and JavaScript) define it; the GPU's pow is undefined for x < 0 and 0^0.
 fn f_pow(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {

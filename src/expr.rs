@@ -69,6 +69,8 @@ pub enum Func {
     TanBuiltin,
     /// The GPU's built-in acos, kept to show its accuracy beside [`Func::Acos`].
     AcosBuiltin,
+    /// The GPU's built-in acosh, kept to show its accuracy beside [`Func::Acosh`].
+    AcoshBuiltin,
     /// The GPU's built-in sinh, kept to show its accuracy beside [`Func::Sinh`].
     SinhBuiltin,
     /// The GPU's built-in tanh, kept to show its accuracy beside [`Func::Tanh`].
@@ -96,15 +98,15 @@ pub enum Func2 {
     PowBuiltin,
     /// atan2(y, x), the angle of the point (x, y).
     Atan2,
-    /// The larger of x and y.
+    /// The larger of x and y; NaN if either is NaN (as JavaScript's Math.max).
     Max,
-    /// The smaller of x and y.
+    /// The smaller of x and y; NaN if either is NaN (as JavaScript's Math.min).
     Min,
 }
 
 impl Func {
     /// Every function, in the order of the accuracy table.
-    pub const ALL: [Func; 31] = [
+    pub const ALL: [Func; 32] = [
         Func::Neg,
         Func::Abs,
         Func::Inv,
@@ -132,6 +134,7 @@ impl Func {
         Func::SinBuiltin,
         Func::TanBuiltin,
         Func::AcosBuiltin,
+        Func::AcoshBuiltin,
         Func::SinhBuiltin,
         Func::TanhBuiltin,
         Func::AsinhBuiltin,
@@ -168,6 +171,7 @@ impl Func {
             Func::SinBuiltin => "sin_builtin",
             Func::TanBuiltin => "tan_builtin",
             Func::AcosBuiltin => "acos_builtin",
+            Func::AcoshBuiltin => "acosh_builtin",
             Func::SinhBuiltin => "sinh_builtin",
             Func::TanhBuiltin => "tanh_builtin",
             Func::AsinhBuiltin => "asinh_builtin",
@@ -197,7 +201,7 @@ impl Func {
             Func::Cosh => x.cosh(),
             Func::Sinh | Func::SinhBuiltin => x.sinh(),
             Func::Tanh | Func::TanhBuiltin => x.tanh(),
-            Func::Acosh => x.acosh(),
+            Func::Acosh | Func::AcoshBuiltin => x.acosh(),
             Func::Asinh | Func::AsinhBuiltin => x.asinh(),
             Func::Atanh | Func::AtanhBuiltin => x.atanh(),
         }
@@ -242,6 +246,8 @@ impl Func2 {
             Func2::Div => x / y,
             Func2::Pow | Func2::PowBuiltin => x.powf(y),
             Func2::Atan2 => x.atan2(y),
+            // NaN wins, as in JavaScript's Math.max (IEEE maxNum would drop it).
+            _ if x.is_nan() || y.is_nan() => f64::NAN,
             Func2::Max => x.max(y),
             Func2::Min => x.min(y),
         }
@@ -318,6 +324,49 @@ impl Expr {
             Expr::Call2(f, x, y) => {
                 let x = x.emit(next_param);
                 format!("f_{}({x}, {})", f.name(), y.emit(next_param))
+            }
+        }
+    }
+
+    /// The expression as JavaScript over variables `a`..`f`, with `Math.*` in float64: the
+    /// page's reference for the GPU result.
+    pub fn javascript(&self) -> String {
+        match self {
+            Expr::Input(i) => INPUT_NAMES[*i].to_string(),
+            Expr::Const(c) if c.is_nan() => "NaN".into(),
+            Expr::Const(c) if c.is_infinite() => {
+                format!("({}Infinity)", if *c < 0.0 { "-" } else { "" })
+            }
+            Expr::Const(c) => format!("({c:?})"),
+            Expr::Call(f, x) => {
+                let x = x.javascript();
+                match f {
+                    Func::Neg => format!("(-{x})"),
+                    Func::Inv => format!("(1 / {x})"),
+                    Func::InvSqrt => format!("(1 / Math.sqrt({x}))"),
+                    Func::InvCbrt => format!("(1 / Math.cbrt({x}))"),
+                    Func::Ln | Func::LnBuiltin => format!("Math.log({x})"),
+                    other => {
+                        let name = other.name();
+                        format!(
+                            "Math.{}({x})",
+                            name.strip_suffix("_builtin").unwrap_or(name)
+                        )
+                    }
+                }
+            }
+            Expr::Call2(f, x, y) => {
+                let (x, y) = (x.javascript(), y.javascript());
+                match f {
+                    Func2::Add => format!("({x} + {y})"),
+                    Func2::Sub => format!("({x} - {y})"),
+                    Func2::Mul => format!("({x} * {y})"),
+                    Func2::Div => format!("({x} / {y})"),
+                    Func2::Pow | Func2::PowBuiltin => format!("Math.pow({x}, {y})"),
+                    Func2::Atan2 => format!("Math.atan2({x}, {y})"),
+                    Func2::Max => format!("Math.max({x}, {y})"),
+                    Func2::Min => format!("Math.min({x}, {y})"),
+                }
             }
         }
     }
@@ -586,6 +635,17 @@ mod tests {
             "f_add(f_mul(f_max(a_texel(texel.x, texel.y), p4(0)), f_exp(b_texel(texel.x, texel.y))), p4(1))"
         );
         assert_eq!(e.constants(), vec![0.5, 2.0]);
+    }
+
+    #[test]
+    fn javascript_reference_uses_math() {
+        let e =
+            Expr::parse("A*cos(B)/sqrt(C) + invsqrt(a) - ln(b)^2.5 + max(a, -1) + sinh_builtin(c)")
+                .unwrap();
+        assert_eq!(
+            e.javascript(),
+            "((((((a * Math.cos(b)) / Math.sqrt(c)) + (1 / Math.sqrt(a))) - Math.pow(Math.log(b), (2.5))) + Math.max(a, (-(1.0)))) + Math.sinh(c))"
+        );
     }
 
     #[test]

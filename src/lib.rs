@@ -231,6 +231,12 @@ impl Gpgpu {
         matrix_op!(self, self.device.map(&expr, &refs))
     }
 
+    /// The expression as JavaScript float64 over variables a..f (`Math.*`): the page's reference.
+    #[wasm_bindgen(js_name = expressionAsJavaScript)]
+    pub fn expression_as_javascript(expr: &str) -> Result<String, JsValue> {
+        Ok(Expr::parse(expr)?.javascript())
+    }
+
     /// Names of the functions `map` knows.
     #[wasm_bindgen(unchecked_return_type = "string[]")]
     pub fn functions() -> js_sys::Array {

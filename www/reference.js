@@ -89,3 +89,49 @@ export function compare(gpu, exact, sums, k) {
   }
   return { maxAbs, maxRel: scale > 0 ? maxAbs / scale : maxAbs, worstRatio, worstIndex, scale };
 }
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** Spacing of float32 numbers at |x| (one ULP of the float32 nearest x); 2^-149 at zero. */
+export function ulp32(x) {
+  f32[0] = Math.abs(x);
+  const bits = u32[0];
+  if (bits >= 0x7f800000) return Infinity;
+  const here = f32[0];
+  u32[0] = bits + 1;
+  return f32[0] - here;
+}
+
+/** |gpu - exact| in ULPs of the correctly rounded float32 result. */
+export function ulpError(gpu, exact) {
+  return Math.abs(gpu - exact) / ulp32(exact);
+}
+
+/**
+ * Error statistics of GPU values against float64 ones: max absolute, max relative (to each
+ * |exact|, over non-zero exact values), max ULP (of |exact|, or of `scale[i]` where larger),
+ * the index of the worst ULP error, and the special-value mismatches (where exactly one side
+ * is NaN or infinite, or the infinities differ).
+ */
+export function errorStats(gpu, exact, scale) {
+  const s = { maxAbs: 0, maxRel: 0, maxUlp: 0, worst: -1, mismatches: [] };
+  for (let i = 0; i < exact.length; i++) {
+    const g = gpu[i];
+    const e = exact[i];
+    if (!Number.isFinite(e) || !Number.isFinite(g)) {
+      const same = (Number.isNaN(g) && Number.isNaN(e)) || g === e;
+      if (!same) s.mismatches.push(i);
+      continue;
+    }
+    const err = Math.abs(g - e);
+    s.maxAbs = Math.max(s.maxAbs, err);
+    if (e !== 0) s.maxRel = Math.max(s.maxRel, err / Math.abs(e));
+    const u = err / ulp32(scale ? Math.max(Math.abs(e), scale[i]) : e);
+    if (u > s.maxUlp || s.worst < 0) {
+      s.maxUlp = Math.max(s.maxUlp, u);
+      s.worst = i;
+    }
+  }
+  return s;
+}

@@ -1,0 +1,102 @@
+// Squaring and general products on the GPU, compared element by element with float64.
+
+import { mulberry32, randomMatrix, compare, dotErrorBound } from "./reference.js";
+import { reference } from "./worker-client.js";
+
+const fmt = (v, digits = 3) => (Number.isFinite(v) ? v.toPrecision(digits) : String(v));
+const ms = (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
+
+/** Computes A·B (or M·M) on the GPU and in float64, and shows the comparison in `out`. */
+export async function product(gpu, out, { m, k, n, seed, threshold, square }) {
+  const next = mulberry32(seed);
+  const a = randomMatrix(next, m * k);
+  const b = square ? a : randomMatrix(next, k * n);
+
+  out.innerHTML = `<div class="status">uploading and computing on the GPU…</div>`;
+  const t0 = performance.now();
+  const ga = gpu.upload(a, m, k);
+  const gb = square ? ga : gpu.upload(b, k, n);
+  await gpu.finish();
+  const t1 = performance.now();
+  const gc = square ? gpu.square(ga) : gpu.matmul(ga, gb);
+  await gpu.finish();
+  const t2 = performance.now();
+  const c = await gc.read();
+  const t3 = performance.now();
+  [ga, gb, gc].forEach((x) => x.free());
+
+  out.innerHTML = `<div class="status">computing the float64 reference in JavaScript (${m}×${k} times ${k}×${n})…</div>`;
+  const ref = await reference(a, b, m, k, n);
+  const cmp = compare(c, ref.c, ref.s, k);
+  const within = cmp.worstRatio <= 1;
+  const gflops = (2 * m * k * n) / ((t2 - t1) * 1e6);
+  const texels = `${n} × ${Math.ceil(m / 4)} texels`;
+
+  out.innerHTML = `
+    <div class="summary" id="${out.id}-summary" data-within-bound="${within}" data-max-rel="${cmp.maxRel}" data-max-abs="${cmp.maxAbs}">
+      <p>${square ? `R = M·M with n = ${n}` : `C = A·B with m = ${m}, k = ${k}, n = ${n}`}: ${m * n} elements in ${texels}.</p>
+      <p class="${within ? "ok" : "bad"}">${within
+        ? `All ${m * n} elements are within the float32 error bound 2(k+2)·2⁻²⁴·Σ|a·b| (worst element at ${fmt(cmp.worstRatio, 2)} of its bound).`
+        : `Element (${Math.floor(cmp.worstIndex / n)}, ${cmp.worstIndex % n}) is ${fmt(cmp.worstRatio, 3)} times its float32 error bound: the GPU result is wrong.`}</p>
+      <table class="numbers">
+        <tr><th>max absolute error</th><td>${fmt(cmp.maxAbs)}</td></tr>
+        <tr><th>max relative error (to max |result| = ${fmt(cmp.scale)})</th><td>${fmt(cmp.maxRel)}</td></tr>
+        <tr><th>GPU upload</th><td>${ms(t1 - t0)}</td></tr>
+        <tr><th>GPU compute</th><td>${ms(t2 - t1)} (${fmt(gflops)} GFLOPS)</td></tr>
+        <tr><th>GPU read-back</th><td>${ms(t3 - t2)}</td></tr>
+        <tr><th>GPU total</th><td>${ms(t3 - t0)}</td></tr>
+        <tr><th>JavaScript float64</th><td>${ms(ref.ms)}</td></tr>
+      </table>
+    </div>
+    <div class="result-grid">
+      <table class="numbers samples" id="${out.id}-table"></table>
+      <div class="heatmap"><figure><canvas id="${out.id}-heatmap"></canvas>
+        <figcaption>Error of every element as a fraction of its bound, on a log scale: black at 10⁻⁴ or less, yellow at the bound, red beyond it.</figcaption></figure></div>
+    </div>`;
+  sampleTable(document.getElementById(`${out.id}-table`), c, ref.c, m, n, cmp.worstIndex, threshold, seed);
+  heatmap(document.getElementById(`${out.id}-heatmap`), c, ref.c, ref.s, m, n, k);
+}
+
+/** A table of sample elements: corners, diagonal, the worst one and a few random ones. */
+export function sampleTable(table, gpuC, exact, m, n, worst, threshold, seed) {
+  const picks = new Set([0, n - 1, (m - 1) * n, m * n - 1, worst]);
+  for (let d = 1; d < Math.min(m, n) && picks.size < 9; d += Math.max(1, Math.floor(Math.min(m, n) / 4))) picks.add(d * n + d);
+  const next = mulberry32(seed ^ 0x5eed);
+  while (picks.size < Math.min(16, m * n)) picks.add(Math.floor(next() * m * n));
+  const rows = [...picks].sort((x, y) => x - y).map((idx) => {
+    const [i, j] = [Math.floor(idx / n), idx % n];
+    const err = Math.abs(gpuC[idx] - exact[idx]);
+    const rel = exact[idx] !== 0 ? err / Math.abs(exact[idx]) : err;
+    const flagged = !(rel <= threshold);
+    return `<tr class="${flagged ? "flagged" : ""}"><td>${i}</td><td>${j}</td><td>${gpuC[idx].toPrecision(9)}</td><td>${exact[idx].toPrecision(17)}</td><td>${fmt(rel)}</td></tr>`;
+  });
+  table.innerHTML = `<tr><th>i</th><th>j</th><th>GPU float32</th><th>JS float64</th><th>relative error</th></tr>${rows.join("")}`;
+}
+
+/** Paints |error| / bound of every element, downsampled (max per block) to at most 256 × 256. */
+export function heatmap(canvas, gpuC, exact, sums, m, n, k) {
+  const w = Math.min(n, 256);
+  const h = Math.min(m, 256);
+  canvas.width = w;
+  canvas.height = h;
+  const worst = new Float64Array(w * h);
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) {
+      const idx = i * n + j;
+      const err = Math.abs(gpuC[idx] - exact[idx]);
+      const r = Number.isNaN(err) ? Infinity : err === 0 ? 0 : err / dotErrorBound(k, sums[idx]);
+      const cell = Math.floor((i * h) / m) * w + Math.floor((j * w) / n);
+      worst[cell] = Math.max(worst[cell], r);
+    }
+  }
+  const ctx = canvas.getContext("2d");
+  const img = ctx.createImageData(w, h);
+  worst.forEach((r, p) => {
+    // Log scale: 1e-4 of the bound or less is black, the bound itself is yellow.
+    const t = r > 0 ? Math.min(1, Math.max(0, (Math.log10(r) + 4) / 4)) : 0;
+    const px = r > 1 ? [220, 20, 30] : [255 * t, 220 * t, 40 * t];
+    img.data.set([...px, 255], 4 * p);
+  });
+  ctx.putImageData(img, 0, 0);
+}
+
