@@ -166,6 +166,35 @@ on_both_backends! {
         assert!(message(gpu.square(&m).err().unwrap()).contains("freed"));
         let err = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap_err();
         assert!(message(err).contains("freed"));
+        // Operations that take arrays of matrices, and in-place ones.
+        let ones = gpu.fill(2.0, 2.0, 1.0).unwrap();
+        let twos = gpu.fill(2.0, 2.0, 2.0).unwrap();
+        let inputs = js_sys::Array::of2(&JsValue::from(ones.id()), &JsValue::UNDEFINED);
+        assert!(message(gpu.map("a + b", &inputs).err().unwrap()).contains("array of GpuMatrix"));
+        let by_id = |ids: &[u32]| -> js_sys::Array {
+            ids.iter().map(|id| {
+                let o = js_sys::Object::new();
+                js_sys::Reflect::set(&o, &"id".into(), &(*id).into()).unwrap();
+                JsValue::from(o)
+            }).collect()
+        };
+        let sum = gpu.map("a * 3 + b", &by_id(&[ones.id(), twos.id()])).unwrap();
+        let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(sum.read()).await.unwrap().into();
+        assert_eq!(got.to_vec(), vec![5.0; 4]);
+        assert!(message(gpu.map("a + b", &by_id(&[ones.id(), foreign.id()])).err().unwrap()).contains("another Gpgpu"));
+        assert!(message(gpu.map("cos(", &by_id(&[ones.id()])).err().unwrap()).contains("bad expression"));
+        sum.add_assign(&twos).unwrap();
+        sum.add_scaled_mut(&ones, -1.0).unwrap();
+        sum.scale_mut(0.5).unwrap();
+        sum.add_component_mul_mut(&twos, &twos).unwrap();
+        let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(sum.read()).await.unwrap().into();
+        assert_eq!(got.to_vec(), vec![7.0; 4]);
+        let live = |g: &Gpgpu| js_sys::Reflect::get(&g.memory(), &"liveTextures".into()).unwrap().as_f64().unwrap();
+        let before = live(&gpu);
+        twos.release();
+        assert_eq!(live(&gpu), before - 1.0);
+        assert!(message(gpu.map("a", &by_id(&[twos.id()])).err().unwrap()).contains("freed"));
+        assert_eq!(Gpgpu::expression_as_javascript("max(a, 2)").unwrap(), "Math.max(a, (2.0))");
         let plain: JsValue = js_sys::Array::of2(&5.into(), &6.into()).into();
         let v = gpu.upload(&plain, 1.0, 2.0).unwrap();
         assert_eq!((v.rows(), v.cols()), (1, 2));

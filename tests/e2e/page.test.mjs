@@ -64,6 +64,27 @@ for (const backend of ["webgpu", "webgl2"]) {
     await page.waitForSelector("#square-result-summary");
     assert.match(await page.textContent("#square-result-summary"), /All 1089 elements/);
 
+    // The operation explorer: the seed's fused expression, its shader and its errors.
+    await page.click("#explorer-form button");
+    await page.waitForSelector("#explorer-summary", { timeout: 60_000 });
+    assert.ok(Number(await page.getAttribute("#explorer-summary", "data-max-ulp")) < 8);
+    assert.match(await page.textContent("#explorer-shader"), backend === "webgpu" ? /fn kernel\(texel: vec2<i32>\)/ : /vec4 kernel\(ivec2 texel\)/);
+    assert.match(await page.textContent("#explorer-shader"), /f_div\(f_mul\(a_texel/);
+    await page.selectOption("#explorer-op", "mulVec");
+    await page.click("#explorer-form button");
+    await page.waitForFunction(() => document.querySelector("#explorer-summary p")?.textContent.includes("blocked"));
+
+    // The accuracy table: texla's own functions within 8 ULP and IEEE special values; the GPU
+    // built-ins and pow (a float32 product inside) are the flagged ones.
+    await page.click("#accuracy-form button");
+    await page.waitForSelector("#accuracy[data-done]", { timeout: 120_000 });
+    const accuracy = await page.$$eval("#accuracy-table tr[data-expr]", (trs) => trs.map((tr) => ({ expr: tr.dataset.expr, flagged: tr.classList.contains("flagged") })));
+    assert.ok(accuracy.length > 40, `${accuracy.length} rows`);
+    const unexpected = accuracy.filter((r) => r.flagged && !r.expr.includes("_builtin") && !r.expr.startsWith("pow"));
+    assert.deepEqual(unexpected, []);
+    assert.ok(accuracy.some((r) => r.flagged && r.expr.startsWith("sin_builtin")), "the GPU's sin is flagged");
+    assert.match(await page.textContent("#cap-memory"), /^0 live/);
+
     assert.deepEqual(problems, []);
     await page.close();
   });
