@@ -5,7 +5,7 @@
 import { product } from "./products.js";
 import { explore, OPERATIONS } from "./explorer.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
-import { runBenchmark } from "./bench.js";
+import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, MATVEC_SIZES } from "./bench.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -79,11 +79,17 @@ async function start() {
   });
   $("bench-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    runBench($("bench-sizes").value);
+    runBench($("bench-kind").value, $("bench-sizes").value);
+  });
+  $("bench-kind").addEventListener("change", (e) => {
+    $("bench-sizes").value = e.target.value === "matvec" ? MATVEC_SIZES.join(",") : e.target.value === "functions" ? "512" : "64,128,256,512,1024";
   });
   if (params.has("bench")) {
+    const kind = params.get("bench") || "products";
+    $("bench-kind").value = kind;
+    $("bench-kind").dispatchEvent(new Event("change"));
     if (params.get("sizes")) $("bench-sizes").value = params.get("sizes");
-    await runBench($("bench-sizes").value);
+    await runBench(kind, $("bench-sizes").value);
   } else {
     await runSquare();
   }
@@ -184,23 +190,38 @@ async function guarded(out, work) {
   }
 }
 
-async function runBench(sizesText) {
+/** Runs benchmark `kind` ("products", "functions" or "matvec") and shows its table and JSON. */
+async function runBench(kind, sizesText) {
   const table = $("bench-table");
   await guarded($("bench-status"), async () => {
     const sizes = sizesText.split(",").map((s) => Number(s.trim()));
-    if (!sizes.length || sizes.some((s) => !Number.isInteger(s) || s < 1 || s > 2048)) {
-      throw new Error(`sizes must be whole numbers from 1 to 2048 separated by commas, got "${sizesText}"`);
+    const max = kind === "matvec" ? 4096 : 2048;
+    if (!sizes.length || sizes.some((s) => !Number.isInteger(s) || s < 1 || s > max)) {
+      throw new Error(`sizes must be whole numbers from 1 to ${max} separated by commas, got "${sizesText}"`);
     }
     table.innerHTML = "";
     $("bench-json").textContent = "";
     delete $("bench").dataset.done;
-    const rows = await runBenchmark(gpu, sizes, (text) => ($("bench-status").textContent = `running: ${text}…`));
-    const cell = (v) => `<td>${v.toFixed(2)}</td>`;
-    table.innerHTML = `<tr><th>n</th><th>square end-to-end</th><th>square resident</th><th>multiply end-to-end</th><th>multiply resident</th><th>JS float64</th><th>best GPU / JS</th></tr>` +
-      rows.map((r) => `<tr><td>${r.n}</td>${cell(r.squareE2E)}${cell(r.squareResident)}${cell(r.mulE2E)}${cell(r.mulResident)}${cell(r.js)}<td>${(Math.max(r.squareResident, r.mulResident) / r.js).toFixed(1)}×</td></tr>`).join("");
-    const report = { backend: gpu.backend, adapter: gpu.capabilities().adapter, unit: "GFLOPS", rows };
+    const progress = (text) => ($("bench-status").textContent = `running ${kind}: ${text}…`);
+    const f = (v) => `<td>${v.toFixed(2)}</td>`;
+    const e = (v) => `<td>${(v / 1e6).toFixed(1)}</td>`;
+    let rows;
+    if (kind === "functions") {
+      rows = await runFunctionBenchmark(gpu, sizes[0], progress);
+      table.innerHTML = `<tr><th>function</th><th>GPU (M elements/s)</th><th>JS (M elements/s)</th><th>GPU / JS</th></tr>` +
+        rows.map((r) => `<tr><td>${r.name}</td>${e(r.gpu)}${e(r.js)}<td>${(r.gpu / r.js).toFixed(1)}×</td></tr>`).join("");
+    } else if (kind === "matvec") {
+      rows = await runMatvecBenchmark(gpu, sizes, progress);
+      table.innerHTML = `<tr><th>n</th><th>blocked GFLOPS</th><th>naive GFLOPS</th><th>JS float64 GFLOPS</th><th>blocked / naive</th></tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td>${f(r.blocked)}${f(r.naive)}${f(r.js)}<td>${(r.blocked / r.naive).toFixed(1)}×</td></tr>`).join("");
+    } else {
+      rows = await runBenchmark(gpu, sizes, progress);
+      table.innerHTML = `<tr><th>n</th><th>square end-to-end</th><th>square resident</th><th>multiply end-to-end</th><th>multiply resident</th><th>JS float64</th><th>best GPU / JS</th></tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td>${f(r.squareE2E)}${f(r.squareResident)}${f(r.mulE2E)}${f(r.mulResident)}${f(r.js)}<td>${(Math.max(r.squareResident, r.mulResident) / r.js).toFixed(1)}×</td></tr>`).join("");
+    }
+    const report = { kind, backend: gpu.backend, adapter: gpu.capabilities().adapter, rows };
     $("bench-json").textContent = JSON.stringify(report, null, 2);
-    $("bench-status").textContent = `done: GFLOPS on ${gpu.backend}, ${navigator.userAgent}`;
+    $("bench-status").textContent = `done: ${kind} on ${gpu.backend}, ${navigator.userAgent}`;
     $("bench").dataset.done = "true";
   });
 }

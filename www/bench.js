@@ -35,6 +35,17 @@ async function best(reps, run) {
   return bestMs;
 }
 
+/** Mean milliseconds of synchronous `run`, repeated until 20 ms have passed (coarse timers). */
+function perRun(run) {
+  const t0 = performance.now();
+  let runs = 0;
+  do {
+    run();
+    runs++;
+  } while (performance.now() - t0 < 20);
+  return (performance.now() - t0) / runs;
+}
+
 /**
  * Runs the benchmark on `gpu` for each n in `sizes`; calls `progress(text)` before each step and
  * returns one row per n: {n, squareE2E, squareResident, mulE2E, mulResident, js} in GFLOPS.
@@ -98,6 +109,94 @@ export async function runBenchmark(gpu, sizes, progress = () => {}) {
       mulResident: gflops(CHAIN, mulResident),
       js: gflops(1, jsMs),
     });
+  }
+  return rows;
+}
+
+/** Functions timed by `runFunctionBenchmark`, with inputs inside their domains. */
+const FUNCTION_BENCH = [
+  ["inv", 0.5, 2], ["sqrt", 0.5, 2], ["invsqrt", 0.5, 2], ["cbrt", -2, 2], ["exp", -5, 5],
+  ["ln", 0.5, 2], ["log10", 0.5, 2], ["sin", -3, 3], ["sin_builtin", -3, 3], ["cos", -3, 3],
+  ["tan", -1, 1], ["asin", -0.9, 0.9], ["acos", -0.9, 0.9], ["atan", -3, 3], ["sinh", -3, 3],
+  ["cosh", -3, 3], ["tanh", -3, 3], ["asinh", -3, 3], ["acosh", 1.1, 3], ["atanh", -0.9, 0.9],
+];
+
+/** The JavaScript twin of each benchmarked function. */
+const JS_FUNCTIONS = {
+  inv: (x) => 1 / x, sqrt: Math.sqrt, invsqrt: (x) => 1 / Math.sqrt(x), cbrt: Math.cbrt,
+  exp: Math.exp, ln: Math.log, log10: Math.log10, sin: Math.sin, sin_builtin: Math.sin,
+  cos: Math.cos, tan: Math.tan, asin: Math.asin, acos: Math.acos, atan: Math.atan,
+  sinh: Math.sinh, cosh: Math.cosh, tanh: Math.tanh, asinh: Math.asinh, acosh: Math.acosh,
+  atanh: Math.atanh,
+};
+
+/**
+ * Elements per second of each function on a `side x side` matrix, on the GPU (resident: 10
+ * passes, then one finish) and in a JavaScript loop over a Float32Array (seed 004, Table 5).
+ */
+export async function runFunctionBenchmark(gpu, side = 512, progress = () => {}) {
+  const rows = [];
+  const n = side * side;
+  for (const [name, lo, hi] of FUNCTION_BENCH) {
+    progress(name);
+    const data = randomMatrix(mulberry32(7), n, lo, hi);
+    const a = gpu.upload(data, side, side);
+    const gpuMs = await best(2, async () => {
+      for (let i = 0; i < CHAIN; i++) gpu.map(`${name}(a)`, [a]).free();
+      await gpu.finish();
+    });
+    a.free();
+    const f = JS_FUNCTIONS[name];
+    const out = new Float32Array(n);
+    const jsMs = await best(2, async () =>
+      perRun(() => {
+        for (let i = 0; i < n; i++) out[i] = f(data[i]);
+      }),
+    );
+    rows.push({ name, gpu: (CHAIN * n) / (gpuMs * 1e-3), js: n / (jsMs * 1e-3) });
+  }
+  return rows;
+}
+
+/** Matrix orders for `runMatvecBenchmark`, multiples of 16 and not. */
+export const MATVEC_SIZES = [16, 31, 64, 100, 128, 250, 256, 500, 512, 1000, 1024, 2000, 2048, 4096];
+
+/**
+ * GFLOPS (2 n^2 per product) of y = A x for n x n A: blocked (partial sums, then a reduction),
+ * naive (one fragment per four rows), both resident (10 products, one finish), and JavaScript
+ * float64 (seed 003's comparison).
+ */
+export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = () => {}) {
+  const rows = [];
+  for (const n of sizes) {
+    progress(`n = ${n}`);
+    const next = mulberry32(n);
+    const a = randomMatrix(next, n * n);
+    const x = randomMatrix(next, n);
+    const ga = gpu.upload(a, n, n);
+    const gx = gpu.upload(x, n, 1);
+    const time = (op) => best(2, async () => {
+      for (let i = 0; i < CHAIN; i++) op(ga, gx).free();
+      await gpu.finish();
+    });
+    const blockedMs = await time((m, v) => gpu.mulVec(m, v));
+    const naiveMs = await time((m, v) => gpu.mulVecNaive(m, v));
+    ga.free();
+    gx.free();
+    const a64 = Float64Array.from(a);
+    const x64 = Float64Array.from(x);
+    const y = new Float64Array(n);
+    const jsMs = await best(2, async () =>
+      perRun(() => {
+        for (let i = 0; i < n; i++) {
+          let s = 0;
+          for (let j = 0; j < n; j++) s += a64[i * n + j] * x64[j];
+          y[i] = s;
+        }
+      }),
+    );
+    const gflops = (count, ms) => (count * 2 * n * n) / (ms * 1e6);
+    rows.push({ n, blocked: gflops(CHAIN, blockedMs), naive: gflops(CHAIN, naiveMs), js: gflops(1, jsMs) });
   }
   return rows;
 }

@@ -1,8 +1,9 @@
 // Runs the page's benchmark mode on both backends in headless Chromium and prints a table and
-// JSON. Usage: node tests/e2e/bench.mjs [sizes, default 64,128,256,512,1024]
+// JSON. Usage: node tests/e2e/bench.mjs [products|functions|matvec] [sizes]
 import { serve, launch } from "./browser.mjs";
 
-const sizes = process.argv[2] ?? "64,128,256,512,1024";
+const kind = process.argv[2] ?? "products";
+const sizes = process.argv[3] ?? "";
 const server = await serve();
 const browser = await launch();
 const reports = [];
@@ -10,7 +11,7 @@ try {
   for (const backend of ["webgpu", "webgl2"]) {
     const page = await browser.newPage();
     page.on("console", (m) => m.type() === "error" && console.error(`[${backend}] ${m.text()}`));
-    await page.goto(`${server.url}?backend=${backend}&bench&sizes=${sizes}`);
+    await page.goto(`${server.url}?backend=${backend}&bench=${kind}${sizes ? `&sizes=${sizes}` : ""}`);
     let last = "";
     while (!(await page.$("#bench[data-done]"))) {
       const fatal = await page.$eval("#fatal", (e) => (e.hidden ? "" : e.textContent));
@@ -29,13 +30,19 @@ try {
 }
 
 const pad = (s, w) => String(s).padStart(w);
-const cols = ["squareE2E", "squareResident", "mulE2E", "mulResident", "js"];
-console.log(`GFLOPS (2n^3 per product), headless Chromium, ${new Date().toISOString()}`);
-console.log(["backend", "n", "square e2e", "square resident", "mul e2e", "mul resident", "JS float64", "best/JS"].map((h, i) => pad(h, i ? 15 : 8)).join(" "));
-for (const r of reports) {
-  for (const row of r.rows) {
-    const best = Math.max(row.squareResident, row.mulResident) / row.js;
-    console.log([pad(r.backend, 8), pad(row.n, 15), ...cols.map((c) => pad(row[c].toFixed(3), 15)), pad(best.toFixed(1) + "x", 15)].join(" "));
+const print = (cells) => console.log(cells.map((c, i) => pad(c, i ? 15 : 8)).join(" "));
+console.log(`${kind}, headless Chromium, ${new Date().toISOString()}`);
+if (kind === "functions") {
+  print(["backend", "function", "GPU Melem/s", "JS Melem/s", "GPU/JS"]);
+  for (const r of reports) for (const row of r.rows) print([r.backend, row.name, (row.gpu / 1e6).toFixed(1), (row.js / 1e6).toFixed(1), `${(row.gpu / row.js).toFixed(1)}x`]);
+} else if (kind === "matvec") {
+  print(["backend", "n", "blocked GFLOPS", "naive GFLOPS", "JS GFLOPS", "blocked/naive"]);
+  for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.blocked.toFixed(3), row.naive.toFixed(3), row.js.toFixed(3), `${(row.blocked / row.naive).toFixed(1)}x`]);
+} else {
+  const cols = ["squareE2E", "squareResident", "mulE2E", "mulResident", "js"];
+  print(["backend", "n", "square e2e", "square resident", "mul e2e", "mul resident", "JS float64", "best/JS"]);
+  for (const r of reports) {
+    for (const row of r.rows) print([r.backend, row.n, ...cols.map((c) => row[c].toFixed(3)), `${(Math.max(row.squareResident, row.mulResident) / row.js).toFixed(1)}x`]);
   }
 }
 console.log(JSON.stringify(reports));

@@ -100,7 +100,7 @@ test("auto picks WebGPU here and says why", async () => {
 });
 
 test("the benchmark mode fills its table and JSON", async () => {
-  const { page, problems } = await open("?backend=webgl2&bench&sizes=16,32");
+  const { page, problems } = await open("?backend=webgl2&bench=products&sizes=16,32");
   await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });
   const report = JSON.parse(await page.textContent("#bench-json"));
   assert.equal(report.backend, "webgl2");
@@ -140,5 +140,20 @@ test("with no GPU backend at all, the page names what is missing on both", async
     assert.match(text, /no GPU backend works here\. WebGPU unavailable: .+\. WebGL2 unavailable: canvas\.getContext\("webgl2"\) returned null\./);
   } finally {
     await nothing.close();
+  }
+});
+
+test("the function and matrix-vector benchmarks fill their tables", async () => {
+  for (const [kind, sizes, check] of [
+    ["functions", "64", (r) => r.gpu > 0 && r.js > 0],
+    ["matvec", "16,31", (r) => r.blocked > 0 && r.naive > 0 && r.js > 0],
+  ]) {
+    const { page, problems } = await open(`?backend=webgpu&bench=${kind}&sizes=${sizes}`);
+    await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });
+    const report = JSON.parse(await page.textContent("#bench-json"));
+    assert.equal(report.kind, kind);
+    assert.ok(report.rows.length > 0 && report.rows.every(check), JSON.stringify(report.rows));
+    assert.deepEqual(problems, []);
+    await page.close();
   }
 });
