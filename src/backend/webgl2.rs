@@ -21,6 +21,8 @@ pub struct WebGl2 {
     programs: RefCell<HashMap<String, Rc<GlProgram>>>,
     /// WebGL2 needs a bound vertex array to draw, even one without attributes.
     vertex_array: glow::VertexArray,
+    /// A 1 x 1 texture that `finish` reads back to wait for the GPU (see there).
+    sync: Texture,
 }
 
 /// A linked kernel and the locations of its uniforms.
@@ -103,6 +105,7 @@ impl WebGl2 {
         let gl = Rc::new(glow::Context::from_webgl2_context(context));
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
+        let sync = new_texture(&gl, 1, 1)?;
         Ok(WebGl2 {
             gl,
             capabilities: Capabilities {
@@ -112,6 +115,7 @@ impl WebGl2 {
             },
             programs: RefCell::new(HashMap::new()),
             vertex_array,
+            sync,
         })
     }
 
@@ -212,52 +216,7 @@ impl Backend for WebGl2 {
     }
 
     fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
-        let gl = &self.gl;
-        // SAFETY: new objects of this context; the texture is bound only for this setup.
-        unsafe {
-            let texture = gl.create_texture().map_err(Error::Gpu)?;
-            gl.bind_texture(glow::TEXTURE_2D, Some(texture));
-            gl.tex_storage_2d(
-                glow::TEXTURE_2D,
-                1,
-                glow::RGBA32F,
-                width as i32,
-                height as i32,
-            );
-            // RGBA32F is not filterable: anything but NEAREST would make the texture incomplete.
-            for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
-                gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
-            }
-            gl.bind_texture(glow::TEXTURE_2D, None);
-            let framebuffer = match gl.create_framebuffer() {
-                Ok(f) => f,
-                Err(e) => {
-                    gl.delete_texture(texture);
-                    return Err(Error::Gpu(e));
-                }
-            };
-            let t = Texture {
-                gl: self.gl.clone(),
-                texture,
-                framebuffer,
-            };
-            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(framebuffer));
-            gl.framebuffer_texture_2d(
-                glow::FRAMEBUFFER,
-                glow::COLOR_ATTACHMENT0,
-                glow::TEXTURE_2D,
-                Some(texture),
-                0,
-            );
-            let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
-            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
-            if status != glow::FRAMEBUFFER_COMPLETE {
-                return Err(Error::Gpu(format!(
-                    "cannot render into a {width}x{height} RGBA32F texture (framebuffer status 0x{status:04x})"
-                )));
-            }
-            Ok(t)
-        }
+        new_texture(&self.gl, width, height)
     }
 
     fn write_texture(
@@ -341,8 +300,76 @@ impl Backend for WebGl2 {
     }
 
     async fn finish(&self) -> Result<()> {
-        // SAFETY: a plain synchronisation call.
-        unsafe { self.gl.finish() };
+        // gl.finish() returns at once in browsers; a read-back cannot: GL runs commands in order,
+        // so reading one texel after clearing the sync texture waits for everything before.
+        let mut texel = [0.0f32; 4];
+        // SAFETY: the sync texture is 1 x 1 RGBA32F and `texel` holds one RGBA float texel.
+        unsafe {
+            self.gl
+                .bind_framebuffer(glow::FRAMEBUFFER, Some(self.sync.framebuffer));
+            self.gl.viewport(0, 0, 1, 1);
+            self.gl.clear_color(0.0, 0.0, 0.0, 0.0);
+            self.gl.clear(glow::COLOR_BUFFER_BIT);
+            self.gl.read_pixels(
+                0,
+                0,
+                1,
+                1,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelPackData::Slice(Some(bytemuck::cast_slice_mut(&mut texel))),
+            );
+            self.gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+        }
         self.check_errors()
+    }
+}
+
+/// A `width x height` RGBA32F texture with NEAREST filtering and its own framebuffer.
+fn new_texture(gl: &Rc<glow::Context>, width: usize, height: usize) -> Result<Texture> {
+    // SAFETY: new objects of this context; the texture is bound only for this setup.
+    unsafe {
+        let texture = gl.create_texture().map_err(Error::Gpu)?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(texture));
+        gl.tex_storage_2d(
+            glow::TEXTURE_2D,
+            1,
+            glow::RGBA32F,
+            width as i32,
+            height as i32,
+        );
+        // RGBA32F is not filterable: anything but NEAREST would make the texture incomplete.
+        for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
+            gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
+        }
+        gl.bind_texture(glow::TEXTURE_2D, None);
+        let framebuffer = match gl.create_framebuffer() {
+            Ok(f) => f,
+            Err(e) => {
+                gl.delete_texture(texture);
+                return Err(Error::Gpu(e));
+            }
+        };
+        let t = Texture {
+            gl: gl.clone(),
+            texture,
+            framebuffer,
+        };
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(framebuffer));
+        gl.framebuffer_texture_2d(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            Some(texture),
+            0,
+        );
+        let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+        gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+        if status != glow::FRAMEBUFFER_COMPLETE {
+            return Err(Error::Gpu(format!(
+                "cannot render into a {width}x{height} RGBA32F texture (framebuffer status 0x{status:04x})"
+            )));
+        }
+        Ok(t)
     }
 }
