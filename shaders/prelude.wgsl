@@ -3,8 +3,15 @@
 // A kernel is a fragment shader that writes one texel of its output texture: four consecutive
 // matrix rows of one column (see src/layout.rs). The backend builds the module as
 //   prelude.wgsl + input.wgsl once per input (its name and slot filled in) + the kernel body,
-// and the body defines `fn kernel(texel: vec2<i32>) -> vec4<f32>`: texel.x is the output column,
-// texel.y the output texel row (matrix rows 4*texel.y .. 4*texel.y + 3).
+// and the body defines `fn kernel(texel: vec2<i32>) -> vec4<f32>` (or `-> Out2` for two outputs):
+// texel.x is the output column, texel.y the output texel row (matrix rows 4*texel.y .. +3).
+// main.wgsl or main2.wgsl closes the module with the fragment entry point.
+
+// What a kernel with two outputs (two render targets, one pass) returns.
+struct Out2 {
+    @location(0) a: vec4<f32>,
+    @location(1) b: vec4<f32>,
+}
 
 // Shapes of the output (slot 0) and the inputs (slots 1..6): (rows, cols, width, height),
 // and up to 8 scalar parameters of the run (scale factors, fill values...).
@@ -19,6 +26,14 @@ fn out_rows() -> i32 { return shapes.s[0].x; }
 fn out_cols() -> i32 { return shapes.s[0].y; }
 fn param(i: i32) -> f32 { return shapes.p[i / 4][i % 4]; }
 
+// NaN tests on the bits (GPU compilers may assume x == x): keep_nan(x, r) is x where x is NaN,
+// else r; nan_or(s, m) likewise for one number.
+fn is_nan4(x: vec4<f32>) -> vec4<bool> {
+    return (bitcast<vec4<u32>>(x) & vec4<u32>(0x7fffffffu)) > vec4<u32>(0x7f800000u);
+}
+fn keep_nan(x: vec4<f32>, r: vec4<f32>) -> vec4<f32> { return select(r, x, is_nan4(x)); }
+fn nan_or(s: f32, m: f32) -> f32 { return keep_nan(vec4<f32>(s), vec4<f32>(m)).x; }
+
 // Zeroes the components of output texel row y that are padding (matrix row >= out_rows()), so
 // that padding reads as zero whatever a kernel computes there.
 fn mask_padding(y: i32, v: vec4<f32>) -> vec4<f32> {
@@ -31,10 +46,4 @@ fn mask_padding(y: i32, v: vec4<f32>) -> vec4<f32> {
 fn vs_main(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
     let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
     return vec4<f32>(uv * 2.0 - 1.0, 0.0, 1.0);
-}
-
-// pos.xy is the centre (x + 0.5, y + 0.5) of the output texel this fragment writes.
-@fragment
-fn fs_main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
-    return kernel(vec2<i32>(pos.xy));
 }

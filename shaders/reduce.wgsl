@@ -2,6 +2,7 @@
 // (4x..4x+3, 4y..4y+3) that exist, so each pass shrinks the texture 16-fold. The term is the
 // texel itself, or a_texel * b_texel for the first pass of a dot product (the products never
 // take a texture of their own). The four components stay apart until `sum_components`.
+// With `max` instead of `+` the same passes find the largest |element| (NaN wins).
 fn kernel(texel: vec2<i32>) -> vec4<f32> {
     var acc = vec4<f32>(0.0);
     for (var j = 0; j < 4; j++) {
@@ -9,7 +10,7 @@ fn kernel(texel: vec2<i32>) -> vec4<f32> {
         for (var i = 0; i < 4; i++) {
             let x = 4 * texel.x + i;
             if (x < a_width() && y < a_height()) {
-                acc += {term};
+                acc = {combine};
             }
         }
     }

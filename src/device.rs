@@ -51,6 +51,10 @@ pub trait Device {
     /// The element-wise expression `expr` over `inputs` (all of one shape), in one pass.
     fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix>;
 
+    /// Two element-wise expressions over the same inputs, computed in ONE pass that writes two
+    /// outputs (two render targets): fused updates such as CG's x and r.
+    fn map2(&self, first: &Expr, second: &Expr, inputs: &[&Matrix]) -> Result<(Matrix, Matrix)>;
+
     /// `this = expr(this, others...)`: input `a` of the expression is `this`.
     fn map_mut(&self, expr: &Expr, this: &mut Matrix, others: &[&Matrix]) -> Result<()>;
 
@@ -67,6 +71,15 @@ pub trait Device {
     /// The sum of all elements, reduced on the GPU.
     fn sum_all<'a>(&'a self, a: &'a Matrix) -> LocalFuture<'a, Result<f32>>;
 
+    /// The largest |element| (NaN if any element is NaN), reduced on the GPU.
+    fn max_abs<'a>(&'a self, a: &'a Matrix) -> LocalFuture<'a, Result<f32>>;
+
+    /// The diagonal of a square matrix as a column vector.
+    fn diagonal(&self, a: &Matrix) -> Result<Matrix>;
+
+    /// Passes run and read-backs made since the device opened.
+    fn counts(&self) -> Counts;
+
     /// Reads `m` back: exactly `rows * cols` values, row-major.
     fn read<'a>(&'a self, m: &'a Matrix) -> LocalFuture<'a, Result<Vec<f32>>>;
 
@@ -81,6 +94,26 @@ pub trait Device {
 
     /// Full source (WGSL or GLSL, as the backend runs it) of the last kernel that ran.
     fn last_shader(&self) -> Option<String>;
+}
+
+/// GPU passes run and read-backs made, to show what an algorithm costs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Fragment-shader passes (one render into one texture each).
+    pub passes: u64,
+    /// Read-backs of matrix data (scalars included) to the CPU.
+    pub readbacks: u64,
+}
+
+impl std::ops::Sub for Counts {
+    type Output = Counts;
+
+    fn sub(self, earlier: Counts) -> Counts {
+        Counts {
+            passes: self.passes - earlier.passes,
+            readbacks: self.readbacks - earlier.readbacks,
+        }
+    }
 }
 
 /// Which backend to open: "auto" (WebGPU, else WebGL2), "webgpu" or "webgl2".

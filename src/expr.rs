@@ -309,8 +309,13 @@ impl Expr {
 
     /// Shader source of the expression, valid WGSL and GLSL alike: a `vec4` of four elements.
     pub fn shader(&self) -> String {
-        let mut next_param = 0;
-        self.emit(&mut next_param)
+        self.shader_from(&mut 0)
+    }
+
+    /// Shader source whose constants are parameters `next_param`, `next_param + 1`, ... (for
+    /// two expressions sharing one pass).
+    pub fn shader_from(&self, next_param: &mut usize) -> String {
+        self.emit(next_param)
     }
 
     fn emit(&self, next_param: &mut usize) -> String {

@@ -1,14 +1,14 @@
 //! [`Gpu`]: the matrix operations, written once over any [`Backend`].
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::backend::{Backend, BackendKind, Capabilities};
-use crate::device::{Device, LocalFuture};
+use crate::device::{Counts, Device, LocalFuture};
 use crate::error::{Error, Result};
 use crate::expr::{Expr, Func2};
-use crate::kernel::{self, Kernel, Program};
+use crate::kernel::{self, Kernel, Program, Reduction};
 use crate::layout::Layout;
 use crate::matrix::Matrix;
 use crate::pool::{MemoryStats, Pool, Pooled};
@@ -26,6 +26,8 @@ pub struct Gpu<B: Backend> {
     pool: Rc<RefCell<Pool<B>>>,
     /// The kernel of the last pass, for `Device::last_shader`.
     last_kernel: RefCell<Option<Kernel>>,
+    /// Passes run and read-backs made so far.
+    counts: Cell<Counts>,
 }
 
 impl<B: Backend> Gpu<B> {
@@ -36,6 +38,7 @@ impl<B: Backend> Gpu<B> {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             pool: Pool::new(),
             last_kernel: RefCell::new(None),
+            counts: Cell::new(Counts::default()),
         }
     }
 
@@ -66,14 +69,28 @@ impl<B: Backend> Gpu<B> {
 
     /// Runs `program` into a new matrix of shape `program.output`.
     fn run(&self, program: Program, inputs: &[&Matrix]) -> Result<Matrix> {
+        Ok(self.run_multi(program, inputs)?.remove(0))
+    }
+
+    /// Runs `program` into one new matrix per output of its kernel, in one pass.
+    fn run_multi(&self, program: Program, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
         let textures = inputs
             .iter()
             .map(|m| self.texture(m))
             .collect::<Result<Vec<_>>>()?;
-        let out = self.alloc(program.output)?;
-        self.backend.run(&program, &textures, self.texture(&out)?)?;
+        let outs = (0..program.kernel.outputs)
+            .map(|_| self.alloc(program.output))
+            .collect::<Result<Vec<_>>>()?;
+        let targets = outs
+            .iter()
+            .map(|m| self.texture(m))
+            .collect::<Result<Vec<_>>>()?;
+        self.backend.run(&program, &textures, &targets)?;
         *self.last_kernel.borrow_mut() = Some(program.kernel);
-        Ok(out)
+        let mut c = self.counts.get();
+        c.passes += 1;
+        self.counts.set(c);
+        Ok(outs)
     }
 
     /// Runs a kernel without parameters whose inputs are `inputs`.
@@ -82,11 +99,16 @@ impl<B: Backend> Gpu<B> {
         self.run(Program::new(kernel, layouts, output), inputs)
     }
 
-    /// Sums every element of `a` (or of `a .* b`): 16-fold reduction passes down to one texel,
-    /// then its four components. Returns a 1 x 1 matrix.
-    fn sum(&self, a: &Matrix, b: Option<&Matrix>) -> Result<Matrix> {
+    /// Reduces every element of `a` (with `b` for a dot product): 16-fold passes down to one
+    /// texel, then its four components. Returns a 1 x 1 matrix.
+    fn reduce(&self, kind: Reduction, a: &Matrix, b: Option<&Matrix>) -> Result<Matrix> {
         let mut inputs = vec![a];
         inputs.extend(b);
+        let later = if kind == Reduction::Dot {
+            Reduction::Sum
+        } else {
+            kind
+        };
         let mut partial: Option<Matrix> = None;
         loop {
             let current = partial.as_ref().map_or(a.layout, |p| p.layout);
@@ -97,13 +119,33 @@ impl<B: Backend> Gpu<B> {
             let h = current.height().div_ceil(4);
             let out = self.layout(4 * h, w)?;
             let next = match &partial {
-                None => self.run_kernel(kernel::reduce(b.is_some()), &inputs, out)?,
-                Some(p) => self.run_kernel(kernel::reduce(false), &[p], out)?,
+                None => self.run_kernel(kind.pass(), &inputs, out)?,
+                Some(p) => self.run_kernel(later.pass(), &[p], out)?,
             };
             partial = Some(next);
         }
         let p = partial.expect("the loop runs at least once");
-        self.run_kernel(kernel::SUM_COMPONENTS, &[&p], self.layout(1, 1)?)
+        self.run_kernel(later.last(), &[&p], self.layout(1, 1)?)
+    }
+
+    /// Checks that `inputs` fit `expr` (count, one shape) and returns their layouts.
+    fn map_inputs(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Vec<Layout>> {
+        let needed = expr.input_count();
+        if inputs.len() != needed {
+            return Err(Error::Expr(format!(
+                "\"{expr}\" reads {needed} matrices but {} were given",
+                inputs.len()
+            )));
+        }
+        let Some(first) = inputs.first() else {
+            return Err(Error::Expr(format!(
+                "\"{expr}\" reads no matrix: use fill for a constant"
+            )));
+        };
+        for m in &inputs[1..] {
+            same_shape("an element-wise expression", first, m)?;
+        }
+        Ok(inputs.iter().map(|m| m.layout).collect())
     }
 
     async fn read_scalar(&self, m: Matrix) -> Result<f32> {
@@ -240,26 +282,26 @@ impl<B: Backend> Device for Gpu<B> {
 
     fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix> {
         expr.check()?;
-        let needed = expr.input_count();
-        if inputs.len() != needed {
-            return Err(Error::Expr(format!(
-                "\"{expr}\" reads {needed} matrices but {} were given",
-                inputs.len()
-            )));
-        }
-        let Some(first) = inputs.first() else {
-            return Err(Error::Expr(format!(
-                "\"{expr}\" reads no matrix: use fill for a constant"
-            )));
-        };
-        for m in &inputs[1..] {
-            same_shape("an element-wise expression", first, m)?;
-        }
-        let layouts = inputs.iter().map(|m| m.layout).collect();
+        let layouts = self.map_inputs(expr, inputs)?;
+        let output = inputs[0].layout;
         self.run(
-            Program::new(kernel::map(expr), layouts, first.layout).with_params(&expr.constants()),
+            Program::new(kernel::map(expr), layouts, output).with_params(&expr.constants()),
             inputs,
         )
+    }
+
+    fn map2(&self, first: &Expr, second: &Expr, inputs: &[&Matrix]) -> Result<(Matrix, Matrix)> {
+        let both = Expr::call2(crate::expr::Func2::Add, first.clone(), second.clone());
+        both.check()?;
+        let layouts = self.map_inputs(&both, inputs)?;
+        let output = inputs[0].layout;
+        let mut outs = self.run_multi(
+            Program::new(kernel::map2(first, second), layouts, output)
+                .with_params(&both.constants()),
+            inputs,
+        )?;
+        let second = outs.pop().expect("two outputs");
+        Ok((outs.pop().expect("two outputs"), second))
     }
 
     fn map_mut(&self, expr: &Expr, this: &mut Matrix, others: &[&Matrix]) -> Result<()> {
@@ -269,7 +311,6 @@ impl<B: Backend> Device for Gpu<B> {
         *this = result;
         Ok(())
     }
-
     fn fill(&self, rows: usize, cols: usize, value: f32) -> Result<Matrix> {
         let expr = Expr::Const(value);
         self.run(
@@ -286,16 +327,34 @@ impl<B: Backend> Device for Gpu<B> {
     fn dot<'a>(&'a self, a: &'a Matrix, b: &'a Matrix) -> LocalFuture<'a, Result<f32>> {
         Box::pin(async move {
             same_shape("dot", a, b)?;
-            let s = self.sum(a, Some(b))?;
+            let s = self.reduce(Reduction::Dot, a, Some(b))?;
             self.read_scalar(s).await
         })
     }
 
     fn sum_all<'a>(&'a self, a: &'a Matrix) -> LocalFuture<'a, Result<f32>> {
         Box::pin(async move {
-            let s = self.sum(a, None)?;
+            let s = self.reduce(Reduction::Sum, a, None)?;
             self.read_scalar(s).await
         })
+    }
+
+    fn max_abs<'a>(&'a self, a: &'a Matrix) -> LocalFuture<'a, Result<f32>> {
+        Box::pin(async move {
+            let s = self.reduce(Reduction::MaxAbs, a, None)?;
+            self.read_scalar(s).await
+        })
+    }
+
+    fn diagonal(&self, a: &Matrix) -> Result<Matrix> {
+        if a.rows() != a.cols() {
+            return Err(Error::Shape(format!(
+                "the diagonal is taken of a square matrix, got {}x{}",
+                a.rows(),
+                a.cols()
+            )));
+        }
+        self.run_kernel(kernel::DIAGONAL, &[a], self.layout(a.rows(), 1)?)
     }
 
     fn read<'a>(&'a self, m: &'a Matrix) -> LocalFuture<'a, Result<Vec<f32>>> {
@@ -305,6 +364,9 @@ impl<B: Backend> Device for Gpu<B> {
                 .backend
                 .read_texture(self.texture(m)?, l.width(), l.height())
                 .await?;
+            let mut c = self.counts.get();
+            c.readbacks += 1;
+            self.counts.set(c);
             Ok(l.unpack(&texels))
         })
     }
@@ -315,6 +377,10 @@ impl<B: Backend> Device for Gpu<B> {
 
     fn memory(&self) -> MemoryStats {
         self.pool.borrow().stats()
+    }
+
+    fn counts(&self) -> Counts {
+        self.counts.get()
     }
 
     fn release_pooled(&self) {

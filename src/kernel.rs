@@ -30,6 +30,8 @@ pub struct Kernel {
     pub wgsl: Cow<'static, str>,
     /// GLSL ES 3.00 body defining `vec4 kernel(ivec2 texel)`.
     pub glsl: Cow<'static, str>,
+    /// Render targets written in one pass: 1, or 2 for a kernel returning `Out2`.
+    pub outputs: usize,
 }
 
 /// A kernel whose body is a file in `shaders/`, compiled into the binary.
@@ -40,6 +42,7 @@ macro_rules! shader_kernel {
             inputs: $inputs,
             wgsl: Cow::Borrowed(include_str!(concat!("../shaders/", $name, ".wgsl"))),
             glsl: Cow::Borrowed(include_str!(concat!("../shaders/", $name, ".glsl"))),
+            outputs: 1,
         }
     };
 }
@@ -51,6 +54,11 @@ impl Kernel {
         self.push_inputs(&mut src, include_str!("../shaders/input.wgsl"));
         src.push('\n');
         src.push_str(&self.wgsl);
+        src.push_str(if self.outputs == 2 {
+            include_str!("../shaders/main2.wgsl")
+        } else {
+            include_str!("../shaders/main.wgsl")
+        });
         src
     }
 
@@ -60,7 +68,11 @@ impl Kernel {
         self.push_inputs(&mut src, include_str!("../shaders/input.glsl"));
         src.push('\n');
         src.push_str(&self.glsl);
-        src.push_str(include_str!("../shaders/main.glsl"));
+        src.push_str(if self.outputs == 2 {
+            include_str!("../shaders/main2.glsl")
+        } else {
+            include_str!("../shaders/main.glsl")
+        });
         src
     }
 
@@ -103,6 +115,7 @@ pub struct Uniforms {
 impl Program {
     /// A run of `kernel` without parameters.
     pub fn new(kernel: Kernel, inputs: Vec<Layout>, output: Layout) -> Self {
+        debug_assert!(kernel.inputs.len() <= MAX_INPUTS);
         Program {
             kernel,
             inputs,
@@ -145,30 +158,84 @@ pub const MUL_TR: Kernel = shader_kernel!("mul_tr", &["a", "b"]);
 pub const TRANSPOSE: Kernel = shader_kernel!("transpose", &["a"]);
 /// The identity (ones on the diagonal of any shape).
 pub const IDENTITY: Kernel = shader_kernel!("identity", &[]);
-/// Last pass of a reduction: the sum of the 4 components of texel (0, 0), in element (0, 0).
-pub const SUM_COMPONENTS: Kernel = shader_kernel!("sum_components", &["a"]);
+/// The diagonal of a square matrix, as a column vector.
+pub const DIAGONAL: Kernel = shader_kernel!("diagonal", &["a"]);
 /// Blocked matrix-vector product, first pass: partial sums over blocks of `param(0)` columns.
 pub const MATVEC_PARTIAL: Kernel = shader_kernel!("matvec_partial", &["a", "b"]);
 /// Blocked matrix-vector product, second pass: the sum across each row of partial sums.
 pub const SUM_COLS: Kernel = shader_kernel!("sum_cols", &["a"]);
 
-/// One pass of a sum reduction over 4x4 blocks of texels; with `dot`, the first pass of a
-/// dot product, summing `a .* b`.
-pub fn reduce(dot: bool) -> Kernel {
-    let (name, inputs, term): (&str, &'static [&'static str], _) = if dot {
-        ("reduce_dot", &["a", "b"], "a_texel(x, y) * b_texel(x, y)")
-    } else {
-        ("reduce", &["a"], "a_texel(x, y)")
-    };
-    Kernel {
-        name: Cow::Borrowed(name),
-        inputs,
-        wgsl: include_str!("../shaders/reduce.wgsl")
-            .replace("{term}", term)
-            .into(),
-        glsl: include_str!("../shaders/reduce.glsl")
-            .replace("{term}", term)
-            .into(),
+/// What a reduction computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    /// The sum of the elements.
+    Sum,
+    /// The sum of `a .* b` (first pass only; later passes are `Sum`).
+    Dot,
+    /// The largest |element|; NaN if any element is NaN.
+    MaxAbs,
+}
+
+impl Reduction {
+    fn name(self) -> &'static str {
+        match self {
+            Reduction::Sum => "sum",
+            Reduction::Dot => "dot",
+            Reduction::MaxAbs => "max_abs",
+        }
+    }
+
+    /// How `acc` takes in one texel, and how a texel's four components combine: the same text
+    /// in WGSL and GLSL.
+    fn combine(self) -> (&'static str, &'static str) {
+        const SUM4: &str = "(v.x + v.y) + (v.z + v.w)";
+        match self {
+            Reduction::Sum => ("acc + a_texel(x, y)", SUM4),
+            Reduction::Dot => ("acc + a_texel(x, y) * b_texel(x, y)", SUM4),
+            // NaN must survive GPU max, which drops it; all terms are >= 0, so the sum of a
+            // texel's components is NaN exactly when one of them is.
+            Reduction::MaxAbs => (
+                "keep_nan(acc, keep_nan(a_texel(x, y), max(acc, abs(a_texel(x, y)))))",
+                "nan_or((v.x + v.y) + (v.z + v.w), max(max(v.x, v.y), max(v.z, v.w)))",
+            ),
+        }
+    }
+
+    /// One pass over 4x4 blocks of texels.
+    pub fn pass(self) -> Kernel {
+        let inputs: &'static [&'static str] = if self == Reduction::Dot {
+            &["a", "b"]
+        } else {
+            &["a"]
+        };
+        let combine = self.combine().0;
+        Kernel {
+            name: Cow::Owned(format!("reduce_{}", self.name())),
+            inputs,
+            wgsl: include_str!("../shaders/reduce.wgsl")
+                .replace("{combine}", combine)
+                .into(),
+            glsl: include_str!("../shaders/reduce.glsl")
+                .replace("{combine}", combine)
+                .into(),
+            outputs: 1,
+        }
+    }
+
+    /// The last pass: the four components of texel (0, 0) combined into element (0, 0).
+    pub fn last(self) -> Kernel {
+        let combine = self.combine().1;
+        Kernel {
+            name: Cow::Owned(format!("combine_{}", self.name())),
+            inputs: &["a"],
+            wgsl: include_str!("../shaders/combine_components.wgsl")
+                .replace("{combine}", combine)
+                .into(),
+            glsl: include_str!("../shaders/combine_components.glsl")
+                .replace("{combine}", combine)
+                .into(),
+            outputs: 1,
+        }
     }
 }
 
@@ -178,13 +245,56 @@ pub fn map(expr: &crate::expr::Expr) -> Kernel {
     Kernel {
         name: format!("map:{code}").into(),
         inputs: &INPUT_NAMES[..expr.input_count()],
-        wgsl: include_str!("../shaders/map.wgsl")
-            .replace("{expr}", &code)
-            .into(),
-        glsl: include_str!("../shaders/map.glsl")
-            .replace("{expr}", &code)
-            .into(),
+        wgsl: functions_and(
+            include_str!("../shaders/map.wgsl"),
+            include_str!("../shaders/functions.wgsl"),
+        )
+        .replace("{expr}", &code)
+        .into(),
+        glsl: functions_and(
+            include_str!("../shaders/map.glsl"),
+            include_str!("../shaders/functions.glsl"),
+        )
+        .replace("{expr}", &code)
+        .into(),
+        outputs: 1,
     }
+}
+
+/// Two element-wise expressions over the same inputs, written to two outputs in one pass; the
+/// parameters of `second` follow those of `first`.
+pub fn map2(first: &crate::expr::Expr, second: &crate::expr::Expr) -> Kernel {
+    let mut next_param = 0;
+    let (c1, c2) = (
+        first.shader_from(&mut next_param),
+        second.shader_from(&mut next_param),
+    );
+    let inputs = first.input_count().max(second.input_count());
+    let fill = |body: &str, functions: &str| {
+        functions_and(body, functions)
+            .replace("{expr2}", &c2)
+            .replace("{expr}", &c1)
+    };
+    Kernel {
+        name: format!("map2:{c1};{c2}").into(),
+        inputs: &INPUT_NAMES[..inputs],
+        wgsl: fill(
+            include_str!("../shaders/map2.wgsl"),
+            include_str!("../shaders/functions.wgsl"),
+        )
+        .into(),
+        glsl: fill(
+            include_str!("../shaders/map2.glsl"),
+            include_str!("../shaders/functions.glsl"),
+        )
+        .into(),
+        outputs: 2,
+    }
+}
+
+/// The expression functions, then a kernel body that calls them.
+fn functions_and(body: &str, functions: &str) -> String {
+    format!("{functions}\n{body}")
 }
 
 #[cfg(test)]

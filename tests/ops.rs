@@ -265,6 +265,28 @@ on_both_backends! {
         }
     }
 
+    async fn two_outputs_in_one_pass_diagonal_and_max_abs(kind) {
+        let gpu = device(kind).await;
+        let x = gpu.upload(&[1.0, 2.0, 3.0, 4.0, 5.0], 5, 1).unwrap();
+        let p = gpu.upload(&[1.0, 1.0, 1.0, 1.0, 1.0], 5, 1).unwrap();
+        let before = gpu.counts();
+        let (u, v) = gpu.map2(&Expr::parse("a + b * 2").unwrap(), &Expr::parse("a - b * 3").unwrap(), &[&x, &p]).unwrap();
+        assert_eq!((gpu.counts() - before).passes, 1, "one pass for both outputs");
+        assert_eq!(gpu.read(&u).await.unwrap(), vec![3.0, 4.0, 5.0, 6.0, 7.0]);
+        assert_eq!(gpu.read(&v).await.unwrap(), vec![-2.0, -1.0, 0.0, 1.0, 2.0]);
+        let a: Vec<f32> = (0..49).map(|i| i as f32).collect();
+        let d = gpu.diagonal(&gpu.upload(&a, 7, 7).unwrap()).unwrap();
+        assert_eq!(gpu.read(&d).await.unwrap(), vec![0.0, 8.0, 16.0, 24.0, 32.0, 40.0, 48.0]);
+        assert!(gpu.diagonal(&x).is_err());
+        let m = gpu.upload(&[0.5, -7.0, 3.0, 2.0, -1.0, 6.5, 0.0], 7, 1).unwrap();
+        assert_eq!(gpu.max_abs(&m).await.unwrap(), 7.0);
+        let wide = gpu.upload(&Rng::new(3).matrix(9 * 37, -1.0, 1.0), 9, 37).unwrap();
+        let expected = gpu.read(&wide).await.unwrap().iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        assert_eq!(gpu.max_abs(&wide).await.unwrap(), expected);
+        let nan = gpu.upload(&[1.0, f32::NAN, -9.0], 3, 1).unwrap();
+        assert!(gpu.max_abs(&nan).await.unwrap().is_nan(), "NaN is not hidden by max");
+    }
+
     async fn zeros_fill_identity(kind) {
         let gpu = device(kind).await;
         assert_eq!(gpu.read(&gpu.fill(3, 5, 0.0).unwrap()).await.unwrap(), vec![0.0; 15]);

@@ -57,12 +57,13 @@ pub trait Backend: Sized + 'static {
         texels: &[f32],
     ) -> Result<()>;
 
-    /// Runs `program` with `inputs` (in the kernel's order) bound, rendering every texel of `output`.
+    /// Runs `program` with `inputs` (in the kernel's order) bound, rendering every texel of
+    /// each of `outputs` (one per render target of the kernel, all of the program's shape).
     fn run(
         &self,
         program: &Program,
         inputs: &[&Self::Texture],
-        output: &Self::Texture,
+        outputs: &[&Self::Texture],
     ) -> Result<()>;
 
     /// Reads all texels back, in the layout of [`Backend::write_texture`].

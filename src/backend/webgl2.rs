@@ -23,6 +23,8 @@ pub struct WebGl2 {
     vertex_array: glow::VertexArray,
     /// A 1 x 1 texture that `finish` reads back to wait for the GPU (see there).
     sync: Texture,
+    /// The framebuffer of kernels with several outputs, re-attached for each run.
+    multi: glow::Framebuffer,
 }
 
 /// A linked kernel and the locations of its uniforms.
@@ -106,6 +108,8 @@ impl WebGl2 {
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
         let sync = new_texture(&gl, 1, 1)?;
+        // SAFETY: plain object creation on a live context.
+        let multi = unsafe { gl.create_framebuffer() }.map_err(Error::Gpu)?;
         Ok(WebGl2 {
             gl,
             capabilities: Capabilities {
@@ -116,6 +120,7 @@ impl WebGl2 {
             programs: RefCell::new(HashMap::new()),
             vertex_array,
             sync,
+            multi,
         })
     }
 
@@ -246,12 +251,29 @@ impl Backend for WebGl2 {
         Ok(())
     }
 
-    fn run(&self, program: &Program, inputs: &[&Texture], output: &Texture) -> Result<()> {
+    fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
         let linked = self.program(&program.kernel)?;
         let gl = &self.gl;
         // SAFETY: all objects belong to this context; state set here is reset by the next run.
         unsafe {
-            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(output.framebuffer));
+            if let [output] = outputs {
+                gl.bind_framebuffer(glow::FRAMEBUFFER, Some(output.framebuffer));
+            } else {
+                gl.bind_framebuffer(glow::FRAMEBUFFER, Some(self.multi));
+                let attachments: Vec<u32> = (0..outputs.len() as u32)
+                    .map(|i| glow::COLOR_ATTACHMENT0 + i)
+                    .collect();
+                for (t, &attachment) in outputs.iter().zip(&attachments) {
+                    gl.framebuffer_texture_2d(
+                        glow::FRAMEBUFFER,
+                        attachment,
+                        glow::TEXTURE_2D,
+                        Some(t.texture),
+                        0,
+                    );
+                }
+                gl.draw_buffers(&attachments);
+            }
             gl.viewport(
                 0,
                 0,

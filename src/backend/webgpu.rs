@@ -194,11 +194,14 @@ impl WebGpu {
                     module: &module,
                     entry_point: Some("fs_main"),
                     compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: FORMAT,
-                        blend: None,
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
+                    targets: &vec![
+                        Some(wgpu::ColorTargetState {
+                            format: FORMAT,
+                            blend: None,
+                            write_mask: wgpu::ColorWrites::ALL,
+                        });
+                        kernel.outputs
+                    ],
                 }),
                 multiview_mask: None,
                 cache: None,
@@ -256,7 +259,7 @@ impl Backend for WebGpu {
         Ok(())
     }
 
-    fn run(&self, program: &Program, inputs: &[&Texture], output: &Texture) -> Result<()> {
+    fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
         let (pipeline, layout) = self.pipeline(program);
         let uniforms = self
             .device
@@ -284,15 +287,20 @@ impl Backend for WebGpu {
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some(&program.kernel.name),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &output.view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
+                color_attachments: &outputs
+                    .iter()
+                    .map(|t| {
+                        Some(wgpu::RenderPassColorAttachment {
+                            view: &t.view,
+                            depth_slice: None,
+                            resolve_target: None,
+                            ops: wgpu::Operations {
+                                load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                                store: wgpu::StoreOp::Store,
+                            },
+                        })
+                    })
+                    .collect::<Vec<_>>(),
                 depth_stencil_attachment: None,
                 timestamp_writes: None,
                 occlusion_query_set: None,

@@ -1,0 +1,176 @@
+// The functions of element-wise expressions, the twin of functions.wgsl: src/expr.rs emits
+// calls to them; each works on one texel.
+
+vec4 p4(int i) { return vec4(param(i)); }
+// Special values. GPUs need not follow IEEE 754 in their built-in functions (several return
+// numbers for NaN, or log(0) = -88), so the helpers below pass NaN through and handle the
+// edges themselves; the `_builtin` variants keep the GPU's own behaviour for comparison.
+vec4 inf4() { return vec4(uintBitsToFloat(0x7f800000u + uint(min(out_rows(), 0)))); }
+
+vec4 nan4() { return vec4(intBitsToFloat(0x7fc00000)); }
+
+vec4 f_add(vec4 x, vec4 y) { return x + y; }
+vec4 f_sub(vec4 x, vec4 y) { return x - y; }
+vec4 f_mul(vec4 x, vec4 y) { return x * y; }
+vec4 f_div(vec4 x, vec4 y) { return x / y; }
+// max and min pass NaN on, as JavaScript's Math.max does (GPU max drops it).
+vec4 f_max(vec4 x, vec4 y) { return keep_nan(x, keep_nan(y, max(x, y))); }
+vec4 f_min(vec4 x, vec4 y) { return keep_nan(x, keep_nan(y, min(x, y))); }
+vec4 f_neg(vec4 x) { return -x; }
+vec4 f_abs(vec4 x) { return abs(x); }
+vec4 f_inv(vec4 x) { return 1.0 / x; }
+vec4 f_sqrt(vec4 x) { return sqrt(x); }
+// 1 / sqrt(x) rather than inversesqrt: IEEE results at 0 (inf) and an exactly rounded sqrt.
+vec4 f_invsqrt(vec4 x) { return 1.0 / sqrt(x); }
+// pow(|x|, 1/3) with the sign of x, then one Newton step to recover the last bits.
+vec4 f_cbrt(vec4 x) {
+    vec4 y = sign(x) * pow(abs(x), vec4(1.0 / 3.0));
+    vec4 refined = y - (y * y * y - x) / (3.0 * y * y);
+    bvec4 ok = bvec4(uvec4(greaterThan(abs(y), vec4(1e-12))) * uvec4(lessThan(abs(y), vec4(1e12))));
+    return keep_nan(x, mix(mix(y, refined, ok), x, equal(x, vec4(0.0)))); // cbrt(-0) = -0
+}
+vec4 f_invcbrt(vec4 x) { return 1.0 / f_cbrt(x); }
+
+// e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 in [-0.35, 0.35] (ln 2 in two parts, exact
+// products): the built-in exp then errs only on the small r, and 2^k (in two halves, to reach the
+// smallest results) is exact. Past |x| = 88 the result over- or underflows: the built-in decides.
+vec4 f_exp(vec4 x) {
+    vec4 k = round(x * 1.4426950408889634);
+    vec4 r = (x - k * 0.693145751953125) - k * 1.42860682030941723e-6;
+    vec4 h = floor(k * 0.5);
+    vec4 v = exp(r) * exp2(h) * exp2(k - h);
+    return keep_nan(x, mix(v, exp(x), greaterThanEqual(abs(x), vec4(88.0))));
+}
+// ln(1 + u) for |u| < 0.41 from the series 2 atanh(s), s = u / (2 + u): exact near u = 0.
+vec4 ln_near_one(vec4 u) {
+    vec4 s = u / (2.0 + u);
+    vec4 z = s * s;
+    return 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (0.2 + z * (1.0 / 7.0 + z * (1.0 / 9.0 + z * (1.0 / 11.0))))));
+}
+// ln x for positive normal x: x = m 2^e with m in [0.707, 1.414] read off the bits, then
+// ln x = e ln 2 + ln m. GPU logs promise only 2^-21 absolute near x = 1.
+vec4 ln_reduced(vec4 x) {
+    uvec4 bits = floatBitsToUint(x);
+    vec4 e = vec4(ivec4((bits >> 23u) & uvec4(0xffu)) - ivec4(127));
+    vec4 m = uintBitsToFloat((bits & uvec4(0x007fffffu)) | uvec4(0x3f800000u));
+    bvec4 big = greaterThan(m, vec4(1.41421356));
+    m = mix(m, m * 0.5, big);
+    e = mix(e, e + 1.0, big);
+    return e * 0.693145751953125 + (e * 1.42860682030941723e-6 + ln_near_one(m - 1.0));
+}
+// ln(1 + u), accurate for tiny u too.
+vec4 log1p4(vec4 u) {
+    return mix(ln_reduced(1.0 + u), ln_near_one(u), lessThan(abs(u), vec4(0.41)));
+}
+// log: NaN below 0, -inf at 0, +inf at +inf.
+vec4 f_ln(vec4 x) {
+    vec4 r = mix(ln_reduced(x), -inf4(), equal(x, vec4(0.0)));
+    r = mix(r, inf4(), equal(x, inf4()));
+    return keep_nan(x, mix(r, nan4(), lessThan(x, vec4(0.0))));
+}
+vec4 f_log10(vec4 x) { return f_ln(x) * 0.43429448190325183; }
+vec4 f_ln_builtin(vec4 x) { return log(x); }
+
+// sin, cos and tan reduce x to r in [-pi/4, pi/4] with x = k pi/2 + r (Cody-Waite: pi/2 in three
+// parts, exact products for |k| < 2^16), then evaluate float32 minimax polynomials (Cephes
+// sinf/cosf). A few ULP for |x| < 1e5, where GPU built-ins often promise only 2^-11 absolute;
+// beyond 1e5 (float32 spacing 0.008 and more) the built-in is used.
+vec4 reduce_half_pi(vec4 x, out ivec4 q) {
+    vec4 k = round(x * 0.63661977236758134);
+    q = ivec4(k) & ivec4(3);
+    return ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
+}
+// The reduced result r for |x| < 1e5, the built-in one beyond, NaN at +-inf, NaN kept.
+vec4 big_arg(vec4 x, vec4 builtin, vec4 r) {
+    vec4 v = mix(builtin, r, lessThan(abs(x), vec4(1e5)));
+    return keep_nan(x, mix(v, nan4(), equal(abs(x), inf4())));
+}
+vec4 sin_poly(vec4 r) {
+    vec4 z = r * r;
+    return r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
+}
+vec4 cos_poly(vec4 r) {
+    vec4 z = r * r;
+    return 1.0 - 0.5 * z + z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3 + z * 2.443315711809948e-5));
+}
+vec4 f_sin(vec4 x) {
+    ivec4 q;
+    vec4 r = reduce_half_pi(x, q);
+    vec4 v = mix(sin_poly(r), cos_poly(r), equal(q & ivec4(1), ivec4(1)));
+    v = mix(v, -v, equal(q & ivec4(2), ivec4(2)));
+    return big_arg(x, sin(x), v);
+}
+vec4 f_cos(vec4 x) {
+    ivec4 q;
+    vec4 r = reduce_half_pi(x, q);
+    vec4 v = mix(cos_poly(r), sin_poly(r), equal(q & ivec4(1), ivec4(1)));
+    v = mix(v, -v, equal((q + 1) & ivec4(2), ivec4(2)));
+    return big_arg(x, cos(x), v);
+}
+vec4 f_tan(vec4 x) {
+    ivec4 q;
+    vec4 r = reduce_half_pi(x, q);
+    vec4 s = sin_poly(r);
+    vec4 c = cos_poly(r);
+    vec4 t = mix(s / c, -c / s, equal(q & ivec4(1), ivec4(1)));
+    return big_arg(x, tan(x), t);
+}
+vec4 f_sin_builtin(vec4 x) { return sin(x); }
+vec4 f_cos_builtin(vec4 x) { return cos(x); }
+vec4 f_tan_builtin(vec4 x) { return tan(x); }
+// acos as 2 atan(sqrt((1 - x) / (1 + x))): relative accuracy near x = 1, where acos -> 0.
+vec4 f_acos(vec4 x) { return keep_nan(x, 2.0 * atan(sqrt((1.0 - x) / (1.0 + x)))); }
+vec4 f_acos_builtin(vec4 x) { return acos(x); }
+vec4 f_asin(vec4 x) { return keep_nan(x, asin(x)); }
+vec4 f_atan(vec4 x) { return keep_nan(x, atan(x)); }
+vec4 f_atan2(vec4 y, vec4 x) { return keep_nan(x, keep_nan(y, atan(y, x))); }
+vec4 f_cosh(vec4 x) { return keep_nan(x, cosh(x)); }
+// acosh: log1p(t + sqrt(2t + t^2)) with t = x - 1, accurate near 1; ln(2x) where t^2 overflows.
+vec4 f_acosh(vec4 x) {
+    vec4 t = x - 1.0;
+    vec4 near = log1p4(t + sqrt(2.0 * t + t * t));
+    vec4 r = mix(near, f_ln(x) + 0.69314718055994531, greaterThan(x, vec4(1e18)));
+    return keep_nan(x, mix(r, nan4(), lessThan(x, vec4(1.0))));
+}
+vec4 f_acosh_builtin(vec4 x) { return acosh(x); }
+vec4 f_sinh_builtin(vec4 x) { return sinh(x); }
+vec4 f_tanh_builtin(vec4 x) { return tanh(x); }
+vec4 f_asinh_builtin(vec4 x) { return asinh(x); }
+vec4 f_atanh_builtin(vec4 x) { return atanh(x); }
+
+// sinh: a Taylor series near 0, where (e^x - e^-x) / 2 cancels.
+vec4 f_sinh(vec4 x) {
+    vec4 x2 = x * x;
+    vec4 series = x * (1.0 + x2 * (1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (1.0 / 5040.0))));
+    return keep_nan(x, mix(sinh(x), series, lessThan(abs(x), vec4(0.5))));
+}
+// tanh: sinh / cosh near 0; 1 - 2 / (e^2|x| + 1) elsewhere, which tends to 1 instead of inf/inf.
+vec4 f_tanh(vec4 x) {
+    vec4 big = sign(x) * (1.0 - 2.0 / (exp(2.0 * abs(x)) + 1.0));
+    return keep_nan(x, mix(big, f_sinh(x) / cosh(x), lessThan(abs(x), vec4(0.5))));
+}
+// asinh: log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with the sign of x; log(2|x|) where x^2 overflows.
+vec4 f_asinh(vec4 x) {
+    vec4 a = abs(x);
+    vec4 near = log1p4(a + a * a / (1.0 + sqrt(1.0 + a * a)));
+    vec4 far = f_ln(a) + 0.69314718055994531;
+    return keep_nan(x, sign(x) * mix(near, far, greaterThan(a, vec4(1e18))));
+}
+// atanh: log1p(2|x| / (1 - |x|)) / 2 with the sign of x; +-inf at +-1, NaN beyond.
+vec4 f_atanh(vec4 x) {
+    vec4 a = abs(x);
+    vec4 r = mix(0.5 * log1p4(2.0 * a / (1.0 - a)), inf4(), equal(a, vec4(1.0)));
+    r = mix(r, nan4(), greaterThan(a, vec4(1.0)));
+    return keep_nan(x, sign(x) * r);
+}
+// x^y as IEEE 754 (and JavaScript) define it; the GPU's pow is undefined for x < 0 and 0^0.
+vec4 f_pow(vec4 x, vec4 y) {
+    vec4 m = pow(abs(x), y);
+    bvec4 whole = equal(floor(y), y);
+    bvec4 odd = bvec4(uvec4(whole) * uvec4(notEqual(floor(y * 0.5) * 2.0, y)));
+    bvec4 negative = lessThan(x, vec4(0.0));
+    vec4 r = mix(m, -m, bvec4(uvec4(negative) * uvec4(odd)));
+    r = mix(r, nan4(), bvec4(uvec4(negative) * uvec4(not(whole))));
+    return mix(keep_nan(x, keep_nan(y, r)), vec4(1.0), equal(y, vec4(0.0)));
+}
+vec4 f_pow_builtin(vec4 x, vec4 y) { return pow(x, y); }

@@ -1,0 +1,181 @@
+// The functions of element-wise expressions (src/expr.rs emits calls to them, the same text for
+// WGSL and GLSL); each works on four elements at once (one texel). Constants arrive as
+// parameters: p4(i).
+
+fn p4(i: i32) -> vec4<f32> { return vec4<f32>(param(i)); }
+// Special values. GPUs need not follow IEEE 754 in their built-in functions (several return
+// numbers for NaN, or log(0) = -88), so the helpers below pass NaN through and handle the
+// edges themselves; the `_builtin` variants keep the GPU's own behaviour for comparison.
+fn inf4() -> vec4<f32> { return vec4<f32>(bitcast<f32>(0x7f800000u + u32(min(out_rows(), 0)))); }
+
+// A quiet NaN. Built from a uniform so that it is not a constant expression, which WGSL
+// forbids from being NaN.
+fn nan4() -> vec4<f32> { return vec4<f32>(bitcast<f32>(0x7fc00000u + u32(min(out_rows(), 0)))); }
+
+fn f_add(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x + y; }
+fn f_sub(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x - y; }
+fn f_mul(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x * y; }
+fn f_div(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return x / y; }
+// max and min pass NaN on, as JavaScript's Math.max does (GPU max drops it).
+fn f_max(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return keep_nan(x, keep_nan(y, max(x, y))); }
+fn f_min(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return keep_nan(x, keep_nan(y, min(x, y))); }
+fn f_neg(x: vec4<f32>) -> vec4<f32> { return -x; }
+fn f_abs(x: vec4<f32>) -> vec4<f32> { return abs(x); }
+fn f_inv(x: vec4<f32>) -> vec4<f32> { return 1.0 / x; }
+fn f_sqrt(x: vec4<f32>) -> vec4<f32> { return sqrt(x); }
+// 1 / sqrt(x) rather than inverseSqrt: IEEE results at 0 (inf) and an exactly rounded sqrt.
+fn f_invsqrt(x: vec4<f32>) -> vec4<f32> { return 1.0 / sqrt(x); }
+// pow(|x|, 1/3) with the sign of x, then one Newton step to recover the last bits.
+fn f_cbrt(x: vec4<f32>) -> vec4<f32> {
+    let y = sign(x) * pow(abs(x), vec4<f32>(1.0 / 3.0));
+    let refined = y - (y * y * y - x) / (3.0 * y * y);
+    let r = select(y, refined, (abs(y) > vec4<f32>(1e-12)) & (abs(y) < vec4<f32>(1e12)));
+    return keep_nan(x, select(r, x, x == vec4<f32>(0.0))); // cbrt(-0) = -0
+}
+fn f_invcbrt(x: vec4<f32>) -> vec4<f32> { return 1.0 / f_cbrt(x); }
+
+// e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 in [-0.35, 0.35] (ln 2 in two parts, exact
+// products): the built-in exp then errs only on the small r, and 2^k (in two halves, to reach the
+// smallest results) is exact. Past |x| = 88 the result over- or underflows: the built-in decides.
+fn f_exp(x: vec4<f32>) -> vec4<f32> {
+    let k = round(x * 1.4426950408889634);
+    let r = (x - k * 0.693145751953125) - k * 1.42860682030941723e-6;
+    let h = floor(k * 0.5);
+    let v = exp(r) * exp2(h) * exp2(k - h);
+    return keep_nan(x, select(v, exp(x), abs(x) >= vec4<f32>(88.0)));
+}
+// ln(1 + u) for |u| < 0.41 from the series 2 atanh(s), s = u / (2 + u): exact near u = 0.
+fn ln_near_one(u: vec4<f32>) -> vec4<f32> {
+    let s = u / (2.0 + u);
+    let z = s * s;
+    return 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (0.2 + z * (1.0 / 7.0 + z * (1.0 / 9.0 + z * (1.0 / 11.0))))));
+}
+// ln x for positive normal x: x = m 2^e with m in [0.707, 1.414] read off the bits, then
+// ln x = e ln 2 + ln m. GPU logs promise only 2^-21 absolute near x = 1.
+fn ln_reduced(x: vec4<f32>) -> vec4<f32> {
+    let bits = bitcast<vec4<u32>>(x);
+    var e = vec4<f32>(vec4<i32>((bits >> vec4<u32>(23u)) & vec4<u32>(0xffu)) - vec4<i32>(127));
+    var m = bitcast<vec4<f32>>((bits & vec4<u32>(0x007fffffu)) | vec4<u32>(0x3f800000u));
+    let big = m > vec4<f32>(1.41421356);
+    m = select(m, m * 0.5, big);
+    e = select(e, e + 1.0, big);
+    return e * 0.693145751953125 + (e * 1.42860682030941723e-6 + ln_near_one(m - 1.0));
+}
+// ln(1 + u), accurate for tiny u too.
+fn log1p4(u: vec4<f32>) -> vec4<f32> {
+    return select(ln_reduced(1.0 + u), ln_near_one(u), abs(u) < vec4<f32>(0.41));
+}
+// log: NaN below 0, -inf at 0, +inf at +inf.
+fn f_ln(x: vec4<f32>) -> vec4<f32> {
+    var r = select(ln_reduced(x), -inf4(), x == vec4<f32>(0.0));
+    r = select(r, inf4(), x == inf4());
+    return keep_nan(x, select(r, nan4(), x < vec4<f32>(0.0)));
+}
+fn f_log10(x: vec4<f32>) -> vec4<f32> { return f_ln(x) * 0.43429448190325183; }
+fn f_ln_builtin(x: vec4<f32>) -> vec4<f32> { return log(x); }
+
+// sin, cos and tan reduce x to r in [-pi/4, pi/4] with x = k pi/2 + r (Cody-Waite: pi/2 in three
+// parts, exact products for |k| < 2^16), then evaluate float32 minimax polynomials (Cephes
+// sinf/cosf). A few ULP for |x| < 1e5, where GPU built-ins often promise only 2^-11 absolute;
+// beyond 1e5 (float32 spacing 0.008 and more) the built-in is used.
+struct Reduced {
+    r: vec4<f32>,
+    q: vec4<i32>,
+}
+fn reduce_half_pi(x: vec4<f32>) -> Reduced {
+    let k = round(x * 0.63661977236758134);
+    let r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
+    return Reduced(r, vec4<i32>(k) & vec4<i32>(3));
+}
+// The reduced result r for |x| < 1e5, the built-in one beyond, NaN at +-inf, NaN kept.
+fn big_arg(x: vec4<f32>, builtin: vec4<f32>, r: vec4<f32>) -> vec4<f32> {
+    let v = select(builtin, r, abs(x) < vec4<f32>(1e5));
+    return keep_nan(x, select(v, nan4(), abs(x) == inf4()));
+}
+fn sin_poly(r: vec4<f32>) -> vec4<f32> {
+    let z = r * r;
+    return r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
+}
+fn cos_poly(r: vec4<f32>) -> vec4<f32> {
+    let z = r * r;
+    return 1.0 - 0.5 * z + z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3 + z * 2.443315711809948e-5));
+}
+fn f_sin(x: vec4<f32>) -> vec4<f32> {
+    let t = reduce_half_pi(x);
+    let odd = (t.q & vec4<i32>(1)) == vec4<i32>(1);
+    let v = select(sin_poly(t.r), cos_poly(t.r), odd);
+    let r = select(v, -v, (t.q & vec4<i32>(2)) == vec4<i32>(2));
+    return big_arg(x, sin(x), r);
+}
+fn f_cos(x: vec4<f32>) -> vec4<f32> {
+    let t = reduce_half_pi(x);
+    let odd = (t.q & vec4<i32>(1)) == vec4<i32>(1);
+    let v = select(cos_poly(t.r), sin_poly(t.r), odd);
+    let r = select(v, -v, ((t.q + 1) & vec4<i32>(2)) == vec4<i32>(2));
+    return big_arg(x, cos(x), r);
+}
+fn f_tan(x: vec4<f32>) -> vec4<f32> {
+    let t = reduce_half_pi(x);
+    let s = sin_poly(t.r);
+    let c = cos_poly(t.r);
+    let r = select(s / c, -c / s, (t.q & vec4<i32>(1)) == vec4<i32>(1));
+    return big_arg(x, tan(x), r);
+}
+fn f_sin_builtin(x: vec4<f32>) -> vec4<f32> { return sin(x); }
+fn f_cos_builtin(x: vec4<f32>) -> vec4<f32> { return cos(x); }
+fn f_tan_builtin(x: vec4<f32>) -> vec4<f32> { return tan(x); }
+// acos as 2 atan(sqrt((1 - x) / (1 + x))): relative accuracy near x = 1, where acos -> 0.
+fn f_acos(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, 2.0 * atan(sqrt((1.0 - x) / (1.0 + x)))); }
+fn f_acos_builtin(x: vec4<f32>) -> vec4<f32> { return acos(x); }
+fn f_asin(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, asin(x)); }
+fn f_atan(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, atan(x)); }
+fn f_atan2(y: vec4<f32>, x: vec4<f32>) -> vec4<f32> { return keep_nan(x, keep_nan(y, atan2(y, x))); }
+fn f_cosh(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, cosh(x)); }
+// acosh: log1p(t + sqrt(2t + t^2)) with t = x - 1, accurate near 1; ln(2x) where t^2 overflows.
+fn f_acosh(x: vec4<f32>) -> vec4<f32> {
+    let t = x - 1.0;
+    let near = log1p4(t + sqrt(2.0 * t + t * t));
+    let r = select(near, f_ln(x) + 0.69314718055994531, x > vec4<f32>(1e18));
+    return keep_nan(x, select(r, nan4(), x < vec4<f32>(1.0)));
+}
+fn f_acosh_builtin(x: vec4<f32>) -> vec4<f32> { return acosh(x); }
+fn f_sinh_builtin(x: vec4<f32>) -> vec4<f32> { return sinh(x); }
+fn f_tanh_builtin(x: vec4<f32>) -> vec4<f32> { return tanh(x); }
+fn f_asinh_builtin(x: vec4<f32>) -> vec4<f32> { return asinh(x); }
+fn f_atanh_builtin(x: vec4<f32>) -> vec4<f32> { return atanh(x); }
+
+// sinh: a Taylor series near 0, where (e^x - e^-x) / 2 cancels.
+fn f_sinh(x: vec4<f32>) -> vec4<f32> {
+    let x2 = x * x;
+    let series = x * (1.0 + x2 * (1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (1.0 / 5040.0))));
+    return keep_nan(x, select(sinh(x), series, abs(x) < vec4<f32>(0.5)));
+}
+// tanh: sinh / cosh near 0; 1 - 2 / (e^2|x| + 1) elsewhere, which tends to 1 instead of inf/inf.
+fn f_tanh(x: vec4<f32>) -> vec4<f32> {
+    let big = sign(x) * (1.0 - 2.0 / (exp(2.0 * abs(x)) + 1.0));
+    return keep_nan(x, select(big, f_sinh(x) / cosh(x), abs(x) < vec4<f32>(0.5)));
+}
+// asinh: log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with the sign of x; log(2|x|) where x^2 overflows.
+fn f_asinh(x: vec4<f32>) -> vec4<f32> {
+    let a = abs(x);
+    let near = log1p4(a + a * a / (1.0 + sqrt(1.0 + a * a)));
+    let far = f_ln(a) + 0.69314718055994531;
+    return keep_nan(x, sign(x) * select(near, far, a > vec4<f32>(1e18)));
+}
+// atanh: log1p(2|x| / (1 - |x|)) / 2 with the sign of x; +-inf at +-1, NaN beyond.
+fn f_atanh(x: vec4<f32>) -> vec4<f32> {
+    let a = abs(x);
+    var r = select(0.5 * log1p4(2.0 * a / (1.0 - a)), inf4(), a == vec4<f32>(1.0));
+    r = select(r, nan4(), a > vec4<f32>(1.0));
+    return keep_nan(x, sign(x) * r);
+}
+// x^y as IEEE 754 (and JavaScript) define it; the GPU's pow is undefined for x < 0 and 0^0.
+fn f_pow(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
+    let m = pow(abs(x), y);
+    let whole = floor(y) == y;
+    let odd = whole & (floor(y * 0.5) * 2.0 != y);
+    var r = select(m, -m, (x < vec4<f32>(0.0)) & odd);
+    r = select(r, nan4(), (x < vec4<f32>(0.0)) & !whole);
+    return select(keep_nan(x, keep_nan(y, r)), vec4<f32>(1.0), y == vec4<f32>(0.0));
+}
+fn f_pow_builtin(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> { return pow(x, y); }
