@@ -49,6 +49,10 @@ pub enum Error {
     Freed,
     /// A matrix created by another `Gpgpu` was used.
     ForeignMatrix,
+    /// A solver cannot go on: a breakdown, a divergence, a zero on the diagonal.
+    Solver(String),
+    /// The caller cancelled a long run.
+    Cancelled,
     /// The GPU rejected something: a shader that did not compile, a lost device, a failed read-back.
     Gpu(String),
 }
@@ -87,6 +91,8 @@ impl fmt::Display for Error {
                 f,
                 "this matrix belongs to another Gpgpu: matrices cannot be mixed between instances"
             ),
+            Error::Solver(msg) => write!(f, "{msg}"),
+            Error::Cancelled => write!(f, "cancelled"),
             Error::Gpu(msg) => write!(f, "GPU error: {msg}"),
         }
     }

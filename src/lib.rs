@@ -17,7 +17,9 @@ pub mod kernel;
 pub mod layout;
 pub mod matrix;
 pub mod pool;
+pub mod problems;
 pub mod reference;
+pub mod solver;
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -1,0 +1,96 @@
+//! Projected Jacobi for the linear complementarity problem (seed 000, section 4.2):
+//! find x >= 0 with w = Ax + b >= 0 and x^T w = 0, by x <- max(0, x + omega D (Ax + b)),
+//! D = diag(A)^-1, omega negative in the seed's convention (-0.1 there).
+
+use super::solution::{check_finite, check_system, inverse_diagonal, Observer, Progress, Solution};
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::expr::Expr;
+use crate::matrix::Matrix;
+
+/// Settings of [`lcp_jacobi`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LcpOptions {
+    /// The relaxation, in the seed's sign convention: x + omega D (Ax + b), so negative.
+    pub omega: f32,
+    /// Iterations to run (there is no tolerance: the seed runs a fixed count, 2n in the wall).
+    pub iterations: usize,
+    /// Also measure the complementarity residual max |min(x, Ax + b)| at the end.
+    pub residual: bool,
+    /// Let the caller see progress (and cancel) every this many iterations; the GPU queue is
+    /// drained then, but no data is read back inside the loop.
+    pub progress_every: usize,
+}
+
+impl Default for LcpOptions {
+    fn default() -> Self {
+        LcpOptions {
+            omega: -0.1,
+            iterations: 100,
+            residual: true,
+            progress_every: 50,
+        }
+    }
+}
+
+/// Runs projected Jacobi from `x0` (zero if `None`): per iteration w = A x (2 passes) and one
+/// fused pass x = max(x + (b + w) .* d, 0) (seed 000's madad and max in one shader).
+pub async fn lcp_jacobi(
+    gpu: &dyn Device,
+    a: &Matrix,
+    b: &Matrix,
+    x0: Option<&Matrix>,
+    options: LcpOptions,
+    observe: Observer<'_>,
+) -> Result<Solution> {
+    let n = check_system(a, b, x0)?;
+    if !(options.omega < 0.0 && options.omega.is_finite()) {
+        return Err(Error::Solver(format!(
+            "omega must be negative in this convention (x + omega D (Ax + b), the seed uses -0.1), got {}",
+            options.omega
+        )));
+    }
+    let start = gpu.counts();
+    let d = inverse_diagonal(gpu, a, options.omega).await?;
+    let mut x = match x0 {
+        Some(x0) => x0.clone(),
+        None => gpu.fill(n, 1, 0.0)?,
+    };
+    let step = Expr::parse("max(a + (b + c) * d, 0)")?;
+    let every = options.progress_every.max(1);
+    for k in 1..=options.iterations {
+        let w = gpu.mul_vec(a, &x)?;
+        x = gpu.map(&step, &[&x, b, &w, &d])?;
+        if k % every == 0 || k == options.iterations {
+            gpu.finish().await?;
+            let progress = Progress {
+                iteration: k,
+                of: options.iterations,
+                residual: None,
+            };
+            if !observe(progress) {
+                return Err(Error::Cancelled);
+            }
+        }
+    }
+    let mut residuals = Vec::new();
+    if options.residual {
+        let res = f64::from(complementarity(gpu, a, b, &x).await?);
+        check_finite("projected Jacobi", options.iterations, res)?;
+        residuals.push(res);
+    }
+    Ok(Solution {
+        x,
+        iterations: options.iterations,
+        residuals,
+        converged: false,
+        counts: gpu.counts() - start,
+    })
+}
+
+/// max |min(x, Ax + b)|: zero exactly at a solution of the LCP (NaN if anything is NaN).
+pub async fn complementarity(gpu: &dyn Device, a: &Matrix, b: &Matrix, x: &Matrix) -> Result<f32> {
+    let w = gpu.mul_vec(a, x)?;
+    let m = gpu.map(&Expr::parse("min(a, b + c)")?, &[x, b, &w])?;
+    gpu.max_abs(&m).await
+}
