@@ -35,6 +35,7 @@ use crate::error::Error;
 use crate::expr::Expr;
 use crate::gpu::ops;
 use crate::matrix::Matrix;
+use crate::solver::{Observer, Solution};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
@@ -49,6 +50,21 @@ export interface Capabilities {
   /** Why this backend runs and why the other one was not used. */
   reason: string;
 }
+
+/** Options of `Gpgpu.cg`. */
+export interface CgOptions { x0?: GpuMatrix; tol?: number; maxIter?: number; fused?: boolean;
+  onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** Options of `Gpgpu.jacobi`. */
+export interface JacobiOptions { tol?: number; maxIter?: number; checkEvery?: number;
+  onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** Options of `Gpgpu.lcpJacobi`; omega is negative (x + omega D (Ax + b)). */
+export interface LcpOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
+  onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** What the solvers resolve to: the solution stays on the GPU. */
+export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;
+  converged: boolean; passes: number; readbacks: number; }
+/** A test problem with its known solution x. */
+export interface Problem { n: number; a: Float32Array; b: Float32Array; x: Float64Array; }
 
 /** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse. */
 export interface MemoryStats {
@@ -65,7 +81,7 @@ pub struct Gpgpu {
     device: Rc<dyn Device>,
     reason: String,
     /// This device's matrices by id, so that arrays of matrices can be passed from JS.
-    registry: RefCell<HashMap<u32, Weak<Slot>>>,
+    registry: Rc<RefCell<HashMap<u32, Weak<Slot>>>>,
 }
 
 /// Wraps a device call whose result is a matrix: `Ok(GpuMatrix)` or a thrown `Error`.
@@ -90,7 +106,7 @@ impl Gpgpu {
         Ok(Gpgpu {
             device: Rc::from(opened.device),
             reason: opened.reason,
-            registry: RefCell::default(),
+            registry: Rc::default(),
         })
     }
 
@@ -288,6 +304,131 @@ impl Gpgpu {
         future_to_promise(async move { Ok(device.sum_all(&a?).await?.into()) })
     }
 
+    /// Conjugate gradients for symmetric positive definite A. Options: `x0` (warm start), `tol`
+    /// (relative residual, default 1e-6), `maxIter` (default 1000), `fused` (x and r updated in
+    /// one two-target pass), `onProgress(iteration, of, residual)`, `signal` (an AbortSignal).
+    #[wasm_bindgen(unchecked_return_type = "Promise<SolveResult>")]
+    pub fn cg(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(unchecked_param_type = "CgOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let defaults = solver::CgOptions::default();
+        let args = (|| {
+            let x0 = self.option_matrix(&options, "x0")?;
+            let opts = solver::CgOptions {
+                tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
+                max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
+                fused: option_bool(&options, "fused"),
+            };
+            Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
+        })();
+        self.solve(
+            options.clone(),
+            args,
+            |device, (a, b, x0, opts), observe| {
+                Box::pin(
+                    async move { solver::cg(device, &a, &b, x0.as_ref(), opts, observe).await },
+                )
+            },
+        )
+    }
+
+    /// Jacobi's method for Ax = b from x = 0. Options: `tol` (default 1e-6), `maxIter` (default
+    /// 1000), `checkEvery` (residual read-back interval, default 1), `onProgress`, `signal`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<SolveResult>")]
+    pub fn jacobi(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(unchecked_param_type = "JacobiOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let defaults = solver::JacobiOptions::default();
+        let args = (|| {
+            let opts = solver::JacobiOptions {
+                tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
+                max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
+                check_every: option_count(&options, "checkEvery")?.unwrap_or(defaults.check_every),
+            };
+            Ok::<_, Error>((a.matrix()?, b.matrix()?, opts))
+        })();
+        self.solve(options.clone(), args, |device, (a, b, opts), observe| {
+            Box::pin(async move { solver::jacobi(device, &a, &b, opts, observe).await })
+        })
+    }
+
+    /// Projected Jacobi for the LCP x >= 0, Ax + b >= 0, x^T (Ax + b) = 0. Options: `omega`
+    /// (negative, the seed's convention; default -0.1), `iterations` (default 100), `x0`,
+    /// `residual` (measure max |min(x, Ax + b)| at the end; default true), `onProgress`, `signal`.
+    #[wasm_bindgen(js_name = lcpJacobi, unchecked_return_type = "Promise<SolveResult>")]
+    pub fn lcp_jacobi(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(unchecked_param_type = "LcpOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let defaults = solver::LcpOptions::default();
+        let args = (|| {
+            let x0 = self.option_matrix(&options, "x0")?;
+            let opts = solver::LcpOptions {
+                omega: option_number(&options, "omega")?.map_or(defaults.omega, |v| v as f32),
+                iterations: option_count(&options, "iterations")?.unwrap_or(defaults.iterations),
+                residual: option_value(&options, "residual")
+                    .as_bool()
+                    .unwrap_or(defaults.residual),
+                progress_every: defaults.progress_every,
+            };
+            Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
+        })();
+        self.solve(
+            options.clone(),
+            args,
+            |device, (a, b, x0, opts), observe| {
+                Box::pin(async move {
+                    solver::lcp_jacobi(device, &a, &b, x0.as_ref(), opts, observe).await
+                })
+            },
+        )
+    }
+
+    /// A test problem with a known answer: `kind` "poisson1d" (order n), "poisson2d" (an n x n
+    /// grid), "spd" (random SPD), "jacobi" (seed 003's system with `alpha`), "lcp". Returns
+    /// `{n, a, b, x}` with a and b as Float32Array and the known solution x as Float64Array.
+    #[wasm_bindgen(unchecked_return_type = "Problem")]
+    pub fn problem(kind: &str, n: f64, seed: f64, alpha: Option<f64>) -> Result<Object, JsValue> {
+        let n = dimension("n", n)?;
+        if n == 0 || n > 4096 {
+            return Err(Error::Shape(format!("n must be from 1 to 4096, got {n}")).into());
+        }
+        let seed = seed as u32;
+        let p = match kind {
+            "poisson1d" => problems::poisson_1d(n),
+            "poisson2d" if n <= 64 => problems::poisson_2d(n),
+            "poisson2d" => {
+                return Err(Error::Shape(format!(
+                    "a 2D Poisson grid of {n}x{n} is too large for a dense matrix (at most 64x64)"
+                ))
+                .into())
+            }
+            "spd" => problems::random_spd(n, seed),
+            "jacobi" => problems::jacobi_system(n, alpha.unwrap_or(1.2), seed),
+            "lcp" => problems::lcp(n, seed),
+            other => {
+                return Err(Error::Shape(format!(
+                    "unknown problem \"{other}\": use poisson1d, poisson2d, spd, jacobi or lcp"
+                ))
+                .into())
+            }
+        };
+        Ok(object(&[
+            ("n", p.n.into()),
+            ("a", Float32Array::from(p.a.as_slice()).into()),
+            ("b", Float32Array::from(p.b.as_slice()).into()),
+            ("x", js_sys::Float64Array::from(p.x.as_slice()).into()),
+        ]))
+    }
+
     /// Live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes.
     #[wasm_bindgen(unchecked_return_type = "MemoryStats")]
     pub fn memory(&self) -> Object {
@@ -323,27 +464,95 @@ impl Gpgpu {
     }
 }
 
+/// A solver run on a device with its own arguments, following `observe`.
+type SolverCall<A> =
+    for<'a> fn(&'a dyn Device, A, Observer<'a>) -> device::LocalFuture<'a, Result<Solution, Error>>;
+
 impl Gpgpu {
-    fn wrap(&self, m: Matrix) -> GpuMatrix {
-        let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
-        let cell = Rc::new(RefCell::new(Some(m)));
-        let mut registry = self.registry.borrow_mut();
-        if registry.len() >= 64 && registry.len().is_power_of_two() {
-            registry.retain(|_, w| w.strong_count() > 0);
-        }
-        registry.insert(id, Rc::downgrade(&cell));
-        let m = cell.borrow();
-        let (rows, cols) = m.as_ref().map_or((0, 0), |m| (m.rows(), m.cols()));
-        drop(m);
-        GpuMatrix {
-            device: self.device.clone(),
-            id,
-            rows,
-            cols,
-            matrix: cell,
-        }
+    /// Runs a solver as a promise: progress goes to `options.onProgress`, `options.signal`
+    /// cancels, and the result is `{x, iterations, residuals, converged, passes, readbacks}`.
+    fn solve<A: 'static>(
+        &self,
+        options: JsValue,
+        args: Result<A, Error>,
+        call: SolverCall<A>,
+    ) -> Promise {
+        let device = self.device.clone();
+        let wrap = self.wrap_fn();
+        future_to_promise(async move {
+            let args = args?;
+            let on_progress = option_value(&options, "onProgress")
+                .dyn_into::<js_sys::Function>()
+                .ok();
+            let signal = option_value(&options, "signal");
+            let mut observe = |p: solver::Progress| {
+                if let Some(f) = &on_progress {
+                    let residual = p.residual.map_or(JsValue::NULL, JsValue::from);
+                    let _ = f.call3(&JsValue::NULL, &p.iteration.into(), &p.of.into(), &residual);
+                }
+                !option_value(&signal, "aborted").as_bool().unwrap_or(false)
+            };
+            let s = call(device.as_ref(), args, &mut observe).await?;
+            Ok(object(&[
+                ("x", wrap(s.x).into()),
+                ("iterations", s.iterations.into()),
+                (
+                    "residuals",
+                    js_sys::Float64Array::from(s.residuals.as_slice()).into(),
+                ),
+                ("converged", s.converged.into()),
+                ("passes", (s.counts.passes as f64).into()),
+                ("readbacks", (s.counts.readbacks as f64).into()),
+            ])
+            .into())
+        })
     }
 
+    /// A function that wraps a matrix of this device as a GpuMatrix later (in a promise).
+    fn wrap_fn(&self) -> impl Fn(Matrix) -> GpuMatrix + 'static {
+        let device = self.device.clone();
+        let registry = self.registry.clone();
+        move |m| wrap_matrix(&device, &registry, m)
+    }
+
+    /// The GpuMatrix named by `options[key]`, if any.
+    fn option_matrix(&self, options: &JsValue, key: &str) -> Result<Option<Matrix>, Error> {
+        let v = option_value(options, key);
+        if v.is_undefined() || v.is_null() {
+            return Ok(None);
+        }
+        Ok(Some(self.matrices(&js_sys::Array::of1(&v))?.remove(0)))
+    }
+
+    fn wrap(&self, m: Matrix) -> GpuMatrix {
+        wrap_matrix(&self.device, &self.registry, m)
+    }
+}
+
+/// Makes a GpuMatrix of `m` and records it in `registry`.
+fn wrap_matrix(
+    device: &Rc<dyn Device>,
+    registry: &Rc<RefCell<HashMap<u32, Weak<Slot>>>>,
+    m: Matrix,
+) -> GpuMatrix {
+    let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
+    let (rows, cols) = (m.rows(), m.cols());
+    let cell = Rc::new(RefCell::new(Some(m)));
+    let mut registry = registry.borrow_mut();
+    if registry.len() >= 64 && registry.len().is_power_of_two() {
+        registry.retain(|_, w| w.strong_count() > 0);
+    }
+    registry.insert(id, Rc::downgrade(&cell));
+    GpuMatrix {
+        device: device.clone(),
+        id,
+        rows,
+        cols,
+        matrix: cell,
+    }
+}
+
+impl Gpgpu {
     /// Runs an element-wise expression of the operation set on `inputs`.
     fn apply(&self, expr: Expr, inputs: &[&GpuMatrix]) -> Result<GpuMatrix, JsValue> {
         let inputs = inputs
@@ -469,6 +678,44 @@ impl GpuMatrix {
         *self.matrix.borrow_mut() = Some(this);
         Ok(())
     }
+}
+
+/// `options[key]`, or undefined when options is not an object.
+fn option_value(options: &JsValue, key: &str) -> JsValue {
+    if options.is_object() {
+        Reflect::get(options, &key.into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+/// A finite number option, if given.
+fn option_number(options: &JsValue, key: &str) -> Result<Option<f64>, Error> {
+    let v = option_value(options, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(x) if x.is_finite() => Ok(Some(x)),
+        _ => Err(Error::Shape(format!(
+            "option {key} must be a finite number"
+        ))),
+    }
+}
+
+/// A whole-number option from 1 to 10^7, if given.
+fn option_count(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
+    match option_number(options, key)? {
+        Some(v) if v.fract() == 0.0 && (1.0..=1e7).contains(&v) => Ok(Some(v as usize)),
+        Some(v) => Err(Error::Shape(format!(
+            "option {key} must be a whole number from 1 to 10000000, got {v}"
+        ))),
+        None => Ok(None),
+    }
+}
+
+fn option_bool(options: &JsValue, key: &str) -> bool {
+    option_value(options, key).as_bool().unwrap_or(false)
 }
 
 /// A plain JS object with the given properties.

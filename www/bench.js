@@ -25,6 +25,7 @@ function normalise(a, n) {
  * time (for work timed elsewhere, as in the float64 worker).
  */
 async function best(reps, run) {
+  await new Promise((r) => setTimeout(r, 0)); // let the page repaint between measurements
   await run();
   let bestMs = Infinity;
   for (let r = 0; r < reps; r++) {
@@ -197,6 +198,50 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
     );
     const gflops = (count, ms) => (count * 2 * n * n) / (ms * 1e6);
     rows.push({ n, blocked: gflops(CHAIN, blockedMs), naive: gflops(CHAIN, naiveMs), js: gflops(1, jsMs) });
+  }
+  return rows;
+}
+
+/**
+ * Milliseconds per iteration of the solvers, GPU against JavaScript float64 on the same
+ * problem: CG (plain and fused) and projected Jacobi at n = `dense` (1000 as in seed 000,
+ * Figure 3), and Jacobi at each n of `sizes` (seed 003). Fixed iteration counts, so both do the
+ * same work.
+ */
+export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {}, dense = 1000) {
+  const { cg64, jacobi64, lcp64 } = await import("./solvers.js");
+  const rows = [];
+  const run = async (solver, n, problem, gpuCall, jsCall, iterations) => {
+    progress(`${solver}, n = ${n}`);
+    const A = gpu.upload(problem.a, n, n);
+    const B = gpu.upload(problem.b, n, 1);
+    let passes = 0;
+    const gpuMs = await best(1, async () => {
+      const r = await gpuCall(A, B);
+      passes = r.passes / iterations;
+      await r.x.read();
+      r.x.free();
+    });
+    A.free();
+    B.free();
+    const a64 = Float64Array.from(problem.a);
+    const b64 = Float64Array.from(problem.b);
+    const t0 = performance.now();
+    jsCall(a64, b64);
+    const jsMs = performance.now() - t0;
+    rows.push({ solver, n, gpuMs: gpuMs / iterations, jsMs: jsMs / iterations, passes });
+  };
+  const it = 50;
+  const spd = texla.Gpgpu.problem("spd", dense, 1);
+  // tol 0 and a fixed cap: exactly `it` iterations on both sides.
+  await run("CG", dense, spd, (A, B) => gpu.cg(A, B, { tol: 0, maxIter: it }), (a, b) => cg64(a, b, dense, 0, it), it);
+  await run("CG fused", dense, spd, (A, B) => gpu.cg(A, B, { tol: 0, maxIter: it, fused: true }), (a, b) => cg64(a, b, dense, 0, it), it);
+  const lcp = texla.Gpgpu.problem("lcp", dense, 1);
+  await run("projected Jacobi", dense, lcp, (A, B) => gpu.lcpJacobi(A, B, { omega: -0.8, iterations: it, residual: false }), (a, b) => lcp64(a, b, dense, -0.8, it, it), it);
+  for (const n of sizes) {
+    const sys = texla.Gpgpu.problem("jacobi", n, 1, 1.2);
+    const jit = 20;
+    await run("Jacobi", n, sys, (A, B) => gpu.jacobi(A, B, { tol: 0, maxIter: jit, checkEvery: jit }), (a, b) => jacobi64(a, b, n, 0, jit), jit);
   }
   return rows;
 }

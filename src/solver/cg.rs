@@ -1,6 +1,6 @@
 //! Conjugate gradients for symmetric positive definite A (seed 000, section 4.1).
 
-use super::solution::{check_finite, check_system, Observer, Progress, Solution};
+use super::solution::{breathe, check_finite, check_system, Observer, Progress, Solution};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::expr::{Expr, Func2};
@@ -63,6 +63,7 @@ pub async fn cg(
     let mut rr = f64::from(gpu.dot(&r, &r).await?);
     let mut residuals = vec![relative(rr)];
     let mut p = r.clone();
+    let mut last_pause = js_sys::Date::now();
     let mut iterations = 0;
     while relative(rr) > options.tol && iterations < options.max_iter {
         let s = gpu.mul_vec(a, &p)?;
@@ -102,6 +103,7 @@ pub async fn cg(
             of: options.max_iter,
             residual: Some(relative(rr)),
         };
+        breathe(&mut last_pause).await;
         if !observe(progress) {
             return Err(Error::Cancelled);
         }

@@ -1,6 +1,8 @@
 //! Jacobi's method for Ax = b (seed 003, section 4.2): x <- x + D^-1 (b - A x).
 
-use super::solution::{check_finite, check_system, inverse_diagonal, Observer, Progress, Solution};
+use super::solution::{
+    breathe, check_finite, check_system, inverse_diagonal, Observer, Progress, Solution,
+};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::expr::Expr;
@@ -47,6 +49,7 @@ pub async fn jacobi(
     let mut residuals = vec![1.0];
     // One pass: x + d .* (b - w) with w = A x.
     let update = Expr::parse("a + d * (b - c)")?;
+    let mut last_pause = js_sys::Date::now();
     let mut iterations = 0;
     let mut converged = false;
     let every = options.check_every.max(1);
@@ -82,6 +85,7 @@ pub async fn jacobi(
             of: options.max_iter,
             residual,
         };
+        breathe(&mut last_pause).await;
         if !observe(progress) {
             return Err(Error::Cancelled);
         }

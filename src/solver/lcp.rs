@@ -2,7 +2,9 @@
 //! find x >= 0 with w = Ax + b >= 0 and x^T w = 0, by x <- max(0, x + omega D (Ax + b)),
 //! D = diag(A)^-1, omega negative in the seed's convention (-0.1 there).
 
-use super::solution::{check_finite, check_system, inverse_diagonal, Observer, Progress, Solution};
+use super::solution::{
+    breathe, check_finite, check_system, inverse_diagonal, Observer, Progress, Solution,
+};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::expr::Expr;
@@ -57,6 +59,7 @@ pub async fn lcp_jacobi(
         None => gpu.fill(n, 1, 0.0)?,
     };
     let step = Expr::parse("max(a + (b + c) * d, 0)")?;
+    let mut last_pause = js_sys::Date::now();
     let every = options.progress_every.max(1);
     for k in 1..=options.iterations {
         let w = gpu.mul_vec(a, &x)?;
@@ -68,6 +71,7 @@ pub async fn lcp_jacobi(
                 of: options.iterations,
                 residual: None,
             };
+            breathe(&mut last_pause).await;
             if !observe(progress) {
                 return Err(Error::Cancelled);
             }

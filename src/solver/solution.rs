@@ -83,3 +83,28 @@ pub(crate) fn check_finite(what: &str, iteration: usize, value: f64) -> Result<(
         )))
     }
 }
+
+/// Lets the page breathe during a long run: where more than 30 ms passed since the last pause,
+/// waits for one turn of the browser's event loop (a read-back on WebGL2 never does), so that
+/// the page repaints and a Cancel click gets through.
+pub(crate) async fn breathe(last: &mut f64) {
+    let now = js_sys::Date::now();
+    if now - *last < 30.0 {
+        return;
+    }
+    let pause = js_sys::Promise::new(&mut |resolve, _| {
+        let set_timeout = js_sys::Reflect::get(&js_sys::global(), &"setTimeout".into())
+            .ok()
+            .and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok());
+        match set_timeout {
+            Some(f) => {
+                let _ = f.call2(&wasm_bindgen::JsValue::NULL, &resolve, &0.into());
+            }
+            None => {
+                let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
+            }
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(pause).await;
+    *last = js_sys::Date::now();
+}

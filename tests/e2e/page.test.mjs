@@ -157,3 +157,55 @@ test("the function and matrix-vector benchmarks fill their tables", async () => 
     await page.close();
   }
 });
+
+test("the solvers run on the page beside float64, with a plot", async () => {
+  for (const backend of ["webgpu", "webgl2"]) {
+    const { page, problems } = await open(`?backend=${backend}`);
+    await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+    for (const [kind, problem, bound] of [["cg", "poisson1d", 1e-4], ["cg-fused", "spd", 1e-4], ["jacobi", "jacobi", 1e-4], ["lcp", "lcp", 1e-5]]) {
+      await page.selectOption("#solver-kind", kind);
+      await page.selectOption("#solver-problem", problem);
+      await page.fill("#solver-n", "60");
+      await page.click("#solver-form button[type=submit]");
+      await page.waitForSelector("#solver-summary", { timeout: 60_000 });
+      const gpuError = Number(await page.getAttribute("#solver-summary", "data-gpu-error"));
+      const jsError = Number(await page.getAttribute("#solver-summary", "data-js-error"));
+      assert.ok(gpuError < bound, `${backend} ${kind}: GPU error ${gpuError}`);
+      assert.ok(jsError < bound, `${backend} ${kind}: JS error ${jsError}`);
+      assert.ok(Number(await page.textContent("#solver-true-residual")) < 1e-4);
+      const plotted = await page.$eval("#solver-plot", (c) => c.width > 0 && c.getContext("2d").getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 0 && v < 200));
+      assert.ok(plotted, "the convergence plot is drawn");
+      await page.evaluate(() => document.getElementById("solver-result").replaceChildren());
+    }
+    // A mismatched choice is a clear message, and cancel stops a long run.
+    await page.selectOption("#solver-kind", "cg");
+    await page.selectOption("#solver-problem", "lcp");
+    await page.click("#solver-form button[type=submit]");
+    await page.waitForSelector("#solver-result .error");
+    assert.match(await page.textContent("#solver-result .error"), /projected Jacobi solves the LCP problem/);
+    await page.selectOption("#solver-kind", "jacobi");
+    await page.selectOption("#solver-problem", "jacobi");
+    await page.selectOption("#solver-alpha", "1.1");
+    await page.fill("#solver-n", "400");
+    await page.fill("#solver-tol", "1e-30");
+    await page.fill("#solver-iter", "100000");
+    await page.click("#solver-form button[type=submit]");
+    await page.waitForFunction(() => document.getElementById("solver-result").textContent.includes("GPU: iteration"));
+    await page.click("#solver-cancel");
+    await page.waitForSelector("#solver-result .error", { timeout: 30_000 });
+    assert.match(await page.textContent("#solver-result .error"), /cancelled/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
+
+test("the solver benchmark fills its table", async () => {
+  const { page, problems } = await open("?backend=webgl2&bench=solvers&sizes=64&n=64");
+  await page.waitForSelector("#bench[data-done]", { timeout: 240_000 });
+  const report = JSON.parse(await page.textContent("#bench-json"));
+  assert.deepEqual(report.rows.map((r) => r.solver), ["CG", "CG fused", "projected Jacobi", "Jacobi"]);
+  assert.ok(report.rows.every((r) => r.gpuMs > 0 && r.jsMs > 0 && r.passes > 0), JSON.stringify(report.rows));
+  assert.ok(report.rows[1].passes < report.rows[0].passes, "the fused CG runs fewer passes");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
