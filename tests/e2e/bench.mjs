@@ -1,5 +1,5 @@
 // Runs the page's benchmark mode on both backends in headless Chromium and prints a table and
-// JSON. Usage: node tests/e2e/bench.mjs [products|functions|matvec] [sizes]
+// JSON. Usage: node tests/e2e/bench.mjs [products|functions|matvec|solvers] [sizes]
 import { serve, launch } from "./browser.mjs";
 
 const kind = process.argv[2] ?? "products";
@@ -13,10 +13,12 @@ try {
     page.on("console", (m) => m.type() === "error" && console.error(`[${backend}] ${m.text()}`));
     await page.goto(`${server.url}?backend=${backend}&bench=${kind}${sizes ? `&sizes=${sizes}` : ""}`);
     let last = "";
+    const started = Date.now();
     while (!(await page.$("#bench[data-done]"))) {
       const fatal = await page.$eval("#fatal", (e) => (e.hidden ? "" : e.textContent));
       const failed = await page.$eval("#bench-status", (e) => e.querySelector(".error")?.textContent ?? "");
       if (fatal || failed) throw new Error(`${backend}: ${fatal || failed}`);
+      if (Date.now() - started > 25 * 60 * 1000) throw new Error(`${backend}: no result after 25 minutes`);
       const status = await page.textContent("#bench-status");
       if (status !== last) console.error(`[${backend}] ${(last = status)}`);
       await new Promise((r) => setTimeout(r, 500));
@@ -35,6 +37,9 @@ console.log(`${kind}, headless Chromium, ${new Date().toISOString()}`);
 if (kind === "functions") {
   print(["backend", "function", "GPU Melem/s", "JS Melem/s", "GPU/JS"]);
   for (const r of reports) for (const row of r.rows) print([r.backend, row.name, (row.gpu / 1e6).toFixed(1), (row.js / 1e6).toFixed(1), `${(row.gpu / row.js).toFixed(1)}x`]);
+} else if (kind === "solvers") {
+  print(["backend", "solver", "n", "GPU ms/it", "JS ms/it", "JS/GPU", "passes/it"]);
+  for (const r of reports) for (const row of r.rows) print([r.backend, row.solver, row.n, row.gpuMs.toFixed(3), row.jsMs.toFixed(3), `${(row.jsMs / row.gpuMs).toFixed(2)}x`, row.passes.toFixed(1)]);
 } else if (kind === "matvec") {
   print(["backend", "n", "blocked GFLOPS", "naive GFLOPS", "JS GFLOPS", "blocked/naive"]);
   for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.blocked.toFixed(3), row.naive.toFixed(3), row.js.toFixed(3), `${(row.blocked / row.naive).toFixed(1)}x`]);
