@@ -211,13 +211,17 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
 export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {}, dense = 1000) {
   const { cg64, jacobi64, lcp64 } = await import("./solvers.js");
   const rows = [];
-  const run = async (solver, n, problem, gpuCall, jsCall, iterations) => {
+  // The GPU runs first; JavaScript then runs as many iterations as the GPU did (float32 may
+  // stop early, when its residual underflows to zero).
+  const run = async (solver, n, problem, gpuCall, jsCall) => {
     progress(`${solver}, n = ${n}`);
     const A = gpu.upload(problem.a, n, n);
     const B = gpu.upload(problem.b, n, 1);
     let passes = 0;
+    let iterations = 1;
     const gpuMs = await best(1, async () => {
       const r = await gpuCall(A, B);
+      iterations = Math.max(1, r.iterations);
       passes = r.passes / iterations;
       await r.x.read();
       r.x.free();
@@ -227,21 +231,21 @@ export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {},
     const a64 = Float64Array.from(problem.a);
     const b64 = Float64Array.from(problem.b);
     const t0 = performance.now();
-    jsCall(a64, b64);
+    jsCall(a64, b64, iterations);
     const jsMs = performance.now() - t0;
-    rows.push({ solver, n, gpuMs: gpuMs / iterations, jsMs: jsMs / iterations, passes });
+    rows.push({ solver, n, iterations, gpuMs: gpuMs / iterations, jsMs: jsMs / iterations, passes });
   };
   const it = 50;
   const spd = texla.Gpgpu.problem("spd", dense, 1);
   // tol 0 and a fixed cap: exactly `it` iterations on both sides.
-  await run("CG", dense, spd, (A, B) => gpu.cg(A, B, { tol: 0, maxIter: it }), (a, b) => cg64(a, b, dense, 0, it), it);
-  await run("CG fused", dense, spd, (A, B) => gpu.cg(A, B, { tol: 0, maxIter: it, fused: true }), (a, b) => cg64(a, b, dense, 0, it), it);
+  await run("CG", dense, spd, (A, B) => gpu.cg(A, B, { tol: 0, maxIter: it }), (a, b, k) => cg64(a, b, dense, 0, k));
+  await run("CG fused", dense, spd, (A, B) => gpu.cg(A, B, { tol: 0, maxIter: it, fused: true }), (a, b, k) => cg64(a, b, dense, 0, k));
   const lcp = texla.Gpgpu.problem("lcp", dense, 1);
-  await run("projected Jacobi", dense, lcp, (A, B) => gpu.lcpJacobi(A, B, { omega: -0.8, iterations: it, residual: false }), (a, b) => lcp64(a, b, dense, -0.8, it, it), it);
+  await run("projected Jacobi", dense, lcp, (A, B) => gpu.lcpJacobi(A, B, { omega: -0.8, iterations: it, residual: false }), (a, b, k) => lcp64(a, b, dense, -0.8, k, k));
   for (const n of sizes) {
     const sys = texla.Gpgpu.problem("jacobi", n, 1, 1.2);
     const jit = 20;
-    await run("Jacobi", n, sys, (A, B) => gpu.jacobi(A, B, { tol: 0, maxIter: jit, checkEvery: jit }), (a, b) => jacobi64(a, b, n, 0, jit), jit);
+    await run("Jacobi", n, sys, (A, B) => gpu.jacobi(A, B, { tol: 0, maxIter: jit, checkEvery: jit }), (a, b, k) => jacobi64(a, b, n, 0, k));
   }
   return rows;
 }

@@ -38,8 +38,8 @@ if (kind === "functions") {
   print(["backend", "function", "GPU Melem/s", "JS Melem/s", "GPU/JS"]);
   for (const r of reports) for (const row of r.rows) print([r.backend, row.name, (row.gpu / 1e6).toFixed(1), (row.js / 1e6).toFixed(1), `${(row.gpu / row.js).toFixed(1)}x`]);
 } else if (kind === "solvers") {
-  print(["backend", "solver", "n", "GPU ms/it", "JS ms/it", "JS/GPU", "passes/it"]);
-  for (const r of reports) for (const row of r.rows) print([r.backend, row.solver, row.n, row.gpuMs.toFixed(3), row.jsMs.toFixed(3), `${(row.jsMs / row.gpuMs).toFixed(2)}x`, row.passes.toFixed(1)]);
+  print(["backend", "solver", "n", "iterations", "GPU ms/it", "JS ms/it", "JS/GPU", "passes/it"]);
+  for (const r of reports) for (const row of r.rows) print([r.backend, row.solver, row.n, row.iterations, row.gpuMs.toFixed(3), row.jsMs.toFixed(3), `${(row.jsMs / row.gpuMs).toFixed(2)}x`, row.passes.toFixed(1)]);
 } else if (kind === "matvec") {
   print(["backend", "n", "blocked GFLOPS", "naive GFLOPS", "JS GFLOPS", "blocked/naive"]);
   for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.blocked.toFixed(3), row.naive.toFixed(3), row.js.toFixed(3), `${(row.blocked / row.naive).toFixed(1)}x`]);
