@@ -11,7 +11,6 @@ import { cg64, jacobi64, lcp64, complementarity64, relativeResidual64, plotResid
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-const fmt = (v, digits = 3) => (Number.isFinite(v) ? v.toPrecision(digits) : String(v));
 
 let gpu = null;
 let busy = false;

@@ -58,7 +58,7 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square }) {
 }
 
 /** A table of sample elements: corners, diagonal, the worst one and a few random ones. */
-export function sampleTable(table, gpuC, exact, m, n, worst, threshold, seed) {
+function sampleTable(table, gpuC, exact, m, n, worst, threshold, seed) {
   const picks = new Set([0, n - 1, (m - 1) * n, m * n - 1, worst]);
   for (let d = 1; d < Math.min(m, n) && picks.size < 9; d += Math.max(1, Math.floor(Math.min(m, n) / 4))) picks.add(d * n + d);
   const next = mulberry32(seed ^ 0x5eed);
@@ -74,7 +74,7 @@ export function sampleTable(table, gpuC, exact, m, n, worst, threshold, seed) {
 }
 
 /** Paints |error| / bound of every element, downsampled (max per block) to at most 256 × 256. */
-export function heatmap(canvas, gpuC, exact, sums, m, n, k) {
+function heatmap(canvas, gpuC, exact, sums, m, n, k) {
   const w = Math.min(n, 256);
   const h = Math.min(m, 256);
   canvas.width = w;

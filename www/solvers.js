@@ -110,11 +110,8 @@ export function plotResiduals(canvas, series, yLabel) {
     ctx.fillText(`1e${e}`, 8, Y(10 ** e) + 4);
   }
   ctx.fillText("iteration", w / 2 - 20, h - 8);
-  ctx.fillText(`0`, pad.l, h - 20);
+  ctx.fillText("0", pad.l, h - 20);
   ctx.fillText(`${maxX}`, w - pad.r - 30, h - 20);
-  ctx.save();
-  ctx.translate(12, h / 2 + 40);
-  ctx.restore();
   series.forEach((s, k) => {
     ctx.strokeStyle = s.color;
     ctx.lineWidth = 2;
