@@ -255,6 +255,21 @@ impl Gpgpu {
         Ok(Expr::parse(expr)?.javascript())
     }
 
+    /// `[sin(a), cos(a)]`: both in ONE pass (two render targets), as VML's sincos.
+    #[wasm_bindgen(unchecked_return_type = "[GpuMatrix, GpuMatrix]")]
+    pub fn sincos(&self, a: &GpuMatrix) -> Result<js_sys::Array, JsValue> {
+        let a = a.matrix()?;
+        let (s, c) = self.device.map2(
+            &Expr::call(expr::Func::Sin, Expr::Input(0)),
+            &Expr::call(expr::Func::Cos, Expr::Input(0)),
+            &[&a],
+        )?;
+        Ok(js_sys::Array::of2(
+            &self.wrap(s).into(),
+            &self.wrap(c).into(),
+        ))
+    }
+
     /// Names of the functions `map` knows.
     #[wasm_bindgen(unchecked_return_type = "string[]")]
     pub fn functions() -> js_sys::Array {

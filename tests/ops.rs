@@ -278,6 +278,15 @@ on_both_backends! {
         let d = gpu.diagonal(&gpu.upload(&a, 7, 7).unwrap()).unwrap();
         assert_eq!(gpu.read(&d).await.unwrap(), vec![0.0, 8.0, 16.0, 24.0, 32.0, 40.0, 48.0]);
         assert!(gpu.diagonal(&x).is_err());
+        // sincos: both functions of one input in one pass, each as accurate as alone.
+        let angles = Rng::new(8).matrix(R * C, -3.0, 3.0);
+        let ga = gpu.upload(&angles, R, C).unwrap();
+        let (s, c) = gpu.map2(&Expr::parse("sin(a)").unwrap(), &Expr::parse("cos(a)").unwrap(), &[&ga]).unwrap();
+        let (s, c) = (gpu.read(&s).await.unwrap(), gpu.read(&c).await.unwrap());
+        let sin: Vec<f64> = angles.iter().map(|v| f64::from(*v).sin()).collect();
+        let cos: Vec<f64> = angles.iter().map(|v| f64::from(*v).cos()).collect();
+        assert_close("sincos: sin", &s, &sin, 1e-6, 1e-7);
+        assert_close("sincos: cos", &c, &cos, 1e-6, 1e-7);
         let m = gpu.upload(&[0.5, -7.0, 3.0, 2.0, -1.0, 6.5, 0.0], 7, 1).unwrap();
         assert_eq!(gpu.max_abs(&m).await.unwrap(), 7.0);
         let wide = gpu.upload(&Rng::new(3).matrix(9 * 37, -1.0, 1.0), 9, 37).unwrap();

@@ -186,6 +186,19 @@ export async function measureAccuracy(gpu, texla, progress = () => {}) {
     progress(expr);
     rows.push({ group: "functions", ...(await measure(gpu, texla, expr, [sample(ga, seed++), sample(gb, seed++)], range)) });
   }
+  progress("sincos");
+  {
+    const x = sample(mix(uni(-10, 10), mag(1e-6, 1e4, true)), seed++);
+    const a = gpu.upload(x, x.length, 1);
+    const [sm, cm] = gpu.sincos(a);
+    for (const [name, m, f] of [["sincos → sin", sm, Math.sin], ["sincos → cos", cm, Math.cos]]) {
+      const got = await m.read();
+      m.free();
+      const s = errorStats(got, Float64Array.from(x, f));
+      rows.push({ group: "functions", expr: name, range: "±[1e-6, 1e4], one pass for both", maxAbs: s.maxAbs, maxRel: s.maxRel, maxUlp: s.maxUlp, worstAt: [x[s.worst]], worstGpu: got[s.worst], worstJs: f(x[s.worst]), special: [], flagged: s.maxUlp > ULP_FLAG });
+    }
+    a.free();
+  }
   progress("products and reductions");
   for (const r of await measureOperations(gpu)) rows.push({ group: "products", ...r });
   return rows;

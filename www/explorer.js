@@ -55,6 +55,16 @@ export const OPERATIONS = {
     gpu: (gpu, [a, x]) => gpu.mulVecNaive(a, x),
     reference: (_t, [a, x], [[m, k]]) => matmul64(a, x, m, k, 1).c,
   },
+  sincos: {
+    label: "sincos(a): sin and cos in ONE pass (two render targets); shows sin",
+    shapes: (m, k, n) => [[m, n]],
+    gpu: (gpu, [a]) => {
+      const [s, c] = gpu.sincos(a);
+      c.free();
+      return s;
+    },
+    reference: (_t, [a]) => Float64Array.from(a, Math.sin),
+  },
   dot: {
     label: "dot(a, b) of two m×n matrices (vectors when n = 1)",
     shapes: (m, k, n) => [[m, n], [m, n]],

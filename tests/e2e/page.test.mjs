@@ -70,6 +70,11 @@ for (const backend of ["webgpu", "webgl2"]) {
     assert.ok(Number(await page.getAttribute("#explorer-summary", "data-max-ulp")) < 8);
     assert.match(await page.textContent("#explorer-shader"), backend === "webgpu" ? /fn kernel\(texel: vec2<i32>\)/ : /vec4 kernel\(ivec2 texel\)/);
     assert.match(await page.textContent("#explorer-shader"), /f_div\(f_mul\(a_texel/);
+    await page.selectOption("#explorer-op", "sincos");
+    await page.click("#explorer-form button");
+    await page.waitForFunction(() => document.querySelector("#explorer-summary p")?.textContent.includes("sincos"));
+    assert.ok(Number(await page.getAttribute("#explorer-summary", "data-max-ulp")) < 8);
+    assert.match(await page.textContent("#explorer-shader"), /f_cos\(a_texel/);
     await page.selectOption("#explorer-op", "mulVec");
     await page.click("#explorer-form button");
     await page.waitForFunction(() => document.querySelector("#explorer-summary p")?.textContent.includes("blocked"));
@@ -83,6 +88,7 @@ for (const backend of ["webgpu", "webgl2"]) {
     const unexpected = accuracy.filter((r) => r.flagged && !r.expr.includes("_builtin") && !r.expr.startsWith("pow"));
     assert.deepEqual(unexpected, []);
     assert.ok(accuracy.some((r) => r.flagged && r.expr.startsWith("sin_builtin")), "the GPU's sin is flagged");
+    assert.ok(accuracy.some((r) => !r.flagged && r.expr === "sincos → cos"), "sincos is measured");
     assert.match(await page.textContent("#cap-memory"), /^0 live/);
 
     assert.deepEqual(problems, []);
