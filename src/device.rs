@@ -29,6 +29,10 @@ pub trait Device {
     /// `a * b`, a new `a.rows() x b.cols()` matrix.
     fn mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
 
+    /// `a * b` on the compute path (WebGPU only): workgroup-memory tiling, 4 output texels per
+    /// thread. On WebGL2 a clear `Unsupported` error.
+    fn mul_compute(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
+
     /// `m * m` for a square `m`.
     fn square(&self, m: &Matrix) -> Result<Matrix>;
 

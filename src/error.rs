@@ -49,6 +49,8 @@ pub enum Error {
     Freed,
     /// A matrix created by another `Gpgpu` was used.
     ForeignMatrix,
+    /// The backend cannot do this (compute shaders on WebGL2).
+    Unsupported(String),
     /// A solver cannot go on: a breakdown, a divergence, a zero on the diagonal.
     Solver(String),
     /// The caller cancelled a long run.
@@ -91,6 +93,7 @@ impl fmt::Display for Error {
                 f,
                 "this matrix belongs to another Gpgpu: matrices cannot be mixed between instances"
             ),
+            Error::Unsupported(msg) => write!(f, "{msg}"),
             Error::Solver(msg) => write!(f, "{msg}"),
             Error::Cancelled => write!(f, "cancelled"),
             Error::Gpu(msg) => write!(f, "GPU error: {msg}"),

@@ -167,6 +167,22 @@ fn same_shape(what: &str, a: &Matrix, b: &Matrix) -> Result<()> {
     }
 }
 
+/// `a * b` needs a.cols() == b.rows().
+fn check_inner(a: &Matrix, b: &Matrix) -> Result<()> {
+    if a.cols() == b.rows() {
+        return Ok(());
+    }
+    Err(Error::Shape(format!(
+        "cannot multiply a {}x{} matrix by a {}x{} matrix: the inner dimensions {} and {} differ",
+        a.rows(),
+        a.cols(),
+        b.rows(),
+        b.cols(),
+        a.cols(),
+        b.rows()
+    )))
+}
+
 fn inner_mismatch(a: &Matrix, b: &Matrix, op: &str, ka: usize, kb: usize) -> Error {
     Error::Shape(format!(
         "cannot compute {op} of a {}x{} matrix A and a {}x{} matrix B: the inner dimensions {ka} and {kb} differ",
@@ -202,18 +218,17 @@ impl<B: Backend> Device for Gpu<B> {
     }
 
     fn mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        if a.cols() != b.rows() {
-            return Err(Error::Shape(format!(
-                "cannot multiply a {}x{} matrix by a {}x{} matrix: the inner dimensions {} and {} differ",
-                a.rows(),
-                a.cols(),
-                b.rows(),
-                b.cols(),
-                a.cols(),
-                b.rows()
-            )));
-        }
+        check_inner(a, b)?;
         self.run_kernel(kernel::MATMUL, &[a, b], self.layout(a.rows(), b.cols())?)
+    }
+
+    fn mul_compute(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        check_inner(a, b)?;
+        self.run_kernel(
+            kernel::MATMUL_TILED,
+            &[a, b],
+            self.layout(a.rows(), b.cols())?,
+        )
     }
 
     fn square(&self, m: &Matrix) -> Result<Matrix> {

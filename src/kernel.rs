@@ -32,6 +32,9 @@ pub struct Kernel {
     pub glsl: Cow<'static, str>,
     /// Render targets written in one pass: 1, or 2 for a kernel returning `Out2`.
     pub outputs: usize,
+    /// For a compute kernel (WebGPU only; `glsl` is empty): the output texels one workgroup
+    /// covers, (columns, texel rows). `None` for fragment kernels.
+    pub compute: Option<(usize, usize)>,
 }
 
 /// A kernel whose body is a file in `shaders/`, compiled into the binary.
@@ -43,6 +46,7 @@ macro_rules! shader_kernel {
             wgsl: Cow::Borrowed(include_str!(concat!("../shaders/", $name, ".wgsl"))),
             glsl: Cow::Borrowed(include_str!(concat!("../shaders/", $name, ".glsl"))),
             outputs: 1,
+            compute: None,
         }
     };
 }
@@ -54,7 +58,9 @@ impl Kernel {
         self.push_inputs(&mut src, include_str!("../shaders/input.wgsl"));
         src.push('\n');
         src.push_str(&self.wgsl);
-        src.push_str(if self.outputs == 2 {
+        src.push_str(if self.compute.is_some() {
+            include_str!("../shaders/main_compute.wgsl")
+        } else if self.outputs == 2 {
             include_str!("../shaders/main2.wgsl")
         } else {
             include_str!("../shaders/main.wgsl")
@@ -150,6 +156,16 @@ impl Program {
 
 /// `C = A * B`: inputs `a` (m x k) and `b` (k x n), output m x n.
 pub const MATMUL: Kernel = shader_kernel!("matmul", &["a", "b"]);
+/// `C = A * B` on the compute path: tiled in workgroup memory, 4 texels per thread; each
+/// workgroup covers 32 columns x 8 texel rows.
+pub const MATMUL_TILED: Kernel = Kernel {
+    name: Cow::Borrowed("matmul_tiled"),
+    inputs: &["a", "b"],
+    wgsl: Cow::Borrowed(include_str!("../shaders/matmul_tiled.wgsl")),
+    glsl: Cow::Borrowed(""),
+    outputs: 1,
+    compute: Some((32, 8)),
+};
 /// `C = A^T * B`: inputs `a` (k x m) and `b` (k x n), output m x n.
 pub const TR_MUL: Kernel = shader_kernel!("tr_mul", &["a", "b"]);
 /// `C = A * B^T`: inputs `a` (m x k) and `b` (n x k), output m x n.
@@ -219,6 +235,7 @@ impl Reduction {
                 .replace("{combine}", combine)
                 .into(),
             outputs: 1,
+            compute: None,
         }
     }
 
@@ -235,6 +252,7 @@ impl Reduction {
                 .replace("{combine}", combine)
                 .into(),
             outputs: 1,
+            compute: None,
         }
     }
 }
@@ -258,6 +276,7 @@ pub fn map(expr: &crate::expr::Expr) -> Kernel {
         .replace("{expr}", &code)
         .into(),
         outputs: 1,
+        compute: None,
     }
 }
 
@@ -289,6 +308,7 @@ pub fn map2(first: &crate::expr::Expr, second: &crate::expr::Expr) -> Kernel {
         )
         .into(),
         outputs: 2,
+        compute: None,
     }
 }
 

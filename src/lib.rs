@@ -153,6 +153,13 @@ impl Gpgpu {
         matrix_op!(self, self.device.mul(&a.matrix()?, &b.matrix()?))
     }
 
+    /// `a * b` on the WebGPU compute path (workgroup tiling, 4 texels per thread); on WebGL2 a
+    /// clear error. Same result layout as `matmul`, so the two mix freely.
+    #[wasm_bindgen(js_name = matmulCompute)]
+    pub fn matmul_compute(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_compute(&a.matrix()?, &b.matrix()?))
+    }
+
     /// `m * m` for a square `m`.
     pub fn square(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         matrix_op!(self, self.device.square(&m.matrix()?))

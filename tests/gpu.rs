@@ -79,6 +79,28 @@ on_both_backends! {
         }
     }
 
+    async fn compute_path_matches_on_webgpu_and_is_refused_on_webgl2(kind) {
+        let gpu = device(kind).await;
+        for (i, &(m, k, n)) in [(1, 1, 1), (13, 29, 7), (37, 70, 33), (64, 64, 64), (100, 17, 129)].iter().enumerate() {
+            let mut rng = Rng::new(60 + i as u32);
+            let (a, b) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
+            let (ga, gb) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&b, k, n).unwrap());
+            match (kind, gpu.mul_compute(&ga, &gb)) {
+                (BackendKind::WebGpu, Ok(c)) => {
+                    let got = gpu.read(&c).await.unwrap();
+                    let (exact, sums) = matmul(&a, &b, m, k, n);
+                    let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(k, s)).collect();
+                    let cmp = compare(&got, &exact, &bound);
+                    assert!(cmp.worst_bound_ratio <= 1.0, "compute {m}x{k}x{n}: {cmp:?}");
+                    // The result mixes with the fragment path: (A B) through the fragment kernel.
+                    assert_eq!(gpu.mul(&c, &gpu.identity(n, n).unwrap()).map(|_| ()), Ok(()));
+                }
+                (BackendKind::WebGl2, Err(e)) => assert!(e.to_string().contains("needs WebGPU"), "{e}"),
+                (_, other) => panic!("{kind:?}: unexpected {:?}", other.map(|_| ())),
+            }
+        }
+    }
+
     async fn tall_times_thin_100x1000_by_1000x3(kind) {
         let gpu = device(kind).await;
         check_product(gpu.as_ref(), 100, 1000, 3, 3).await;

@@ -252,6 +252,12 @@ impl Backend for WebGl2 {
     }
 
     fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
+        if program.kernel.compute.is_some() {
+            return Err(Error::Unsupported(format!(
+                "\"{}\" is a compute shader, and WebGL2 has none: it needs WebGPU",
+                program.kernel.name
+            )));
+        }
         let linked = self.program(&program.kernel)?;
         let gl = &self.gl;
         // SAFETY: all objects belong to this context; state set here is reset by the next run.

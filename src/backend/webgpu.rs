@@ -24,6 +24,7 @@ pub struct WebGpu {
     queue: wgpu::Queue,
     capabilities: Capabilities,
     pipelines: RefCell<HashMap<String, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
+    compute_pipelines: RefCell<HashMap<String, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
     /// Errors the device reported outside any error scope; surfaced at the next read or finish.
     errors: Arc<Mutex<Vec<String>>>,
 }
@@ -110,6 +111,7 @@ impl WebGpu {
             queue,
             capabilities,
             pipelines: RefCell::new(HashMap::new()),
+            compute_pipelines: RefCell::new(HashMap::new()),
             errors,
         })
     }
@@ -141,28 +143,7 @@ impl WebGpu {
                 label: Some(&kernel.name),
                 source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
             });
-        let mut entries = vec![wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }];
-        for slot in 1..=kernel.inputs.len() as u32 {
-            entries.push(wgpu::BindGroupLayoutEntry {
-                binding: slot,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            });
-        }
+        let entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::FRAGMENT);
         let layout = self
             .device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -214,6 +195,154 @@ impl WebGpu {
     }
 }
 
+impl WebGpu {
+    /// The compute pipeline of a compute kernel, built on first use; its output is a storage
+    /// texture at binding 7.
+    fn compute_pipeline(
+        &self,
+        program: &Program,
+    ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+        let kernel = &program.kernel;
+        if let Some(p) = self.compute_pipelines.borrow().get(kernel.name.as_ref()) {
+            return p.clone();
+        }
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&kernel.name),
+                source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
+            });
+        let mut entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::COMPUTE);
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: 7,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format: FORMAT,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            },
+            count: None,
+        });
+        let layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(&kernel.name),
+                entries: &entries,
+            });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&kernel.name),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&kernel.name),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some("cs_main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        let entry = (pipeline, layout);
+        self.compute_pipelines
+            .borrow_mut()
+            .insert(kernel.name.to_string(), entry.clone());
+        entry
+    }
+
+    /// The bind group of one run: the uniforms, the inputs, and a storage output if given.
+    fn bind_group(
+        &self,
+        program: &Program,
+        layout: &wgpu::BindGroupLayout,
+        inputs: &[&Texture],
+        storage: Option<&Texture>,
+    ) -> wgpu::BindGroup {
+        let uniforms = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("shapes"),
+                contents: bytemuck::bytes_of(&program.uniforms()),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniforms.as_entire_binding(),
+        }];
+        for (i, t) in inputs.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: i as u32 + 1,
+                resource: wgpu::BindingResource::TextureView(&t.view),
+            });
+        }
+        if let Some(out) = storage {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 7,
+                resource: wgpu::BindingResource::TextureView(&out.view),
+            });
+        }
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&program.kernel.name),
+            layout,
+            entries: &entries,
+        })
+    }
+
+    /// Dispatches a compute kernel: one workgroup per block of output texels.
+    fn run_compute(&self, program: &Program, inputs: &[&Texture], output: &Texture) -> Result<()> {
+        let (per_x, per_y) = program.kernel.compute.expect("a compute kernel");
+        let (pipeline, layout) = self.compute_pipeline(program);
+        let bind_group = self.bind_group(program, &layout, inputs, Some(output));
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&program.kernel.name),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            let groups_x = program.output.width().div_ceil(per_x) as u32;
+            let groups_y = program.output.height().div_ceil(per_y) as u32;
+            pass.dispatch_workgroups(groups_x, groups_y, 1);
+        }
+        self.queue.submit([encoder.finish()]);
+        Ok(())
+    }
+}
+
+/// The bind group layout entries every kernel shares: the uniforms and one texture per input.
+fn layout_entries(
+    inputs: usize,
+    visibility: wgpu::ShaderStages,
+) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }];
+    for slot in 1..=inputs as u32 {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: slot,
+            visibility,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        });
+    }
+    entries
+}
+
 impl Backend for WebGpu {
     type Texture = Texture;
 
@@ -232,7 +361,8 @@ impl Backend for WebGpu {
             usage: wgpu::TextureUsages::TEXTURE_BINDING
                 | wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::COPY_SRC
-                | wgpu::TextureUsages::COPY_DST,
+                | wgpu::TextureUsages::COPY_DST
+                | wgpu::TextureUsages::STORAGE_BINDING,
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
@@ -260,29 +390,11 @@ impl Backend for WebGpu {
     }
 
     fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
-        let (pipeline, layout) = self.pipeline(program);
-        let uniforms = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("shapes"),
-                contents: bytemuck::bytes_of(&program.uniforms()),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: uniforms.as_entire_binding(),
-        }];
-        for (i, t) in inputs.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: i as u32 + 1,
-                resource: wgpu::BindingResource::TextureView(&t.view),
-            });
+        if program.kernel.compute.is_some() {
+            return self.run_compute(program, inputs, outputs[0]);
         }
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&program.kernel.name),
-            layout: &layout,
-            entries: &entries,
-        });
+        let (pipeline, layout) = self.pipeline(program);
+        let bind_group = self.bind_group(program, &layout, inputs, None);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
