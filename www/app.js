@@ -332,8 +332,8 @@ async function runBench(kind, sizesText, texla) {
         rows.map((r) => `<tr><td>${r.n}</td>${f(r.blocked)}${f(r.naive)}${f(r.js)}<td>${(r.blocked / r.naive).toFixed(1)}×</td></tr>`).join("");
     } else {
       rows = await runBenchmark(gpu, sizes, progress);
-      table.innerHTML = `<tr><th>n</th><th>square end-to-end</th><th>square resident</th><th>multiply end-to-end</th><th>multiply resident</th><th>JS float64</th><th>best GPU / JS</th></tr>` +
-        rows.map((r) => `<tr><td>${r.n}</td>${f(r.squareE2E)}${f(r.squareResident)}${f(r.mulE2E)}${f(r.mulResident)}${f(r.js)}<td>${(Math.max(r.squareResident, r.mulResident) / r.js).toFixed(1)}×</td></tr>`).join("");
+      table.innerHTML = `<tr><th>n</th><th>square end-to-end</th><th>square resident</th><th>multiply end-to-end</th><th>multiply resident</th><th>multiply resident, compute path</th><th>JS float64</th><th>best GPU / JS</th></tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td>${f(r.squareE2E)}${f(r.squareResident)}${f(r.mulE2E)}${f(r.mulResident)}${r.computeResident === null ? "<td>WebGPU only</td>" : f(r.computeResident)}${f(r.js)}<td>${(Math.max(r.squareResident, r.mulResident, r.computeResident ?? 0) / r.js).toFixed(1)}×</td></tr>`).join("");
     }
     const report = { kind, backend: gpu.backend, adapter: gpu.capabilities().adapter, rows };
     $("bench-json").textContent = JSON.stringify(report, null, 2);

@@ -49,7 +49,8 @@ function perRun(run) {
 
 /**
  * Runs the benchmark on `gpu` for each n in `sizes`; calls `progress(text)` before each step and
- * returns one row per n: {n, squareE2E, squareResident, mulE2E, mulResident, js} in GFLOPS.
+ * returns one row per n: {n, squareE2E, squareResident, mulE2E, mulResident, computeResident
+ * (WebGPU's compute path, else null), js} in GFLOPS.
  */
 export async function runBenchmark(gpu, sizes, progress = () => {}) {
   const rows = [];
@@ -96,6 +97,13 @@ export async function runBenchmark(gpu, sizes, progress = () => {}) {
     const squareResident = await best(reps, chained((x) => gpu.square(x)));
     progress(`n = ${n}: multiply, resident (${CHAIN} chained)`);
     const mulResident = await best(reps, chained((x) => gpu.matmul(x, gb)));
+
+    // The compute path (WebGPU only), resident like the fragment one.
+    let computeResident = null;
+    if (gpu.backend === "webgpu") {
+      progress(`n = ${n}: multiply on the compute path, resident (${CHAIN} chained)`);
+      computeResident = gflops(CHAIN, await best(reps, chained((x) => gpu.matmulCompute(x, gb))));
+    }
     ga.free();
     gb.free();
 
@@ -108,6 +116,7 @@ export async function runBenchmark(gpu, sizes, progress = () => {}) {
       squareResident: gflops(CHAIN, squareResident),
       mulE2E: gflops(1, mulE2E),
       mulResident: gflops(CHAIN, mulResident),
+      computeResident,
       js: gflops(1, jsMs),
     });
   }

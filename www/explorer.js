@@ -25,6 +25,12 @@ export const OPERATIONS = {
     gpu: (gpu, [a, b]) => gpu.matmul(a, b),
     reference: (_t, [a, b], [[m, k], [, n]]) => matmul64(a, b, m, k, n).c,
   },
+  matmulCompute: {
+    label: "A·B on the compute path (WebGPU only: workgroup tiling)",
+    shapes: (m, k, n) => [[m, k], [k, n]],
+    gpu: (gpu, [a, b]) => gpu.matmulCompute(a, b),
+    reference: (_t, [a, b], [[m, k], [, n]]) => matmul64(a, b, m, k, n).c,
+  },
   trMul: {
     label: "Aᵀ·B without building Aᵀ (A is k×m)",
     shapes: (m, k, n) => [[k, m], [k, n]],

@@ -44,10 +44,10 @@ if (kind === "functions") {
   print(["backend", "n", "blocked GFLOPS", "naive GFLOPS", "JS GFLOPS", "blocked/naive"]);
   for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.blocked.toFixed(3), row.naive.toFixed(3), row.js.toFixed(3), `${(row.blocked / row.naive).toFixed(1)}x`]);
 } else {
-  const cols = ["squareE2E", "squareResident", "mulE2E", "mulResident", "js"];
-  print(["backend", "n", "square e2e", "square resident", "mul e2e", "mul resident", "JS float64", "best/JS"]);
+  const cols = ["squareE2E", "squareResident", "mulE2E", "mulResident", "computeResident", "js"];
+  print(["backend", "n", "square e2e", "square resident", "mul e2e", "mul resident", "compute resid.", "JS float64", "best/JS"]);
   for (const r of reports) {
-    for (const row of r.rows) print([r.backend, row.n, ...cols.map((c) => row[c].toFixed(3)), `${(Math.max(row.squareResident, row.mulResident) / row.js).toFixed(1)}x`]);
+    for (const row of r.rows) print([r.backend, row.n, ...cols.map((c) => row[c]?.toFixed(3) ?? "-"), `${(Math.max(row.squareResident, row.mulResident, row.computeResident ?? 0) / row.js).toFixed(1)}x`]);
   }
 }
 console.log(JSON.stringify(reports));

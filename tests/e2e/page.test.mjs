@@ -75,6 +75,15 @@ for (const backend of ["webgpu", "webgl2"]) {
     await page.waitForFunction(() => document.querySelector("#explorer-summary p")?.textContent.includes("sincos"));
     assert.ok(Number(await page.getAttribute("#explorer-summary", "data-max-ulp")) < 8);
     assert.match(await page.textContent("#explorer-shader"), /f_cos\(a_texel/);
+    await page.selectOption("#explorer-op", "matmulCompute");
+    await page.click("#explorer-form button");
+    if (backend === "webgpu") {
+      await page.waitForFunction(() => document.querySelector("#explorer-summary p")?.textContent.includes("compute path"));
+      assert.match(await page.textContent("#explorer-shader"), /@compute @workgroup_size\(8, 8\)/);
+    } else {
+      await page.waitForSelector("#explorer-result .error");
+      assert.match(await page.textContent("#explorer-result .error"), /needs WebGPU/);
+    }
     await page.selectOption("#explorer-op", "mulVec");
     await page.click("#explorer-form button");
     await page.waitForFunction(() => document.querySelector("#explorer-summary p")?.textContent.includes("blocked"));
@@ -113,6 +122,7 @@ test("the benchmark mode fills its table and JSON", async () => {
   assert.deepEqual(report.rows.map((r) => r.n), [16, 32]);
   for (const r of report.rows) {
     for (const key of ["squareE2E", "squareResident", "mulE2E", "mulResident", "js"]) assert.ok(r[key] > 0, `${key} = ${r[key]}`);
+    assert.equal(r.computeResident, null, "no compute path on WebGL2");
   }
   assert.deepEqual(problems, []);
   await page.close();
@@ -153,6 +163,7 @@ test("the function and matrix-vector benchmarks fill their tables", async () => 
   for (const [kind, sizes, check] of [
     ["functions", "64", (r) => r.gpu > 0 && r.js > 0],
     ["matvec", "16,31", (r) => r.blocked > 0 && r.naive > 0 && r.js > 0],
+    ["products", "16,32", (r) => r.computeResident > 0 && r.mulResident > 0],
   ]) {
     const { page, problems } = await open(`?backend=webgpu&bench=${kind}&sizes=${sizes}`);
     await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });
