@@ -404,9 +404,16 @@ impl Expr {
     /// Parses `a * cos(b) / sqrt(c)`: inputs `a`..`f` (or `A`..`F`), numbers, `+ - * / ^`,
     /// parentheses and the functions of [`Func`] and [`Func2`] by name.
     pub fn parse(text: &str) -> Result<Expr> {
+        if text.len() > 2000 {
+            return Err(Error::Expr(format!(
+                "an expression may be 2000 characters long, this one is {}",
+                text.len()
+            )));
+        }
         let mut p = Parser {
             tokens: tokenize(text)?,
             pos: 0,
+            depth: 0,
         };
         let e = p.sum()?;
         match p.tokens.get(p.pos) {
@@ -492,7 +499,13 @@ fn tokenize(text: &str) -> Result<Vec<Token>> {
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    /// Nesting (parentheses, calls, unary minus): parsing recurses once per level, so it is
+    /// bounded to keep the stack small.
+    depth: usize,
 }
+
+/// Deepest nesting an expression may have.
+const MAX_DEPTH: usize = 64;
 
 impl Parser {
     fn peek_sym(&self, c: char) -> bool {
@@ -509,6 +522,19 @@ impl Parser {
                 None => format!("expected '{c}' but the expression ended"),
             }))
         }
+    }
+
+    /// Runs `parse` one nesting level deeper.
+    fn nested(&mut self, parse: fn(&mut Self) -> Result<Expr>) -> Result<Expr> {
+        if self.depth >= MAX_DEPTH {
+            return Err(Error::Expr(format!(
+                "an expression may nest at most {MAX_DEPTH} levels deep"
+            )));
+        }
+        self.depth += 1;
+        let e = parse(self);
+        self.depth -= 1;
+        e
     }
 
     /// sum := product (('+' | '-') product)*
@@ -547,7 +573,7 @@ impl Parser {
     fn unary(&mut self) -> Result<Expr> {
         if self.peek_sym('-') {
             self.pos += 1;
-            return Ok(Expr::call(Func::Neg, self.unary()?));
+            return Ok(Expr::call(Func::Neg, self.nested(Self::unary)?));
         }
         self.power()
     }
@@ -557,7 +583,7 @@ impl Parser {
         let base = self.atom()?;
         if self.peek_sym('^') {
             self.pos += 1;
-            return Ok(Expr::call2(Func2::Pow, base, self.unary()?));
+            return Ok(Expr::call2(Func2::Pow, base, self.nested(Self::unary)?));
         }
         Ok(base)
     }
@@ -569,7 +595,7 @@ impl Parser {
         match token {
             Some(Token::Num(v)) => Ok(Expr::Const(v)),
             Some(Token::Sym('(')) => {
-                let e = self.sum()?;
+                let e = self.nested(Self::sum)?;
                 self.expect(')')?;
                 Ok(e)
             }
@@ -579,14 +605,14 @@ impl Parser {
                     return Ok(Expr::Input(i));
                 }
                 self.expect('(')?;
-                let x = self.sum()?;
+                let x = self.nested(Self::sum)?;
                 if let Some(f) = Func::ALL.iter().find(|f| f.name() == lower) {
                     self.expect(')')?;
                     return Ok(Expr::call(*f, x));
                 }
                 if let Some(f) = Func2::ALL.iter().find(|f| f.name() == lower) {
                     self.expect(',')?;
-                    let y = self.sum()?;
+                    let y = self.nested(Self::sum)?;
                     self.expect(')')?;
                     return Ok(Expr::call2(*f, x, y));
                 }
@@ -664,6 +690,14 @@ mod tests {
         assert!(msg("a b").contains("unexpected \"b\""));
         assert!(msg("a+1+2+3+4+5+6+7+8+9").contains("at most 8 numbers"));
         assert!(msg("atan2(a)").contains("expected ','"));
+        assert!(msg(&"(".repeat(5000)).contains("2000 characters"));
+        assert!(
+            msg(&format!("{}a{}", "(".repeat(65), ")".repeat(65))).contains("at most 64 levels")
+        );
+        assert!(msg(&format!("{}a", "-".repeat(100))).contains("at most 64 levels"));
+        assert!(msg(&"a^".repeat(100)).contains("at most 64 levels"));
+        let deep = format!("{}a{}", "(".repeat(64), ")".repeat(64));
+        assert_eq!(Expr::parse(&deep).unwrap(), Expr::Input(0));
     }
 
     #[test]
