@@ -13,7 +13,7 @@ use wgpu::util::DeviceExt;
 
 use super::{Backend, BackendKind, Capabilities};
 use crate::error::{Error, Result};
-use crate::kernel::Program;
+use crate::kernel::{Kernel, Program};
 
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 const TEXEL_BYTES: usize = 16;
@@ -137,26 +137,8 @@ impl WebGpu {
         if let Some(p) = self.pipelines.borrow().get(kernel.name.as_ref()) {
             return p.clone();
         }
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&kernel.name),
-                source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
-            });
         let entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::FRAGMENT);
-        let layout = self
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(&kernel.name),
-                entries: &entries,
-            });
-        let pipeline_layout = self
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(&kernel.name),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
+        let (module, layout, pipeline_layout) = self.module_and_layouts(kernel, &entries);
         let pipeline = self
             .device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -193,9 +175,40 @@ impl WebGpu {
             .insert(kernel.name.to_string(), entry.clone());
         entry
     }
-}
 
-impl WebGpu {
+    /// A kernel's compiled module, its bind group layout (`entries`) and its pipeline layout:
+    /// what render and compute pipelines share.
+    fn module_and_layouts(
+        &self,
+        kernel: &Kernel,
+        entries: &[wgpu::BindGroupLayoutEntry],
+    ) -> (
+        wgpu::ShaderModule,
+        wgpu::BindGroupLayout,
+        wgpu::PipelineLayout,
+    ) {
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&kernel.name),
+                source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
+            });
+        let layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(&kernel.name),
+                entries,
+            });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&kernel.name),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        (module, layout, pipeline_layout)
+    }
+
     /// The compute pipeline of a compute kernel, built on first use; its output is a storage
     /// texture at binding 7.
     fn compute_pipeline(
@@ -206,12 +219,6 @@ impl WebGpu {
         if let Some(p) = self.compute_pipelines.borrow().get(kernel.name.as_ref()) {
             return p.clone();
         }
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&kernel.name),
-                source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
-            });
         let mut entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::COMPUTE);
         entries.push(wgpu::BindGroupLayoutEntry {
             binding: 7,
@@ -223,19 +230,7 @@ impl WebGpu {
             },
             count: None,
         });
-        let layout = self
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(&kernel.name),
-                entries: &entries,
-            });
-        let pipeline_layout = self
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(&kernel.name),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
+        let (module, layout, pipeline_layout) = self.module_and_layouts(kernel, &entries);
         let pipeline = self
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
