@@ -53,6 +53,8 @@ pub enum Error {
     Unsupported(String),
     /// A solver cannot go on: a breakdown, a divergence, a zero on the diagonal.
     Solver(String),
+    /// The wall simulation cannot go on (non-finite state, bad settings).
+    Simulation(String),
     /// The caller cancelled a long run.
     Cancelled,
     /// The GPU rejected something: a shader that did not compile, a lost device, a failed read-back.
@@ -95,6 +97,7 @@ impl fmt::Display for Error {
             ),
             Error::Unsupported(msg) => write!(f, "{msg}"),
             Error::Solver(msg) => write!(f, "{msg}"),
+            Error::Simulation(msg) => write!(f, "{msg}"),
             Error::Cancelled => write!(f, "cancelled"),
             Error::Gpu(msg) => write!(f, "GPU error: {msg}"),
         }

@@ -16,6 +16,7 @@ pub mod gpu;
 pub mod kernel;
 pub mod layout;
 pub mod matrix;
+pub mod physics;
 pub mod pool;
 pub mod problems;
 pub mod reference;

@@ -1,0 +1,348 @@
+//! The contact LCP of one frame: A = J M^-1 J^T (plus a little regularisation), b from the
+//! current velocities and a position-error correction, friction bounded by mu times the normal
+//! impulse, and its layouts for the GPU.
+//!
+//! Every contact has three unknowns: the normal impulse x_n >= 0 and two friction impulses
+//! |x_t| <= mu x_n along orthogonal tangents t1, t2 (a box approximation of Coulomb's cone).
+//! On the GPU a contact is ONE texel, four rows: (x_n, x_t1, x_t2, 0), so the projection of a
+//! whole contact happens inside one fragment:
+//!
+//! ```text
+//!   texel row i  =  contact i  =  rows 4i .. 4i+3  =  (normal, tangent 1, tangent 2, padding)
+//!
+//!   dense:   A is (4C) x (4C); texel (4j + c, i) holds column c of block A_ij
+//!   blocks:  A is (4C) x (4K), K = the most contacts that share a body with one contact;
+//!            texel (4s + c, i) holds column c of block A_ij for j = neighbour s of i, and the
+//!            neighbour texture (K/4 columns) lists j for s = 4q .. 4q+3 in its texel (q, i)
+//! ```
+//!
+//! Blocks A_ij are zero unless contacts i and j share a moving body, so the blocks layout holds
+//! exactly the non-zero part: each contact is a small sub-problem that sees only its
+//! neighbours (the seed's real-time decomposition), and all of them run in one pass.
+
+use std::collections::BTreeMap;
+
+use glam::DVec3;
+
+use super::body::Body;
+use super::contact::Contact;
+
+/// How the LCP is laid out for the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One dense (4C) x (4C) matrix: every row against every column (seed 000's 400 x 400).
+    Dense,
+    /// Block rows: each contact against the contacts it shares a body with; islands are the
+    /// independent groups.
+    Blocks,
+}
+
+/// A 3 x 3 block of A: rows and columns are (normal, tangent 1, tangent 2).
+pub type Block = [[f64; 3]; 3];
+
+/// One frame's contact LCP in float64.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactLcp {
+    /// The contacts, in the order of the unknowns.
+    pub contacts: Vec<Contact>,
+    /// Normal, tangent 1, tangent 2 of each contact.
+    pub directions: Vec<[DVec3; 3]>,
+    /// For each contact i, every j with a non-zero block A_ij (i itself first, then ascending).
+    pub blocks: Vec<Vec<(usize, Block)>>,
+    /// b of each contact: the velocity along the three directions before any impulse, minus the
+    /// correction target on the normal row, m/s.
+    pub b: Vec<[f64; 3]>,
+    /// Coulomb friction coefficient.
+    pub mu: f64,
+    /// Warm start: last frame's impulses for the contacts found again, else zero, N s.
+    pub x0: Vec<[f64; 3]>,
+    /// Island of each contact (contacts of different islands share no moving body).
+    pub island: Vec<usize>,
+}
+
+/// The LCP as textures for the contact kernel (row-major data of each matrix).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuLayout {
+    /// Rows of every matrix: 4 per contact.
+    pub rows: usize,
+    /// Columns of `matrix`: 4C (dense) or 4K (blocks).
+    pub width: usize,
+    /// The matrix, `rows x width`.
+    pub matrix: Vec<f32>,
+    /// Blocks mode: the neighbour lists, `rows x width/16` (-1 where a list has ended).
+    pub neighbours: Option<Vec<f32>>,
+    /// Blocks the kernel loops over per contact: C (dense) or K (blocks).
+    pub count: usize,
+    /// b, `rows x 1`.
+    pub b: Vec<f32>,
+    /// 1 / diag(A), `rows x 1` (0 on padding rows).
+    pub inv_diag: Vec<f32>,
+    /// mu on each contact's first row, `rows x 1`.
+    pub mu: Vec<f32>,
+    /// The warm start, `rows x 1`.
+    pub x0: Vec<f32>,
+}
+
+/// Relative regularisation of the diagonal (constraint force mixing): keeps A positive
+/// definite when contacts are redundant (4 corners of a face on a rigid body).
+const REGULARISATION: f64 = 1e-3;
+
+impl ContactLcp {
+    /// Assembles the LCP of `contacts` for `bodies` at their current velocities. `target`
+    /// gives each contact's wanted normal velocity (the position correction), `x0` the warm
+    /// start.
+    pub fn assemble(
+        bodies: &[Body],
+        contacts: Vec<Contact>,
+        target: impl Fn(&Contact) -> f64,
+        mu: f64,
+        x0: Vec<[f64; 3]>,
+    ) -> Self {
+        let directions: Vec<[DVec3; 3]> = contacts
+            .iter()
+            .map(|c| {
+                let (t1, t2) = tangents(c.normal);
+                [c.normal, t1, t2]
+            })
+            .collect();
+        // Per body: (contact, sign, lever arms r x e for the three directions).
+        let mut touching: Vec<Vec<(usize, f64, [DVec3; 3])>> = vec![Vec::new(); bodies.len()];
+        let mut b = Vec::with_capacity(contacts.len());
+        for (i, c) in contacts.iter().enumerate() {
+            let dirs = directions[i];
+            for (body, sign) in [(Some(c.a), 1.0), (c.b, -1.0)] {
+                if let Some(k) = body {
+                    let r = c.point - bodies[k].position;
+                    touching[k].push((i, sign, dirs.map(|e| r.cross(e))));
+                }
+            }
+            let va = bodies[c.a].velocity_at(c.point);
+            let vb = c.b.map_or(DVec3::ZERO, |k| bodies[k].velocity_at(c.point));
+            let rel = va - vb;
+            b.push([
+                rel.dot(dirs[0]) - target(c),
+                rel.dot(dirs[1]),
+                rel.dot(dirs[2]),
+            ]);
+        }
+        let mut rows: Vec<BTreeMap<usize, Block>> = vec![BTreeMap::new(); contacts.len()];
+        for (k, list) in touching.iter().enumerate() {
+            let inv_i = bodies[k].inv_inertia_world();
+            let inv_m = bodies[k].inv_mass;
+            for &(i, si, ri) in list {
+                let wi = ri.map(|v| inv_i * v);
+                for &(j, sj, rj) in list {
+                    let block = rows[i].entry(j).or_insert([[0.0; 3]; 3]);
+                    for (r, row) in block.iter_mut().enumerate() {
+                        for (col, v) in row.iter_mut().enumerate() {
+                            let lin = directions[i][r].dot(directions[j][col]) * inv_m;
+                            *v += si * sj * (lin + wi[r].dot(rj[col]));
+                        }
+                    }
+                }
+            }
+        }
+        let blocks: Vec<Vec<(usize, Block)>> = rows
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut row)| {
+                let mut own = row
+                    .remove(&i)
+                    .expect("a contact shares its bodies with itself");
+                for (r, line) in own.iter_mut().enumerate() {
+                    line[r] *= 1.0 + REGULARISATION;
+                }
+                std::iter::once((i, own)).chain(row).collect()
+            })
+            .collect();
+        let island = islands(bodies.len(), &contacts);
+        ContactLcp {
+            contacts,
+            directions,
+            blocks,
+            b,
+            mu,
+            x0,
+            island,
+        }
+    }
+
+    /// Unknowns: 3 per contact (the LCP size n).
+    pub fn size(&self) -> usize {
+        3 * self.contacts.len()
+    }
+
+    /// LCP size of each island, largest first.
+    pub fn island_sizes(&self) -> Vec<usize> {
+        let mut count: BTreeMap<usize, usize> = BTreeMap::new();
+        for &i in &self.island {
+            *count.entry(i).or_default() += 3;
+        }
+        let mut sizes: Vec<usize> = count.into_values().collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes
+    }
+
+    /// The default iteration count, 2n as in the seed: n is the whole LCP (dense) or the
+    /// largest island (blocks), since islands are independent sub-problems.
+    pub fn default_iterations(&self, mode: Mode) -> usize {
+        2 * match mode {
+            Mode::Dense => self.size(),
+            Mode::Blocks => self.island_sizes().first().copied().unwrap_or(0),
+        }
+    }
+
+    /// w = A x + b for all contacts.
+    pub fn w(&self, x: &[[f64; 3]]) -> Vec<[f64; 3]> {
+        self.blocks
+            .iter()
+            .zip(&self.b)
+            .map(|(row, b)| {
+                let mut w = *b;
+                for (j, block) in row {
+                    for (r, wr) in w.iter_mut().enumerate() {
+                        *wr += (0..3).map(|c| block[r][c] * x[*j][c]).sum::<f64>();
+                    }
+                }
+                w
+            })
+            .collect()
+    }
+
+    /// Projects one contact's impulses onto x_n >= 0, |x_t| <= mu x_n.
+    pub fn project(&self, y: [f64; 3]) -> [f64; 3] {
+        let n = y[0].max(0.0);
+        let limit = self.mu * n;
+        [n, y[1].clamp(-limit, limit), y[2].clamp(-limit, limit)]
+    }
+
+    /// Projected Jacobi in float64, the GPU's algorithm: from the warm start, `iterations` times
+    /// x <- proj(x + omega D (A x + b)), D = diag(A)^-1, omega negative (seed convention).
+    pub fn solve_jacobi(&self, omega: f64, iterations: usize) -> Vec<[f64; 3]> {
+        let inv: Vec<[f64; 3]> = self
+            .blocks
+            .iter()
+            .map(|row| [0, 1, 2].map(|r| 1.0 / row[0].1[r][r]))
+            .collect();
+        let mut x = self.x0.clone();
+        for _ in 0..iterations {
+            let w = self.w(&x);
+            x = (0..x.len())
+                .map(|i| self.project([0, 1, 2].map(|r| x[i][r] + omega * inv[i][r] * w[i][r])))
+                .collect();
+        }
+        x
+    }
+
+    /// How far `x` is from solving the LCP: the largest |x - proj(x - (Ax + b))| over all rows,
+    /// which is |min(x_n, w_n)| on normal rows; zero exactly at a solution, m/s.
+    pub fn residual(&self, x: &[[f64; 3]]) -> f64 {
+        let w = self.w(x);
+        x.iter()
+            .zip(&w)
+            .map(|(x, w)| {
+                let p = self.project([0, 1, 2].map(|r| x[r] - w[r]));
+                (0..3).map(|r| (x[r] - p[r]).abs()).fold(0.0, f64::max)
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// The dense (3C) x (3C) matrix A, row-major, unknowns in contact order (n, t1, t2).
+    pub fn dense(&self) -> Vec<f64> {
+        let n = self.size();
+        let mut a = vec![0.0; n * n];
+        for (i, row) in self.blocks.iter().enumerate() {
+            for (j, block) in row {
+                for r in 0..3 {
+                    for c in 0..3 {
+                        a[(3 * i + r) * n + 3 * j + c] = block[r][c];
+                    }
+                }
+            }
+        }
+        a
+    }
+
+    /// The textures of the GPU kernel in `mode`.
+    pub fn gpu_layout(&self, mode: Mode) -> GpuLayout {
+        let contacts = self.contacts.len();
+        let rows = 4 * contacts;
+        let count = match mode {
+            Mode::Dense => contacts,
+            Mode::Blocks => {
+                self.blocks
+                    .iter()
+                    .map(Vec::len)
+                    .max()
+                    .unwrap_or(0)
+                    .div_ceil(4)
+                    * 4
+            }
+        };
+        let width = 4 * count;
+        let mut matrix = vec![0.0f32; rows * width];
+        let mut neighbours = (mode == Mode::Blocks).then(|| vec![-1.0f32; rows * count / 4]);
+        for (i, row) in self.blocks.iter().enumerate() {
+            for (s, (j, block)) in row.iter().enumerate() {
+                let slot = if mode == Mode::Dense { *j } else { s };
+                for r in 0..3 {
+                    for c in 0..3 {
+                        matrix[(4 * i + r) * width + 4 * slot + c] = block[r][c] as f32;
+                    }
+                }
+                if let Some(list) = neighbours.as_mut() {
+                    list[(4 * i + s % 4) * (count / 4) + s / 4] = *j as f32;
+                }
+            }
+        }
+        let per_row = |f: &dyn Fn(usize, usize) -> f64| -> Vec<f32> {
+            (0..rows)
+                .map(|k| {
+                    if k % 4 == 3 {
+                        0.0
+                    } else {
+                        f(k / 4, k % 4) as f32
+                    }
+                })
+                .collect()
+        };
+        GpuLayout {
+            rows,
+            width,
+            matrix,
+            neighbours,
+            count,
+            b: per_row(&|i, r| self.b[i][r]),
+            inv_diag: per_row(&|i, r| 1.0 / self.blocks[i][0].1[r][r]),
+            mu: per_row(&|_, r| if r == 0 { self.mu } else { 0.0 }),
+            x0: per_row(&|i, r| self.x0[i][r]),
+        }
+    }
+}
+
+/// Two unit tangents completing `n` to a right-handed orthonormal basis, chosen the same way
+/// for the same normal (so warm-started friction keeps its meaning).
+pub fn tangents(n: DVec3) -> (DVec3, DVec3) {
+    let helper = if n.x.abs() < 0.57 { DVec3::X } else { DVec3::Z };
+    let t1 = n.cross(helper).normalize();
+    (t1, n.cross(t1))
+}
+
+/// Island of each contact: connected groups of moving bodies (the ground joins nothing).
+fn islands(bodies: usize, contacts: &[Contact]) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..bodies).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for c in contacts {
+        if let Some(b) = c.b {
+            let (ra, rb) = (root(&mut parent, c.a), root(&mut parent, b));
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    contacts.iter().map(|c| root(&mut parent, c.a)).collect()
+}

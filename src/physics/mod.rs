@@ -1,0 +1,22 @@
+//! The collapsing wall (seed 000, section 5, Figure 4): rigid cubes on a ground plane whose
+//! contacts are solved as a linear complementarity problem every frame.
+//!
+//! Units: metres, seconds, kilograms; gravity points along -y and the ground is the plane y = 0.
+//! The CPU finds contacts and assembles the LCP in float64 ([`ContactLcp`]); the GPU solves it
+//! by projected Jacobi ([`crate::solver::contact_jacobi`]); the CPU applies the impulses and
+//! integrates ([`World`]).
+
+mod body;
+mod contact;
+mod lcp;
+mod wall;
+mod world;
+
+pub use body::{Body, Shape};
+pub use contact::{find_contacts, Contact};
+pub use lcp::{ContactLcp, GpuLayout, Mode};
+pub use wall::{wall, WallSpec};
+pub use world::{Settings, Stats, World};
+
+#[cfg(test)]
+mod tests;

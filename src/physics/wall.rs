@@ -1,0 +1,64 @@
+//! The scene of seed 000's Figure 4: a wall of 60 cubes on the ground.
+
+use glam::DVec3;
+
+use super::body::Body;
+use crate::reference::Rng;
+
+/// The wall's dimensions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WallSpec {
+    /// Cubes per row.
+    pub length: usize,
+    /// Rows.
+    pub height: usize,
+    /// Cube edge, m.
+    pub edge: f64,
+    /// Cube mass, kg.
+    pub mass: f64,
+    /// Gap between neighbours in a row, as a fraction of the edge: wider than the contact
+    /// margin, so cubes side by side do not touch until something moves them.
+    pub gap: f64,
+    /// Colour variation and sub-millimetre placement jitter come from this seed.
+    pub seed: u32,
+}
+
+impl Default for WallSpec {
+    fn default() -> Self {
+        WallSpec {
+            length: 10,
+            height: 6,
+            edge: 0.5,
+            mass: 10.0,
+            gap: 0.02,
+            seed: 1,
+        }
+    }
+}
+
+/// The wall along x, centred on x = 0, z = 0, in running bond: odd rows are shifted by a
+/// quarter edge so that every cube above the first row rests on two below (the end cubes
+/// still have three quarters of their base supported).
+pub fn wall(spec: &WallSpec) -> Vec<Body> {
+    let mut rng = Rng::new(spec.seed);
+    let pitch = spec.edge * (1.0 + spec.gap);
+    let width = pitch * spec.length as f64;
+    let mut bodies = Vec::with_capacity(spec.length * spec.height);
+    for row in 0..spec.height {
+        let shift = if row % 2 == 1 { 0.25 * spec.edge } else { 0.0 };
+        for k in 0..spec.length {
+            let jitter = (rng.next_f64() - 0.5) * 1e-3 * spec.edge;
+            let x = -0.5 * width + (k as f64 + 0.5) * pitch + shift + jitter;
+            let y = spec.edge * (row as f64 + 0.5);
+            let tint = 0.85 + 0.15 * rng.next_f64() as f32;
+            let color = [0.72 * tint, 0.38 * tint, 0.25 * tint];
+            bodies.push(Body::cube(
+                DVec3::new(x, y, 0.0),
+                0.5 * spec.edge,
+                spec.mass,
+                color,
+            ));
+        }
+    }
+    bodies
+}

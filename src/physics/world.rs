@@ -1,0 +1,289 @@
+//! The simulation loop: gravity, contacts, the LCP, impulses, integration.
+//!
+//! A frame is split in two so that the LCP can be solved anywhere in between (the GPU in the
+//! browser, float64 on the CPU in native tests and for verification):
+//! [`World::begin_frame`] returns the frame's [`ContactLcp`], [`World::end_frame`] applies its
+//! solution.
+
+use std::collections::BTreeMap;
+
+use glam::DVec3;
+
+use super::body::{Body, Shape};
+use super::contact::{find_contacts, Contact};
+use super::lcp::{ContactLcp, Mode};
+use crate::error::{Error, Result};
+
+/// Simulation settings; every one can change between frames.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Time step, s (one frame).
+    pub dt: f64,
+    /// Gravity along -y, m/s^2.
+    pub gravity: f64,
+    /// Coulomb friction coefficient between all surfaces.
+    pub friction: f64,
+    /// Projected Jacobi relaxation, seed convention x + omega D (Ax + b): negative, -0.1 there.
+    pub omega: f64,
+    /// Iterations per frame; `None` is 2n as in the seed (see [`ContactLcp::default_iterations`]).
+    pub iterations: Option<usize>,
+    /// Dense or block layout on the GPU.
+    pub mode: Mode,
+    /// Bodies closer than this get (speculative) contacts, m.
+    pub margin: f64,
+    /// Penetration left uncorrected, m.
+    pub slop: f64,
+    /// Fraction of the remaining penetration corrected per step (Baumgarte).
+    pub baumgarte: f64,
+    /// Largest correction velocity, m/s.
+    pub max_correction: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            dt: 1.0 / 60.0,
+            gravity: 9.81,
+            friction: 0.6,
+            omega: -0.1,
+            iterations: None,
+            mode: Mode::Blocks,
+            margin: 0.005,
+            slop: 0.0005,
+            baumgarte: 0.2,
+            max_correction: 0.5,
+        }
+    }
+}
+
+/// What the last frame did, for the stats overlay.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    /// Frames simulated since the start.
+    pub frame: u64,
+    /// Contact points.
+    pub contacts: usize,
+    /// LCP size of each island, largest first.
+    pub islands: Vec<usize>,
+    /// Iterations run.
+    pub iterations: usize,
+    /// Complementarity residual of the applied impulses, float64, m/s.
+    pub residual: f64,
+    /// Deepest penetration among the contacts, m.
+    pub penetration: f64,
+}
+
+/// A contact remembered for the next frame's warm start.
+#[derive(Debug, Clone, Copy)]
+struct Remembered {
+    /// The contact point in body a's frame.
+    local: DVec3,
+    /// The impulse it received, world axes, N s.
+    impulse: DVec3,
+}
+
+/// Bodies, settings and the state that lives from frame to frame.
+#[derive(Debug, Clone)]
+pub struct World {
+    /// The bodies; the ball, when thrown, is the last one.
+    pub bodies: Vec<Body>,
+    /// The settings.
+    pub settings: Settings,
+    /// Statistics of the last frame.
+    pub stats: Stats,
+    /// Energy present at the start plus every joule put in since (throws and pushes), J.
+    energy_in: f64,
+    remembered: BTreeMap<(usize, Option<usize>), Vec<Remembered>>,
+}
+
+/// A remembered contact matches a new one of the same bodies within this distance, m.
+const MATCH_DISTANCE: f64 = 0.05;
+
+impl World {
+    /// A world of `bodies` at rest.
+    pub fn new(bodies: Vec<Body>, settings: Settings) -> Self {
+        let mut world = World {
+            bodies,
+            settings,
+            stats: Stats::default(),
+            energy_in: 0.0,
+            remembered: BTreeMap::new(),
+        };
+        world.energy_in = world.energy();
+        world
+    }
+
+    /// Total kinetic and potential energy, J.
+    pub fn energy(&self) -> f64 {
+        let g = self.settings.gravity;
+        self.bodies.iter().map(|b| b.energy(g)).sum()
+    }
+
+    /// The energy at the start plus all energy put in since, J: the most the world may hold.
+    pub fn energy_in(&self) -> f64 {
+        self.energy_in
+    }
+
+    /// Throws the ball (radius `radius` m, `mass` kg) from `from` at `velocity` m/s,
+    /// replacing an earlier ball.
+    pub fn throw_ball(&mut self, from: DVec3, velocity: DVec3, radius: f64, mass: f64) {
+        if let Some(k) = self.ball_index() {
+            self.energy_in -= self.bodies[k].energy(self.settings.gravity);
+            self.bodies.remove(k);
+            self.remembered.clear();
+        }
+        let ball = Body::ball(from, radius, mass, velocity);
+        self.energy_in += ball.energy(self.settings.gravity);
+        self.bodies.push(ball);
+    }
+
+    /// Index of the ball, if one was thrown.
+    pub fn ball_index(&self) -> Option<usize> {
+        self.bodies
+            .iter()
+            .position(|b| matches!(b.shape, Shape::Ball { .. }))
+    }
+
+    /// Pushes the first cube hit by the ray `origin + t dir` with `impulse` N s along the ray,
+    /// at the hit point. Returns the cube's index, or `None` when the ray hits nothing.
+    pub fn push(&mut self, origin: DVec3, dir: DVec3, impulse: f64) -> Option<usize> {
+        let dir = dir.normalize();
+        let (k, t) = self
+            .bodies
+            .iter()
+            .enumerate()
+            .filter_map(|(k, b)| ray_cube(b, origin, dir).map(|t| (k, t)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))?;
+        let before = self.bodies[k].energy(self.settings.gravity);
+        self.bodies[k].apply_impulse(dir * impulse, origin + dir * t);
+        self.energy_in += self.bodies[k].energy(self.settings.gravity) - before;
+        Some(k)
+    }
+
+    /// First half of a frame: contacts, gravity on the velocities, and their LCP (warm
+    /// started from the last frame's impulses).
+    pub fn begin_frame(&mut self) -> ContactLcp {
+        let s = self.settings;
+        // Margins from the velocities the bodies had, before this step's gravity: a body at
+        // rest gets no speculative reach towards its neighbours.
+        let contacts = find_contacts(&self.bodies, s.margin, s.dt);
+        for b in &mut self.bodies {
+            b.velocity.y -= s.gravity * s.dt;
+        }
+        let x0 = contacts.iter().map(|c| self.warm_start(c)).collect();
+        let target = |c: &Contact| {
+            if c.depth < 0.0 {
+                // Still apart: the bodies may close the gap within this step, no faster.
+                c.depth / s.dt
+            } else {
+                (s.baumgarte * (c.depth - s.slop).max(0.0) / s.dt).min(s.max_correction)
+            }
+        };
+        let mut lcp = ContactLcp::assemble(&self.bodies, contacts, target, s.friction, x0);
+        lcp.x0 = lcp.x0.iter().map(|x| lcp.project(*x)).collect();
+        lcp
+    }
+
+    /// Iterations this frame runs for `lcp`: the setting, or 2n.
+    pub fn iterations(&self, lcp: &ContactLcp) -> usize {
+        self.settings
+            .iterations
+            .unwrap_or_else(|| lcp.default_iterations(self.settings.mode))
+    }
+
+    /// Second half of a frame: applies the impulses `x` (3 per contact, N s), integrates the
+    /// positions, remembers the impulses. Fails, leaving the world as it was before the
+    /// integration, if anything became infinite or NaN.
+    pub fn end_frame(&mut self, lcp: &ContactLcp, x: &[[f64; 3]], iterations: usize) -> Result<()> {
+        if x.len() != lcp.contacts.len() || x.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(Error::Simulation(format!(
+                "frame {}: the solver returned {} impulses for {} contacts, or non-finite ones",
+                self.stats.frame,
+                x.len(),
+                lcp.contacts.len()
+            )));
+        }
+        let before = self.bodies.clone();
+        self.remembered.clear();
+        for ((c, dirs), x) in lcp.contacts.iter().zip(&lcp.directions).zip(x) {
+            let j = dirs[0] * x[0] + dirs[1] * x[1] + dirs[2] * x[2];
+            self.bodies[c.a].apply_impulse(j, c.point);
+            if let Some(b) = c.b {
+                self.bodies[b].apply_impulse(-j, c.point);
+            }
+            let a = &self.bodies[c.a];
+            self.remembered
+                .entry((c.a, c.b))
+                .or_default()
+                .push(Remembered {
+                    local: a.orientation.inverse() * (c.point - a.position),
+                    impulse: j,
+                });
+        }
+        for b in &mut self.bodies {
+            b.integrate(self.settings.dt);
+        }
+        if let Some(k) = self.bodies.iter().position(|b| !b.is_finite()) {
+            self.bodies = before;
+            return Err(Error::Simulation(format!(
+                "frame {}: body {k} is no longer finite; the simulation stopped",
+                self.stats.frame
+            )));
+        }
+        self.stats = Stats {
+            frame: self.stats.frame + 1,
+            contacts: lcp.contacts.len(),
+            islands: lcp.island_sizes(),
+            iterations,
+            residual: lcp.residual(x),
+            penetration: lcp.contacts.iter().map(|c| c.depth).fold(0.0, f64::max),
+        };
+        Ok(())
+    }
+
+    /// One frame with the LCP solved by float64 projected Jacobi on the CPU (native tests).
+    pub fn step_cpu(&mut self) -> Result<()> {
+        let lcp = self.begin_frame();
+        let iterations = self.iterations(&lcp);
+        let x = lcp.solve_jacobi(self.settings.omega, iterations);
+        self.end_frame(&lcp, &x, iterations)
+    }
+
+    /// Last frame's impulse of the same contact, in the new contact's directions.
+    fn warm_start(&self, c: &Contact) -> [f64; 3] {
+        let a = &self.bodies[c.a];
+        let local = a.orientation.inverse() * (c.point - a.position);
+        let Some(old) = self.remembered.get(&(c.a, c.b)).and_then(|list| {
+            list.iter()
+                .map(|r| (r, r.local.distance(local)))
+                .filter(|(_, d)| *d < MATCH_DISTANCE)
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+        }) else {
+            return [0.0; 3];
+        };
+        let (t1, t2) = super::lcp::tangents(c.normal);
+        [c.normal, t1, t2].map(|e| old.0.impulse.dot(e))
+    }
+}
+
+/// Distance along the ray (unit `dir`) to the cube's surface, if it hits.
+fn ray_cube(body: &Body, origin: DVec3, dir: DVec3) -> Option<f64> {
+    let Shape::Cube { half } = body.shape else {
+        return None;
+    };
+    let r = body.rotation().transpose();
+    let (o, d) = (r * (origin - body.position), r * dir);
+    let (mut near, mut far) = (f64::NEG_INFINITY, f64::INFINITY);
+    for k in 0..3 {
+        if d[k].abs() < 1e-12 {
+            if o[k].abs() > half {
+                return None;
+            }
+            continue;
+        }
+        let (t0, t1) = ((-half - o[k]) / d[k], (half - o[k]) / d[k]);
+        near = near.max(t0.min(t1));
+        far = far.min(t0.max(t1));
+    }
+    (near <= far && far >= 0.0).then_some(near.max(0.0))
+}
