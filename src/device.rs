@@ -78,6 +78,15 @@ pub trait Device {
     /// The largest |element| (NaN if any element is NaN), reduced on the GPU.
     fn max_abs<'a>(&'a self, a: &'a Matrix) -> LocalFuture<'a, Result<f32>>;
 
+    /// One projected Jacobi iteration of a contact LCP with friction, in one pass: the new
+    /// impulses from `x` (see [`crate::solver::contact_jacobi`]).
+    fn contact_step(
+        &self,
+        system: &crate::solver::ContactSystem,
+        x: &Matrix,
+        omega: f32,
+    ) -> Result<Matrix>;
+
     /// The diagonal of a square matrix as a column vector.
     fn diagonal(&self, a: &Matrix) -> Result<Matrix>;
 
@@ -95,6 +104,12 @@ pub trait Device {
 
     /// Frees the pooled (unused) textures now.
     fn release_pooled(&self);
+
+    /// Draws a scene of lit boxes into [`Device::scene_canvas`] (the wall's view).
+    fn draw_scene(&self, scene: &crate::backend::Scene) -> Result<()>;
+
+    /// The canvas [`Device::draw_scene`] draws into, for the page to place and size.
+    fn scene_canvas(&self) -> Result<web_sys::HtmlCanvasElement>;
 
     /// Full source (WGSL or GLSL, as the backend runs it) of the last kernel that ran.
     fn last_shader(&self) -> Option<String>;

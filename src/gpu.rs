@@ -361,6 +361,40 @@ impl<B: Backend> Device for Gpu<B> {
         })
     }
 
+    fn contact_step(
+        &self,
+        system: &crate::solver::ContactSystem,
+        x: &Matrix,
+        omega: f32,
+    ) -> Result<Matrix> {
+        let rows = system.matrix.rows();
+        if x.cols() != 1 || x.rows() != rows || rows % 4 != 0 {
+            return Err(Error::Shape(format!(
+                "the contact impulses must be a {rows}x1 vector (4 rows per contact), got {}x{}",
+                x.rows(),
+                x.cols()
+            )));
+        }
+        let inputs = [
+            &system.matrix,
+            &system.neighbours,
+            x,
+            &system.b,
+            &system.inv_diag,
+            &system.mu,
+        ];
+        let dense = if system.dense { 1.0 } else { 0.0 };
+        self.run(
+            Program::new(
+                kernel::CONTACT_JACOBI,
+                inputs.iter().map(|m| m.layout).collect(),
+                x.layout,
+            )
+            .with_params(&[omega, system.count as f32, dense]),
+            &inputs,
+        )
+    }
+
     fn diagonal(&self, a: &Matrix) -> Result<Matrix> {
         if a.rows() != a.cols() {
             return Err(Error::Shape(format!(
@@ -400,6 +434,14 @@ impl<B: Backend> Device for Gpu<B> {
 
     fn release_pooled(&self) {
         self.pool.borrow_mut().clear();
+    }
+
+    fn draw_scene(&self, scene: &crate::backend::Scene) -> Result<()> {
+        self.backend.draw(scene)
+    }
+
+    fn scene_canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+        self.backend.canvas()
     }
 
     fn last_shader(&self) -> Option<String> {

@@ -181,6 +181,11 @@ pub const MATVEC_PARTIAL: Kernel = shader_kernel!("matvec_partial", &["a", "b"])
 /// Blocked matrix-vector product, second pass: the sum across each row of partial sums.
 pub const SUM_COLS: Kernel = shader_kernel!("sum_cols", &["a"]);
 
+/// One projected Jacobi iteration of the wall's contact LCP (see `src/physics/lcp.rs`):
+/// inputs matrix, neighbour lists, x, b, 1/diag, mu; params omega, blocks per contact, dense.
+pub const CONTACT_JACOBI: Kernel =
+    shader_kernel!("contact_jacobi", &["a", "b", "c", "d", "e", "f"]);
+
 /// What a reduction computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reduction {

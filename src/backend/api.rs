@@ -76,4 +76,43 @@ pub trait Backend: Sized + 'static {
 
     /// Resolves once all submitted GPU work has finished (for timing).
     fn finish(&self) -> impl Future<Output = Result<()>>;
+
+    /// Draws `scene` (lit boxes and a ball, `shaders/scene.*`) into the backend's own canvas,
+    /// [`Backend::canvas`], at that canvas's current size.
+    fn draw(&self, scene: &Scene) -> Result<()>;
+
+    /// The canvas [`Backend::draw`] renders into, for the page to show.
+    fn canvas(&self) -> Result<web_sys::HtmlCanvasElement>;
 }
+
+/// Most instances one [`Scene`] draws.
+pub const MAX_INSTANCES: usize = 64;
+
+/// One frame of the wall to draw: the uniform block of `shaders/scene.*`, std140 layout.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Scene {
+    /// Clip from world, column-major.
+    pub view_proj: [[f32; 4]; 4],
+    /// Direction towards the light (xyz, unit), w unused.
+    pub light: [f32; 4],
+    /// Instances used in `instances`, in x; the rest unused.
+    pub count: [u32; 4],
+    /// The boxes, the ball and the floor.
+    pub instances: [Instance; MAX_INSTANCES],
+}
+
+/// A box or ball to draw: the unit cube [-1, 1]^3 (or the unit ball) through `model`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Instance {
+    /// World from model, column-major (scale included).
+    pub model: [[f32; 4]; 4],
+    /// Linear RGB, and in w the kind: 0 a cube, 1 a ball, 2 the checkered floor.
+    pub color: [f32; 4],
+}
+
+/// Vertices drawn per instance: 6 faces of `SEGMENTS x SEGMENTS` quads, 2 triangles each.
+pub const SCENE_VERTICES: u32 = 6 * 6 * SEGMENTS * SEGMENTS;
+/// Quads along each face edge (the ball is a subdivided cube pushed onto the sphere).
+const SEGMENTS: u32 = 6;

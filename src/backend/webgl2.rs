@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use glow::HasContext;
 
-use super::{Backend, Capabilities};
+use super::{Backend, Capabilities, Scene, SCENE_VERTICES};
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Program};
 
@@ -25,6 +25,10 @@ pub struct WebGl2 {
     sync: Texture,
     /// The framebuffer of kernels with several outputs, re-attached for each run.
     multi: glow::Framebuffer,
+    /// The context's canvas: kernels render into textures, [`Backend::draw`] into it.
+    canvas: web_sys::HtmlCanvasElement,
+    /// The scene program and its uniform buffer, made on the first draw.
+    scene: RefCell<Option<(glow::Program, glow::Buffer)>>,
 }
 
 /// A linked kernel and the locations of its uniforms.
@@ -40,6 +44,52 @@ pub struct Texture {
     gl: Rc<glow::Context>,
     texture: glow::Texture,
     framebuffer: glow::Framebuffer,
+}
+
+/// Compiles and links a vertex and a fragment shader; errors carry the GL info log.
+fn link(gl: &glow::Context, what: &str, vertex: &str, fragment: &str) -> Result<glow::Program> {
+    // SAFETY: shader and program objects of this context, deleted on every error path.
+    unsafe {
+        let program = gl.create_program().map_err(Error::Gpu)?;
+        let mut shaders = Vec::new();
+        let mut failure = None;
+        for (stage, source) in [
+            (glow::VERTEX_SHADER, vertex),
+            (glow::FRAGMENT_SHADER, fragment),
+        ] {
+            let shader = gl.create_shader(stage).map_err(Error::Gpu)?;
+            gl.shader_source(shader, source);
+            gl.compile_shader(shader);
+            if !gl.get_shader_compile_status(shader) && failure.is_none() {
+                failure = Some(format!(
+                    "{what} did not compile: {}",
+                    gl.get_shader_info_log(shader)
+                ));
+            }
+            gl.attach_shader(program, shader);
+            shaders.push(shader);
+        }
+        if failure.is_none() {
+            gl.link_program(program);
+            if !gl.get_program_link_status(program) {
+                failure = Some(format!(
+                    "{what} did not link: {}",
+                    gl.get_program_info_log(program)
+                ));
+            }
+        }
+        for shader in shaders {
+            gl.detach_shader(program, shader);
+            gl.delete_shader(shader);
+        }
+        match failure {
+            Some(message) => {
+                gl.delete_program(program);
+                Err(Error::Gpu(message))
+            }
+            None => Ok(program),
+        }
+    }
 }
 
 impl Drop for Texture {
@@ -68,8 +118,10 @@ impl WebGl2 {
             .and_then(|c| c.dyn_into().ok())
             .ok_or_else(|| unavailable("could not create a canvas"))?;
         let attributes = web_sys::WebGlContextAttributes::new();
-        attributes.set_antialias(false);
-        attributes.set_depth(false);
+        // Kernels render into textures and ignore both; the wall's scene, drawn into this
+        // canvas, uses them.
+        attributes.set_antialias(true);
+        attributes.set_depth(true);
         attributes.set_stencil(false);
         let context: web_sys::WebGl2RenderingContext = canvas
             .get_context_with_context_options("webgl2", &attributes)
@@ -77,6 +129,7 @@ impl WebGl2 {
             .flatten()
             .and_then(|c| c.dyn_into().ok())
             .ok_or_else(|| unavailable("canvas.getContext(\"webgl2\") returned null"))?;
+        let context_canvas = canvas.clone();
         if context
             .get_extension("EXT_color_buffer_float")
             .ok()
@@ -121,6 +174,8 @@ impl WebGl2 {
             vertex_array,
             sync,
             multi,
+            canvas: context_canvas,
+            scene: RefCell::new(None),
         })
     }
 
@@ -138,50 +193,14 @@ impl WebGl2 {
             return Ok(p.clone());
         }
         let gl = &self.gl;
-        // SAFETY: shader and program objects of this context, deleted on every error path.
+        let program = link(
+            gl,
+            &format!("kernel \"{}\"", kernel.name),
+            Kernel::glsl_vertex_source(),
+            &kernel.glsl_source(),
+        )?;
+        // SAFETY: queries on a program of this context.
         let linked = unsafe {
-            let program = gl.create_program().map_err(Error::Gpu)?;
-            let mut shaders = Vec::new();
-            let sources = [
-                (
-                    glow::VERTEX_SHADER,
-                    Kernel::glsl_vertex_source().to_string(),
-                ),
-                (glow::FRAGMENT_SHADER, kernel.glsl_source()),
-            ];
-            let mut failure = None;
-            for (stage, source) in sources {
-                let shader = gl.create_shader(stage).map_err(Error::Gpu)?;
-                gl.shader_source(shader, &source);
-                gl.compile_shader(shader);
-                if !gl.get_shader_compile_status(shader) {
-                    failure = Some(format!(
-                        "kernel \"{}\" did not compile: {}",
-                        kernel.name,
-                        gl.get_shader_info_log(shader)
-                    ));
-                }
-                gl.attach_shader(program, shader);
-                shaders.push(shader);
-            }
-            if failure.is_none() {
-                gl.link_program(program);
-                if !gl.get_program_link_status(program) {
-                    failure = Some(format!(
-                        "kernel \"{}\" did not link: {}",
-                        kernel.name,
-                        gl.get_program_info_log(program)
-                    ));
-                }
-            }
-            for shader in shaders {
-                gl.detach_shader(program, shader);
-                gl.delete_shader(shader);
-            }
-            if let Some(message) = failure {
-                gl.delete_program(program);
-                return Err(Error::Gpu(message));
-            }
             GlProgram {
                 program,
                 shapes: gl.get_uniform_location(program, "u_shapes"),
@@ -350,6 +369,55 @@ impl Backend for WebGl2 {
             self.gl.bind_framebuffer(glow::FRAMEBUFFER, None);
         }
         self.check_errors()
+    }
+
+    fn draw(&self, scene: &Scene) -> Result<()> {
+        let gl = &self.gl;
+        if self.scene.borrow().is_none() {
+            let source = include_str!("../../shaders/scene.glsl");
+            let stage = |define: &str| format!("#version 300 es\n#define {define}\n{source}");
+            let program = link(gl, "the scene shader", &stage("VERTEX"), &stage("FRAGMENT"))?;
+            // SAFETY: objects of this context.
+            let buffer = unsafe {
+                if let Some(index) = gl.get_uniform_block_index(program, "Scene") {
+                    gl.uniform_block_binding(program, index, 0);
+                }
+                gl.create_buffer().map_err(Error::Gpu)?
+            };
+            *self.scene.borrow_mut() = Some((program, buffer));
+        }
+        let (program, buffer) = self.scene.borrow().expect("made above");
+        let (width, height) = (self.canvas.width() as i32, self.canvas.height() as i32);
+        // SAFETY: objects of this context; the state changed here is restored at the end.
+        unsafe {
+            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+            gl.viewport(0, 0, width, height);
+            gl.enable(glow::DEPTH_TEST);
+            gl.clear_color(0.80, 0.86, 0.93, 1.0);
+            gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
+            gl.use_program(Some(program));
+            gl.bind_buffer(glow::UNIFORM_BUFFER, Some(buffer));
+            gl.buffer_data_u8_slice(
+                glow::UNIFORM_BUFFER,
+                bytemuck::bytes_of(scene),
+                glow::DYNAMIC_DRAW,
+            );
+            gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, Some(buffer));
+            gl.bind_vertex_array(Some(self.vertex_array));
+            gl.draw_arrays_instanced(
+                glow::TRIANGLES,
+                0,
+                SCENE_VERTICES as i32,
+                scene.count[0] as i32,
+            );
+            gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, None);
+            gl.disable(glow::DEPTH_TEST);
+        }
+        self.check_errors()
+    }
+
+    fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+        Ok(self.canvas.clone())
     }
 }
 

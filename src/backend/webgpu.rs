@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
 
-use super::{Backend, BackendKind, Capabilities};
+use super::{Backend, BackendKind, Capabilities, Scene, SCENE_VERTICES};
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Program};
 
@@ -27,7 +27,25 @@ pub struct WebGpu {
     compute_pipelines: RefCell<HashMap<String, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
     /// Errors the device reported outside any error scope; surfaced at the next read or finish.
     errors: Arc<Mutex<Vec<String>>>,
+    /// Kept to make the wall's drawing surface.
+    instance: wgpu::Instance,
+    adapter: wgpu::Adapter,
+    /// The wall's canvas, surface and pipeline, made on the first draw.
+    scene: RefCell<Option<SceneTarget>>,
 }
+
+/// Where and how [`Backend::draw`] renders.
+struct SceneTarget {
+    canvas: web_sys::HtmlCanvasElement,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    depth: wgpu::TextureView,
+    pipeline: wgpu::RenderPipeline,
+    buffer: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
+const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24Plus;
 
 /// An `Rgba32Float` texture and the view every pass uses.
 pub struct Texture {
@@ -113,7 +131,139 @@ impl WebGpu {
             pipelines: RefCell::new(HashMap::new()),
             compute_pipelines: RefCell::new(HashMap::new()),
             errors,
+            instance,
+            adapter,
+            scene: RefCell::new(None),
         })
+    }
+
+    /// A new canvas with a configured surface, and the scene pipeline (`shaders/scene.wgsl`).
+    fn scene_target(&self) -> Result<SceneTarget> {
+        let canvas = new_canvas()?;
+        let surface = self
+            .instance
+            .create_surface(canvas_target(canvas.clone()))
+            .map_err(|e| Error::Gpu(format!("WebGPU could not draw into a canvas: {e}")))?;
+        let caps = surface.get_capabilities(&self.adapter);
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| !f.is_srgb())
+            .or_else(|| caps.formats.first().copied())
+            .ok_or_else(|| Error::Gpu("the canvas offers no texture format".into()))?;
+        let (width, height) = (canvas.width().max(1), canvas.height().max(1));
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format,
+            color_space: Default::default(),
+            width,
+            height,
+            desired_maximum_frame_latency: 2,
+            present_mode: wgpu::PresentMode::Fifo,
+            alpha_mode: wgpu::CompositeAlphaMode::Auto,
+            view_formats: vec![],
+        };
+        surface.configure(&self.device, &config);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("scene"),
+                source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/scene.wgsl").into()),
+            });
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scene"),
+            size: std::mem::size_of::<Scene>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("scene"),
+                entries: &[wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                }],
+            });
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scene"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffer.as_entire_binding(),
+            }],
+        });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("scene"),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        let pipeline = self
+            .device
+            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some("scene"),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(format.into())],
+                }),
+                multiview_mask: None,
+                cache: None,
+            });
+        Ok(SceneTarget {
+            depth: self.depth_view(width, height),
+            canvas,
+            surface,
+            config,
+            pipeline,
+            buffer,
+            bind_group,
+        })
+    }
+
+    fn depth_view(&self, width: u32, height: u32) -> wgpu::TextureView {
+        self.device
+            .create_texture(&wgpu::TextureDescriptor {
+                label: Some("scene depth"),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: DEPTH_FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            })
+            .create_view(&Default::default())
     }
 
     /// Turns errors reported since the last check into one `Error::Gpu`.
@@ -483,6 +633,114 @@ impl Backend for WebGpu {
             .map_err(|_| Error::Gpu("the device was lost".into()))?;
         self.check_errors()
     }
+
+    fn draw(&self, scene: &Scene) -> Result<()> {
+        if self.scene.borrow().is_none() {
+            let target = self.scene_target()?;
+            *self.scene.borrow_mut() = Some(target);
+        }
+        let mut guard = self.scene.borrow_mut();
+        let t = guard.as_mut().expect("made above");
+        let (width, height) = (t.canvas.width().max(1), t.canvas.height().max(1));
+        if (width, height) != (t.config.width, t.config.height) {
+            t.config.width = width;
+            t.config.height = height;
+            t.surface.configure(&self.device, &t.config);
+            t.depth = self.depth_view(width, height);
+        }
+        let frame = match t.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+            other => {
+                return Err(Error::Gpu(format!(
+                    "the canvas gave no frame to draw into ({other:?})"
+                )))
+            }
+        };
+        self.queue
+            .write_buffer(&t.buffer, 0, bytemuck::bytes_of(scene));
+        let view = frame.texture.create_view(&Default::default());
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("scene"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: 0.80,
+                            g: 0.86,
+                            b: 0.93,
+                            a: 1.0,
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &t.depth,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&t.pipeline);
+            pass.set_bind_group(0, &t.bind_group, &[]);
+            pass.draw(0..SCENE_VERTICES, 0..scene.count[0]);
+        }
+        self.queue.submit([encoder.finish()]);
+        self.queue.present(frame);
+        self.check_errors()
+    }
+
+    fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+        if self.scene.borrow().is_none() {
+            let target = self.scene_target()?;
+            *self.scene.borrow_mut() = Some(target);
+        }
+        Ok(self
+            .scene
+            .borrow()
+            .as_ref()
+            .expect("made above")
+            .canvas
+            .clone())
+    }
+}
+
+/// A new canvas element for the scene.
+#[cfg(target_arch = "wasm32")]
+fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
+    use wasm_bindgen::JsCast;
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("canvas").ok())
+        .and_then(|c| c.dyn_into().ok())
+        .ok_or_else(|| Error::Gpu("could not create a canvas".into()))
+}
+
+/// Drawing needs a browser canvas.
+#[cfg(not(target_arch = "wasm32"))]
+fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
+    Err(Error::Unsupported(
+        "drawing the scene needs a browser canvas".into(),
+    ))
+}
+
+#[cfg(target_arch = "wasm32")]
+fn canvas_target(canvas: web_sys::HtmlCanvasElement) -> wgpu::SurfaceTarget<'static> {
+    wgpu::SurfaceTarget::Canvas(canvas)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn canvas_target(_: web_sys::HtmlCanvasElement) -> wgpu::SurfaceTarget<'static> {
+    unreachable!("new_canvas fails first outside a browser")
 }
 
 /// Vendor, architecture, device and description from `GPUAdapter.info`, the ones the browser

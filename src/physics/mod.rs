@@ -9,12 +9,14 @@
 mod body;
 mod contact;
 mod lcp;
+mod view;
 mod wall;
 mod world;
 
 pub use body::{Body, Shape};
 pub use contact::{find_contacts, Contact};
 pub use lcp::{ContactLcp, GpuLayout, Mode};
+pub use view::Camera;
 pub use wall::{wall, WallSpec};
 pub use world::{Settings, Stats, World};
 

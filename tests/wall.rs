@@ -1,0 +1,141 @@
+//! Browser tests of the wall's GPU contact solve, each on both backends, against the float64
+//! projected Jacobi of the same LCP (the algorithm the GPU runs in float32).
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::device;
+use texla::backend::BackendKind;
+use texla::device::Device;
+use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
+use texla::solver::{contact_jacobi, gpu_frame, ContactSystem};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Iterations per frame in these tests (the default 2n is 2520 for the standing wall: too
+/// many passes for a CPU-emulated GPU in a test).
+const ITERATIONS: usize = 100;
+
+fn settings(mode: Mode) -> Settings {
+    Settings {
+        iterations: Some(ITERATIONS),
+        mode,
+        ..Settings::default()
+    }
+}
+
+fn standing(mode: Mode) -> World {
+    World::new(wall(&WallSpec::default()), settings(mode))
+}
+
+/// A frame's LCP some frames after a throw, when contacts are many and varied.
+fn busy_lcp() -> ContactLcp {
+    let mut world = standing(Mode::Blocks);
+    world.throw_ball(
+        glam::DVec3::new(0.0, 2.0, -1.2),
+        glam::DVec3::new(0.0, 0.0, 15.0),
+        0.5,
+        100.0,
+    );
+    for _ in 0..12 {
+        world.step_cpu().unwrap();
+    }
+    world.begin_frame()
+}
+
+async fn gpu_solve(gpu: &dyn Device, lcp: &ContactLcp, mode: Mode, iterations: usize) -> Vec<f64> {
+    let layout = lcp.gpu_layout(mode);
+    let system = ContactSystem::upload(gpu, &layout).unwrap();
+    let x0 = gpu.upload(&layout.x0, layout.rows, 1).unwrap();
+    let x = contact_jacobi(gpu, &system, &x0, -0.1, iterations).unwrap();
+    gpu.read(&x)
+        .await
+        .unwrap()
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect()
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+on_both_backends! {
+    async fn contact_jacobi_matches_float64_in_both_layouts(kind) {
+        let gpu = device(kind).await;
+        let lcp = busy_lcp();
+        let exact = lcp.solve_jacobi(-0.1, 60);
+        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
+        for mode in [Mode::Dense, Mode::Blocks] {
+            let got = gpu_solve(gpu.as_ref(), &lcp, mode, 60).await;
+            assert_eq!(got.len(), 4 * lcp.contacts.len());
+            let mut worst = 0.0f64;
+            for (i, e) in exact.iter().enumerate() {
+                for r in 0..3 {
+                    worst = worst.max((got[4 * i + r] - e[r]).abs());
+                }
+                assert_eq!(got[4 * i + 3], 0.0, "padding rows stay zero");
+                // The projection holds exactly in float32.
+                let (n, t1, t2) = (got[4 * i], got[4 * i + 1], got[4 * i + 2]);
+                assert!(n >= 0.0);
+                let limit = (lcp.mu * n) as f32 as f64;
+                assert!(t1.abs() <= limit * (1.0 + 1e-6) && t2.abs() <= limit * (1.0 + 1e-6));
+            }
+            // float32 over 60 iterations of sums of up to ~40 blocks: 1e-4 of the largest impulse.
+            assert!(worst <= 1e-4 * scale, "{mode:?}: worst {worst} of {scale}");
+        }
+    }
+
+    async fn gpu_frames_follow_the_float64_wall(kind) {
+        let gpu = device(kind).await;
+        let mut on_gpu = standing(Mode::Blocks);
+        let mut on_cpu = standing(Mode::Blocks);
+        for _ in 0..8 {
+            gpu_frame(gpu.as_ref(), &mut on_gpu, &now).await.unwrap();
+            on_cpu.step_cpu().unwrap();
+        }
+        on_gpu.throw_ball(glam::DVec3::new(0.0, 2.0, -1.2), glam::DVec3::new(0.0, 0.0, 15.0), 0.5, 100.0);
+        on_cpu.throw_ball(glam::DVec3::new(0.0, 2.0, -1.2), glam::DVec3::new(0.0, 0.0, 15.0), 0.5, 100.0);
+        for _ in 0..8 {
+            gpu_frame(gpu.as_ref(), &mut on_gpu, &now).await.unwrap();
+            on_cpu.step_cpu().unwrap();
+        }
+        // Both backends stay within 1 mm of the float64 wall after 16 frames (a hit included),
+        // so within 2 mm of each other.
+        let worst = on_gpu
+            .bodies
+            .iter()
+            .zip(&on_cpu.bodies)
+            .map(|(g, c)| g.position.distance(c.position))
+            .fold(0.0f64, f64::max);
+        assert!(worst < 1e-3, "{kind:?} drifted {worst} m from float64");
+        assert!(on_gpu.stats.residual.is_finite());
+    }
+
+    async fn gpu_wall_is_deterministic(kind) {
+        let gpu = device(kind).await;
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            let mut world = standing(Mode::Dense);
+            for _ in 0..3 {
+                gpu_frame(gpu.as_ref(), &mut world, &now).await.unwrap();
+            }
+            runs.push(world.bodies);
+        }
+        assert_eq!(runs[0], runs[1]);
+    }
+
+    async fn bad_impulse_vector_is_a_clear_error(kind) {
+        let gpu = device(kind).await;
+        let lcp = standing(Mode::Blocks).begin_frame();
+        let system = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Blocks)).unwrap();
+        let wrong = gpu.fill(5, 1, 0.0).unwrap();
+        let e = contact_jacobi(gpu.as_ref(), &system, &wrong, -0.1, 3).unwrap_err();
+        assert!(e.to_string().contains("4 rows per contact"), "{e}");
+        let x0 = gpu.fill(system.matrix.rows(), 1, 0.0).unwrap();
+        let e = contact_jacobi(gpu.as_ref(), &system, &x0, 0.5, 3).unwrap_err();
+        assert!(e.to_string().contains("omega must be negative"), "{e}");
+    }
+}
