@@ -4,6 +4,7 @@
 // (`&sizes=64,128` to choose sizes; `&n=` the order of the solver benchmark's dense problems).
 
 import { product } from "./products.js";
+import { initWall } from "./wall.js";
 import { explore, OPERATIONS } from "./explorer.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
 import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, MATVEC_SIZES } from "./bench.js";
@@ -57,6 +58,14 @@ async function start() {
   const warm = gpu.square(gpu.upload(new Float32Array(1), 1, 1));
   await warm.read();
   warm.free();
+
+  try {
+    const view = gpu.backend === "webgpu" ? await texla.Gpgpu.create("webgl2").catch(() => undefined) : undefined;
+    initWall(gpu, view);
+  } catch (e) {
+    $("wall-error").textContent = `The wall could not start: ${e.message ?? e}`;
+    $("wall-error").hidden = false;
+  }
 
   $("square-form").addEventListener("submit", (e) => {
     e.preventDefault();

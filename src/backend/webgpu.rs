@@ -27,6 +27,8 @@ pub struct WebGpu {
     compute_pipelines: RefCell<HashMap<String, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
     /// Errors the device reported outside any error scope; surfaced at the next read or finish.
     errors: Arc<Mutex<Vec<String>>>,
+    /// Uniform buffers by content (see `uniform_buffer`).
+    uniforms: RefCell<HashMap<Vec<u8>, wgpu::Buffer>>,
     /// Kept to make the wall's drawing surface.
     instance: wgpu::Instance,
     adapter: wgpu::Adapter,
@@ -46,6 +48,8 @@ struct SceneTarget {
 }
 
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24Plus;
+/// Most uniform buffers kept for reuse.
+const UNIFORM_CACHE: usize = 512;
 
 /// An `Rgba32Float` texture and the view every pass uses.
 pub struct Texture {
@@ -131,6 +135,7 @@ impl WebGpu {
             pipelines: RefCell::new(HashMap::new()),
             compute_pipelines: RefCell::new(HashMap::new()),
             errors,
+            uniforms: RefCell::new(HashMap::new()),
             instance,
             adapter,
             scene: RefCell::new(None),
@@ -406,13 +411,7 @@ impl WebGpu {
         inputs: &[&Texture],
         storage: Option<&Texture>,
     ) -> wgpu::BindGroup {
-        let uniforms = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("shapes"),
-                contents: bytemuck::bytes_of(&program.uniforms()),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+        let uniforms = self.uniform_buffer(program);
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: uniforms.as_entire_binding(),
@@ -434,6 +433,30 @@ impl WebGpu {
             layout,
             entries: &entries,
         })
+    }
+
+    /// The uniform buffer holding `program`'s shapes and parameters. Iterative solvers run the
+    /// same program thousands of times per frame (the wall: 2n passes), so buffers are kept by
+    /// content and reused; a new buffer per pass exhausted the browser's mapping memory.
+    fn uniform_buffer(&self, program: &Program) -> wgpu::Buffer {
+        let uniforms = program.uniforms();
+        let key = bytemuck::bytes_of(&uniforms).to_vec();
+        let mut cache = self.uniforms.borrow_mut();
+        if let Some(buffer) = cache.get(&key) {
+            return buffer.clone();
+        }
+        if cache.len() >= UNIFORM_CACHE {
+            cache.clear();
+        }
+        let buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("shapes"),
+                contents: &key,
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        cache.insert(key, buffer.clone());
+        buffer
     }
 
     /// Dispatches a compute kernel: one workgroup per block of output texels.

@@ -1,0 +1,285 @@
+// The collapsing wall (seed 000, Figure 4): 60 cubes whose contacts are solved as an LCP on
+// the GPU every frame, drawn with the same backend. Drag to orbit, wheel to zoom, click to
+// throw the ball (or push a cube). "Verify" solves the frame's LCP again in float64 here.
+
+const $ = (id) => document.getElementById(id);
+
+/** Sets up the wall section on `gpu` (drawn by `view`, a WebGL2 Gpgpu, when given); returns
+ * the Wall. */
+export function initWall(gpu, view) {
+  const wall = view ? gpu.wallDrawnBy(view, 1) : gpu.wall(1);
+  $("wall-status").textContent = view
+    ? "The LCP is solved on WebGPU; the view is drawn with WebGL2 (drawing through a WebGPU canvas lost the device on this browser: see the README's known issues)."
+    : `The LCP is solved and the view drawn on ${gpu.backend === "webgpu" ? "WebGPU" : "WebGL2"}.`;
+  const canvas = wall.canvas();
+  canvas.id = "wall-canvas";
+  $("wall-view").prepend(canvas);
+  const fit = () => {
+    const width = Math.max(320, Math.round($("wall-view").clientWidth * (window.devicePixelRatio || 1)));
+    canvas.width = width;
+    canvas.height = Math.round((width * 9) / 16);
+  };
+  fit();
+  window.addEventListener("resize", () => { fit(); draw(); });
+  let running = false;
+  let last = performance.now();
+  let fps = 0;
+
+  const fail = (e) => {
+    running = false;
+    $("wall-run").textContent = "Start";
+    $("wall-error").textContent = e.message ?? String(e);
+    $("wall-error").hidden = false;
+  };
+  const draw = () => {
+    try { wall.draw(); } catch (e) { fail(e); }
+  };
+  const show = (s) => {
+    const islands = s.islands;
+    const sizes = islands.length > 6 ? `${islands.slice(0, 6).join(", ")}, … (${islands.length})` : islands.join(", ");
+    const rows = [
+      ["frame", s.frame], ["bodies", s.bodies], ["contacts", s.contacts],
+      ["LCP size", `${s.lcpSize} (${s.mode === "dense" ? `dense ${4 * s.contacts}²` : "block rows"})`],
+      ["islands (LCP sizes)", sizes || "–"], ["iterations", s.iterations], ["ω", s.omega],
+      ["solve", `${s.solveMs.toFixed(1)} ms`], ["frame", `${s.frameMs.toFixed(1)} ms`],
+      ["fps", fps.toFixed(1)], ["residual", s.residual.toExponential(2)],
+      ["deepest contact", `${(s.penetration * 1000).toFixed(2)} mm`],
+      ["energy", `${s.energy.toFixed(0)} of ${s.energyIn.toFixed(0)} J put in`],
+    ];
+    $("wall-stats").innerHTML = rows.map(([k, v]) => `<div><b>${k}</b> ${v}</div>`).join("");
+    $("wall-stats").dataset.frame = s.frame;
+  };
+  const step = async () => {
+    const s = await wall.step();
+    const now = performance.now();
+    fps = 0.8 * fps + 0.2 * (1000 / Math.max(1, now - last));
+    last = now;
+    draw();
+    show(s);
+    return s;
+  };
+  const loop = async () => {
+    if (!running) return;
+    try { await step(); } catch (e) { fail(e); return; }
+    requestAnimationFrame(loop);
+  };
+
+  $("wall-run").addEventListener("click", () => {
+    running = !running;
+    $("wall-run").textContent = running ? "Pause" : "Start";
+    $("wall-error").hidden = true;
+    last = performance.now();
+    if (running) loop();
+  });
+  $("wall-step").addEventListener("click", async () => {
+    if (running) return;
+    try { await step(); } catch (e) { fail(e); }
+  });
+  $("wall-reset").addEventListener("click", () => {
+    wall.reset();
+    $("wall-error").hidden = true;
+    draw();
+    show(wall.stats());
+  });
+  $("wall-mode").addEventListener("change", (e) => wall.setMode(e.target.value));
+  $("wall-iterations").addEventListener("change", (e) => {
+    const n = Number(e.target.value);
+    if (!Number.isInteger(n) || n < 0) return fail(new Error(`iterations must be a whole number ≥ 0 (0 = 2n), got "${e.target.value}"`));
+    $("wall-error").hidden = true;
+    wall.setIterations(n);
+  });
+  $("wall-omega").addEventListener("change", (e) => {
+    try { wall.setOmega(Number(e.target.value)); $("wall-error").hidden = true; } catch (err) { fail(err); }
+  });
+  $("wall-verify").addEventListener("click", () => {
+    const lcp = wall.lcp();
+    if (!lcp) {
+      $("wall-verify-result").textContent = "Run at least one frame first.";
+      return;
+    }
+    $("wall-verify-result").innerHTML = verificationTable(verify(lcp));
+  });
+
+  // Drag to orbit, wheel to zoom, click (no drag) to throw or push.
+  let drag = null;
+  canvas.addEventListener("pointerdown", (e) => { drag = { x: e.clientX, y: e.clientY, moved: 0 }; canvas.setPointerCapture(e.pointerId); });
+  canvas.addEventListener("pointermove", (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    drag.moved += Math.abs(dx) + Math.abs(dy);
+    drag.x = e.clientX; drag.y = e.clientY;
+    wall.orbit(-dx * 0.008, dy * 0.008, 1);
+    if (!running) draw();
+  });
+  canvas.addEventListener("pointerup", (e) => {
+    const d = drag;
+    drag = null;
+    if (!d || d.moved > 4) return;
+    const r = canvas.getBoundingClientRect();
+    const x = ((e.clientX - r.left) / r.width) * 2 - 1;
+    const y = 1 - ((e.clientY - r.top) / r.height) * 2;
+    if ($("wall-click").value === "push") {
+      if (!wall.push(x, y)) $("wall-status").textContent = "No cube under the pointer.";
+    } else {
+      wall.throwBall(x, y);
+    }
+    if (!running) draw();
+  });
+  canvas.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    wall.orbit(0, 0, Math.exp(e.deltaY * 0.001));
+    if (!running) draw();
+  }, { passive: false });
+
+  draw();
+  show(wall.stats());
+  return wall;
+}
+
+/** Projected Jacobi in float64 on the dense LCP `lcp` (the GPU's algorithm, same start,
+ * omega and iterations): x <- proj(x + omega D (A x + b)). */
+export function contactJacobi64(lcp, iterations = lcp.iterations) {
+  const { size: n, a, b, mu, omega } = lcp;
+  // Rows as lists of non-zeros: the GPU's block layout skips the same zeros.
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const cols = [], vals = [];
+    for (let j = 0; j < n; j++) if (a[i * n + j] !== 0) { cols.push(j); vals.push(a[i * n + j]); }
+    rows.push({ cols, vals, inv: 1 / a[i * n + i] });
+  }
+  let x = Float64Array.from(lcp.x0);
+  let y = new Float64Array(n);
+  for (let k = 0; k < iterations; k++) {
+    for (let i = 0; i < n; i++) {
+      const r = rows[i];
+      let w = b[i];
+      for (let t = 0; t < r.cols.length; t++) w += r.vals[t] * x[r.cols[t]];
+      y[i] = x[i] + omega * r.inv * w;
+    }
+    for (let c = 0; c < n; c += 3) project(y, c, mu);
+    [x, y] = [y, x];
+  }
+  return x;
+}
+
+function project(v, c, mu) {
+  const normal = Math.max(v[c], 0);
+  const limit = mu * normal;
+  v[c] = normal;
+  v[c + 1] = Math.min(Math.max(v[c + 1], -limit), limit);
+  v[c + 2] = Math.min(Math.max(v[c + 2], -limit), limit);
+}
+
+/** max |x - proj(x - (Ax + b))|: zero exactly at a solution. */
+export function contactResidual64(lcp, x) {
+  const { size: n, a, b, mu } = lcp;
+  const v = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let w = b[i];
+    for (let j = 0; j < n; j++) w += a[i * n + j] * x[j];
+    v[i] = x[i] - w;
+  }
+  for (let c = 0; c < n; c += 3) project(v, c, mu);
+  let worst = 0;
+  for (let i = 0; i < n; i++) worst = Math.max(worst, Math.abs(x[i] - v[i]));
+  return worst;
+}
+
+/** Lemke's complementary pivoting: z >= 0, w = M z + q >= 0, z.w = 0, for a small dense M
+ * (row-major m x m). Returns z, or null if it ends on a ray. */
+export function lemke(M, q, m) {
+  if (q.every((v) => v >= 0)) return new Float64Array(m);
+  const cols = 2 * m + 2;
+  const T = Array.from({ length: m }, (_, i) => {
+    const row = new Float64Array(cols);
+    row[i] = 1;
+    for (let j = 0; j < m; j++) row[m + j] = -M[i * m + j];
+    row[2 * m] = -1;
+    row[2 * m + 1] = q[i];
+    return row;
+  });
+  const basis = Array.from({ length: m }, (_, i) => i);
+  const pivot = (r, c) => {
+    const p = T[r][c];
+    for (let j = 0; j < cols; j++) T[r][j] /= p;
+    for (let i = 0; i < m; i++) {
+      if (i === r || T[i][c] === 0) continue;
+      const f = T[i][c];
+      for (let j = 0; j < cols; j++) T[i][j] -= f * T[r][j];
+    }
+  };
+  let r = 0;
+  for (let i = 1; i < m; i++) if (q[i] < q[r]) r = i;
+  let entering = 2 * m;
+  for (let step = 0; step < 50 * m; step++) {
+    if (step > 0) {
+      r = -1;
+      let best = Infinity;
+      for (let i = 0; i < m; i++) {
+        if (T[i][entering] > 1e-12) {
+          const ratio = T[i][2 * m + 1] / T[i][entering];
+          if (ratio < best - 1e-15 || (Math.abs(ratio - best) <= 1e-15 && basis[i] === 2 * m)) { best = ratio; r = i; }
+        }
+      }
+      if (r < 0) return null;
+    }
+    pivot(r, entering);
+    const leaving = basis[r];
+    basis[r] = entering;
+    if (leaving === 2 * m) break;
+    entering = leaving < m ? leaving + m : leaving - m;
+  }
+  const z = new Float64Array(m);
+  basis.forEach((v, i) => { if (v >= m && v < 2 * m) z[v - m] = T[i][2 * m + 1]; });
+  return z;
+}
+
+/** The frame's LCP solved again in float64: the same projected Jacobi, and Lemke on the
+ * normal impulses of the smallest islands (friction fixed at the GPU's values). */
+export function verify(lcp) {
+  const t0 = performance.now();
+  const x64 = contactJacobi64(lcp);
+  const jsMs = performance.now() - t0;
+  let diff = 0, scale = 0;
+  for (let i = 0; i < lcp.size; i++) {
+    diff = Math.max(diff, Math.abs(lcp.x[i] - x64[i]));
+    scale = Math.max(scale, Math.abs(x64[i]));
+  }
+  const islands = new Map();
+  lcp.island.forEach((k, c) => { if (!islands.has(k)) islands.set(k, []); islands.get(k).push(c); });
+  const small = [...islands.values()].filter((cs) => cs.length <= 40).sort((p, q) => p.length - q.length).slice(0, 5);
+  const n = lcp.size;
+  const lemkeRows = small.map((contacts) => {
+    const m = contacts.length;
+    const M = new Float64Array(m * m), q = new Float64Array(m);
+    contacts.forEach((ci, r) => {
+      const row = 3 * ci;
+      contacts.forEach((cj, c) => { M[r * m + c] = lcp.a[row * n + 3 * cj]; });
+      let v = lcp.b[row];
+      for (const cj of contacts) v += lcp.a[row * n + 3 * cj + 1] * lcp.x[3 * cj + 1] + lcp.a[row * n + 3 * cj + 2] * lcp.x[3 * cj + 2];
+      q[r] = v;
+    });
+    const z = lemke(M, q, m);
+    let d = 0;
+    if (z) contacts.forEach((ci, r) => { d = Math.max(d, Math.abs(z[r] - lcp.x[3 * ci])); });
+    return { contacts: m, solved: !!z, maxNormalDiff: d, maxNormal: z ? Math.max(...z) : NaN };
+  });
+  return {
+    size: n, iterations: lcp.iterations, jsMs, maxImpulseDiff: diff, maxImpulse: scale,
+    residualGpu: contactResidual64(lcp, lcp.x), residual64: contactResidual64(lcp, x64), lemke: lemkeRows,
+  };
+}
+
+function verificationTable(v) {
+  const f = (x) => (Number.isFinite(x) ? x.toExponential(2) : "–");
+  const lemke = v.lemke.length
+    ? v.lemke.map((l) => `<tr><td>island of ${l.contacts} contacts</td><td>${l.solved ? `max |Δ normal impulse| ${f(l.maxNormalDiff)} N·s (largest ${f(l.maxNormal)})` : "Lemke ended on a ray"}</td></tr>`).join("")
+    : `<tr><td colspan="2">no island small enough for Lemke (≤ 40 contacts) this frame</td></tr>`;
+  return `<table class="numbers" id="wall-verify-table">
+    <tr><th>check</th><th>result</th></tr>
+    <tr><td>float64 projected Jacobi, same start and ${v.iterations} iterations (${v.jsMs.toFixed(0)} ms in JS)</td>
+        <td data-diff="${v.maxImpulseDiff}">max |GPU − float64| ${f(v.maxImpulseDiff)} N·s of ${f(v.maxImpulse)}</td></tr>
+    <tr><td>complementarity residual of the GPU's impulses (float64)</td><td>${f(v.residualGpu)} m/s</td></tr>
+    <tr><td>complementarity residual of the float64 impulses</td><td>${f(v.residual64)} m/s</td></tr>
+    ${lemke}</table>`;
+}
