@@ -90,11 +90,14 @@ pub trait Device {
     /// Resolves once all GPU work submitted so far has finished.
     fn finish(&self) -> LocalFuture<'_, Result<()>>;
 
-    /// Live and pooled textures, in counts and bytes.
+    /// Live and pooled textures, in counts and bytes, and the peak bytes held at once.
     fn memory(&self) -> MemoryStats;
 
     /// Frees the pooled (unused) textures now.
     fn release_pooled(&self);
+
+    /// Starts a new peak (see [`MemoryStats::peak_bytes`]) from the bytes held now.
+    fn reset_peak(&self);
 
     /// Full source (WGSL or GLSL, as the backend runs it) of the last kernel that ran.
     fn last_shader(&self) -> Option<String>;

@@ -248,14 +248,16 @@ impl WebGpu {
         entry
     }
 
-    /// The bind group of one run: the uniforms, the inputs, and a storage output if given.
+    /// The bind group of one run: the uniforms, the inputs, and a storage output if given; also
+    /// the uniform buffer, which the caller destroys once the run is submitted (wgpu's web
+    /// backend leaves buffers to the garbage collector otherwise).
     fn bind_group(
         &self,
         program: &Program,
         layout: &wgpu::BindGroupLayout,
         inputs: &[&Texture],
         storage: Option<&Texture>,
-    ) -> wgpu::BindGroup {
+    ) -> (wgpu::BindGroup, wgpu::Buffer) {
         let uniforms = self
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -279,18 +281,19 @@ impl WebGpu {
                 resource: wgpu::BindingResource::TextureView(&out.view),
             });
         }
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&program.kernel.name),
             layout,
             entries: &entries,
-        })
+        });
+        (group, uniforms)
     }
 
     /// Dispatches a compute kernel: one workgroup per block of output texels.
     fn run_compute(&self, program: &Program, inputs: &[&Texture], output: &Texture) -> Result<()> {
         let (per_x, per_y) = program.kernel.compute.expect("a compute kernel");
         let (pipeline, layout) = self.compute_pipeline(program);
-        let bind_group = self.bind_group(program, &layout, inputs, Some(output));
+        let (bind_group, uniforms) = self.bind_group(program, &layout, inputs, Some(output));
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -304,6 +307,8 @@ impl WebGpu {
             pass.dispatch_workgroups(groups_x, groups_y, 1);
         }
         self.queue.submit([encoder.finish()]);
+        // Submitted work keeps what it uses alive; destroying now frees it when the run is done.
+        uniforms.destroy();
         Ok(())
     }
 }
@@ -389,7 +394,7 @@ impl Backend for WebGpu {
             return self.run_compute(program, inputs, outputs[0]);
         }
         let (pipeline, layout) = self.pipeline(program);
-        let bind_group = self.bind_group(program, &layout, inputs, None);
+        let (bind_group, uniforms) = self.bind_group(program, &layout, inputs, None);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -418,6 +423,8 @@ impl Backend for WebGpu {
             pass.draw(0..3, 0..1);
         }
         self.queue.submit([encoder.finish()]);
+        // Submitted work keeps what it uses alive; destroying now frees it when the run is done.
+        uniforms.destroy();
         Ok(())
     }
 
