@@ -99,7 +99,7 @@ pub trait Device {
     /// Resolves once all GPU work submitted so far has finished.
     fn finish(&self) -> LocalFuture<'_, Result<()>>;
 
-    /// Live and pooled textures, in counts and bytes.
+    /// Live and pooled textures, in counts and bytes, and the peak bytes held at once.
     fn memory(&self) -> MemoryStats;
 
     /// Frees the pooled (unused) textures now.
@@ -110,6 +110,9 @@ pub trait Device {
 
     /// The canvas [`Device::draw_scene`] draws into, for the page to place and size.
     fn scene_canvas(&self) -> Result<web_sys::HtmlCanvasElement>;
+
+    /// Starts a new peak (see [`MemoryStats::peak_bytes`]) from the bytes held now.
+    fn reset_peak(&self);
 
     /// Full source (WGSL or GLSL, as the backend runs it) of the last kernel that ran.
     fn last_shader(&self) -> Option<String>;

@@ -444,6 +444,10 @@ impl<B: Backend> Device for Gpu<B> {
         self.backend.canvas()
     }
 
+    fn reset_peak(&self) {
+        self.pool.borrow_mut().reset_peak();
+    }
+
     fn last_shader(&self) -> Option<String> {
         let kernel = self.last_kernel.borrow();
         let k = kernel.as_ref()?;

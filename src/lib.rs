@@ -67,12 +67,14 @@ export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Floa
 /** A test problem with its known solution x. */
 export interface Problem { n: number; a: Float32Array; b: Float32Array; x: Float64Array; }
 
-/** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse. */
+/** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse, and the most
+ * bytes (live plus pooled) held at once since the Gpgpu opened or since `resetPeak()`. */
 export interface MemoryStats {
   liveTextures: number;
   liveBytes: number;
   pooledTextures: number;
   pooledBytes: number;
+  peakBytes: number;
 }
 "#;
 
@@ -452,7 +454,9 @@ impl Gpgpu {
         ]))
     }
 
-    /// Live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes.
+    /// Live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes, and
+    /// the peak: the most bytes (live plus pooled) held at once. A matrix costs its padded
+    /// texture (16 bytes per texel) and nothing more.
     #[wasm_bindgen(unchecked_return_type = "MemoryStats")]
     pub fn memory(&self) -> Object {
         let m = self.device.memory();
@@ -461,7 +465,15 @@ impl Gpgpu {
             ("liveBytes", m.live_bytes.into()),
             ("pooledTextures", m.pooled_textures.into()),
             ("pooledBytes", m.pooled_bytes.into()),
+            ("peakBytes", m.peak_bytes.into()),
         ])
+    }
+
+    /// Starts a new peak from the bytes held now (call `releasePooled()` first to start from
+    /// the live bytes alone), so that `memory().peakBytes` measures what follows.
+    #[wasm_bindgen(js_name = resetPeak)]
+    pub fn reset_peak(&self) {
+        self.device.reset_peak();
     }
 
     /// Frees the pooled textures now (they are kept for reuse otherwise).

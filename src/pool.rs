@@ -2,7 +2,9 @@
 //!
 //! A matrix's texture goes back to its device's pool when the last handle to it drops, and the
 //! next matrix of the same texture size takes it from there. The pool counts what is live (held
-//! by matrices) and what is pooled (free, kept for reuse), in textures and bytes.
+//! by matrices) and what is pooled (free, kept for reuse), in textures and bytes, and the peak:
+//! the most bytes it held at once (live and pooled together, since both are GPU memory).
+//! A matrix costs its padded texture, 16 bytes per texel, and nothing more.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -25,6 +27,16 @@ pub struct MemoryStats {
     pub pooled_textures: usize,
     /// Their bytes.
     pub pooled_bytes: usize,
+    /// The most bytes held at once (live plus pooled) since the device opened or since
+    /// [`Pool::reset_peak`].
+    pub peak_bytes: usize,
+}
+
+impl MemoryStats {
+    /// Bytes held now: live plus pooled.
+    pub fn held_bytes(&self) -> usize {
+        self.live_bytes + self.pooled_bytes
+    }
 }
 
 /// The free textures of one device, by size, and the counts.
@@ -57,6 +69,7 @@ impl<B: Backend> Drop for Pooled<B> {
     }
 }
 
+/// The bytes of a `w x h` RGBA32F texture.
 fn bytes((w, h): (usize, usize)) -> usize {
     16 * w * h
 }
@@ -94,6 +107,7 @@ impl<B: Backend> Pool<B> {
         let mut p = pool.borrow_mut();
         p.stats.live_textures += 1;
         p.stats.live_bytes += bytes(size);
+        p.stats.peak_bytes = p.stats.peak_bytes.max(p.stats.held_bytes());
         Ok(Pooled {
             texture: Some(texture),
             size,
@@ -118,8 +132,113 @@ impl<B: Backend> Pool<B> {
         self.stats.pooled_bytes = 0;
     }
 
+    /// Starts a new peak from what is held now (live plus pooled).
+    pub fn reset_peak(&mut self) {
+        self.stats.peak_bytes = self.stats.held_bytes();
+    }
+
     /// The counts.
     pub fn stats(&self) -> MemoryStats {
         self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{BackendKind, Capabilities};
+    use crate::kernel::Program;
+    use std::cell::Cell;
+
+    /// A backend whose textures are their sizes; counts the textures it really created.
+    struct Fake {
+        caps: Capabilities,
+        created: Cell<usize>,
+    }
+
+    impl Backend for Fake {
+        type Texture = (usize, usize);
+        fn capabilities(&self) -> &Capabilities {
+            &self.caps
+        }
+        fn create_texture(&self, width: usize, height: usize) -> Result<(usize, usize)> {
+            self.created.set(self.created.get() + 1);
+            Ok((width, height))
+        }
+        fn write_texture(&self, _: &(usize, usize), _: usize, _: usize, _: &[f32]) -> Result<()> {
+            Ok(())
+        }
+        fn run(&self, _: &Program, _: &[&(usize, usize)], _: &[&(usize, usize)]) -> Result<()> {
+            Ok(())
+        }
+        async fn read_texture(&self, _: &(usize, usize), w: usize, h: usize) -> Result<Vec<f32>> {
+            Ok(vec![0.0; 4 * w * h])
+        }
+        async fn finish(&self) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    fn fake() -> Fake {
+        Fake {
+            caps: Capabilities {
+                backend: BackendKind::WebGl2,
+                adapter: "fake".into(),
+                max_texture_size: 4096,
+            },
+            created: Cell::new(0),
+        }
+    }
+
+    #[test]
+    fn a_texture_costs_its_texels_and_the_peak_follows_live_plus_pooled() {
+        let backend = fake();
+        let pool = Pool::new();
+        let a = Pool::take(&pool, &backend, 7, 4).unwrap();
+        let b = Pool::take(&pool, &backend, 3, 1).unwrap();
+        let s = pool.borrow().stats();
+        assert_eq!((s.live_textures, s.live_bytes), (2, 16 * 7 * 4 + 16 * 3));
+        assert_eq!((s.pooled_bytes, s.peak_bytes), (0, 16 * 31));
+        drop(a);
+        let s = pool.borrow().stats();
+        assert_eq!((s.live_bytes, s.pooled_bytes, s.peak_bytes), (48, 448, 496));
+        // Taking the pooled texture again costs nothing new: same peak, no new texture.
+        let a = Pool::take(&pool, &backend, 7, 4).unwrap();
+        assert_eq!(backend.created.get(), 2);
+        assert_eq!(pool.borrow().stats().peak_bytes, 496);
+        // A new size while the old one is pooled: the peak counts both.
+        drop(a);
+        let c = Pool::take(&pool, &backend, 10, 10).unwrap();
+        let s = pool.borrow().stats();
+        assert_eq!(
+            (s.live_bytes, s.pooled_bytes, s.peak_bytes),
+            (48 + 1600, 448, 48 + 1600 + 448)
+        );
+        // After a reset the peak starts from what is held now; clearing the pool lowers that.
+        pool.borrow_mut().clear();
+        pool.borrow_mut().reset_peak();
+        assert_eq!(pool.borrow().stats().peak_bytes, 1648);
+        drop((b, c));
+        let s = pool.borrow().stats();
+        assert_eq!(
+            (s.live_bytes, s.pooled_bytes, s.peak_bytes, s.held_bytes()),
+            (0, 1648, 1648, 1648)
+        );
+    }
+
+    #[test]
+    fn textures_over_the_pool_cap_are_freed_and_leave_the_counts() {
+        let backend = fake();
+        let pool = Pool::new();
+        // 16 MiB each: the 17th given back does not fit in the 256 MiB cap.
+        let side = 1024;
+        let all: Vec<_> = (0..17)
+            .map(|_| Pool::take(&pool, &backend, side, side).unwrap())
+            .collect();
+        drop(all);
+        let s = pool.borrow().stats();
+        assert_eq!((s.live_textures, s.pooled_textures), (0, 16));
+        assert_eq!(s.pooled_bytes, MAX_POOLED_BYTES);
+        assert_eq!(s.peak_bytes, 17 * 16 * side * side);
     }
 }

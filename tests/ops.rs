@@ -325,6 +325,43 @@ on_both_backends! {
         assert!(msg(gpu.fill(0, 2, 1.0).unwrap_err()).contains("zero dimension"));
     }
 
+    async fn a_matrix_costs_its_padded_texture_and_nothing_more(kind) {
+        let gpu = device(kind).await;
+        gpu.release_pooled();
+        gpu.reset_peak();
+        let start = gpu.memory();
+        // 16 bytes per texel, cols x ceil(rows / 4) texels: padding rows included, nothing else.
+        let mut held = Vec::new();
+        let mut expected = start.live_bytes;
+        for (rows, cols) in [(1, 1), (5, 3), (13, 29), (257, 7), (64, 64)] {
+            let before = gpu.memory();
+            held.push(gpu.upload(&vec![1.0; rows * cols], rows, cols).unwrap());
+            let after = gpu.memory();
+            let cost = 16 * cols * rows.div_ceil(4);
+            assert_eq!(after.live_bytes - before.live_bytes, cost, "{rows}x{cols}");
+            assert_eq!((after.live_textures, after.pooled_bytes), (before.live_textures + 1, before.pooled_bytes));
+            expected += cost;
+            assert_eq!(after.peak_bytes, expected + after.pooled_bytes);
+        }
+        // A product makes its result and no temporaries; reading it back adds nothing.
+        let m = &held[4];
+        let before = gpu.memory();
+        let p = gpu.mul(m, m).unwrap();
+        let _ = gpu.read(&p).await.unwrap();
+        let after = gpu.memory();
+        assert_eq!(after.live_bytes - before.live_bytes, 16 * 64 * 16);
+        assert_eq!(after.peak_bytes, before.peak_bytes.max(after.live_bytes + after.pooled_bytes));
+        // Freed textures stay pooled (still GPU memory, so still in the peak) until released.
+        drop(p);
+        drop(held);
+        let end = gpu.memory();
+        assert_eq!((end.live_bytes, end.pooled_bytes), (start.live_bytes, expected - start.live_bytes + 16 * 64 * 16));
+        assert_eq!(end.peak_bytes, expected + 16 * 64 * 16);
+        gpu.release_pooled();
+        gpu.reset_peak();
+        assert_eq!(gpu.memory().peak_bytes, start.live_bytes);
+    }
+
     async fn a_thousand_mixed_operations_do_not_grow_memory(kind) {
         let gpu = device(kind).await;
         let mut rng = Rng::new(1);

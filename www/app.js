@@ -8,6 +8,8 @@ import { initWall } from "./wall.js";
 import { explore, OPERATIONS } from "./explorer.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
 import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, MATVEC_SIZES } from "./bench.js";
+import { MATMUL_PATHS } from "./paths.js";
+import { plotProducts, loadRecordedPeers } from "./gflops-plot.js";
 import { cg64, jacobi64, lcp64, complementarity64, relativeResidual64, plotResiduals, plateau } from "./solvers.js";
 
 const $ = (id) => document.getElementById(id);
@@ -55,8 +57,10 @@ async function start() {
   document.body.dataset.backend = caps.backend;
   showMemory();
   // Compile the kernel once, so that the first timing shown is not the shader compiler's.
-  const warm = gpu.square(gpu.upload(new Float32Array(1), 1, 1));
+  const one = gpu.upload(new Float32Array(1), 1, 1);
+  const warm = gpu.square(one);
   await warm.read();
+  one.free();
   warm.free();
 
   try {
@@ -311,7 +315,10 @@ async function guarded(out, work) {
   }
 }
 
-/** Runs benchmark `kind` ("products", "functions" or "matvec") and shows its table and JSON. */
+/**
+ * Runs benchmark `kind` ("products", "functions", "matvec" or "solvers") and shows its table and
+ * JSON; products also plots GFLOPS against n beside the last recorded peer run.
+ */
 async function runBench(kind, sizesText, texla) {
   const table = $("bench-table");
   await guarded($("bench-status"), async () => {
@@ -321,6 +328,7 @@ async function runBench(kind, sizesText, texla) {
       throw new Error(`sizes must be whole numbers from 1 to ${max} separated by commas, got "${sizesText}"`);
     }
     table.innerHTML = "";
+    $("bench-plot").hidden = true;
     $("bench-json").textContent = "";
     delete $("bench").dataset.done;
     const progress = (text) => ($("bench-status").textContent = `running ${kind}: ${text}…`);
@@ -341,8 +349,15 @@ async function runBench(kind, sizesText, texla) {
         rows.map((r) => `<tr><td>${r.n}</td>${f(r.blocked)}${f(r.naive)}${f(r.js)}<td>${(r.blocked / r.naive).toFixed(1)}×</td></tr>`).join("");
     } else {
       rows = await runBenchmark(gpu, sizes, progress);
-      table.innerHTML = `<tr><th>n</th><th>square end-to-end</th><th>square resident</th><th>multiply end-to-end</th><th>multiply resident</th><th>multiply resident, compute path</th><th>JS float64</th><th>best GPU / JS</th></tr>` +
-        rows.map((r) => `<tr><td>${r.n}</td>${f(r.squareE2E)}${f(r.squareResident)}${f(r.mulE2E)}${f(r.mulResident)}${r.computeResident === null ? "<td>WebGPU only</td>" : f(r.computeResident)}${f(r.js)}<td>${(Math.max(r.squareResident, r.mulResident, r.computeResident ?? 0) / r.js).toFixed(1)}×</td></tr>`).join("");
+      const mib = (v) => `<td>${v === null ? "–" : (v / 2 ** 20).toFixed(2)}</td>`;
+      const cell = (v) => (v === null ? `<td>not on ${gpu.backend}</td>` : f(v));
+      table.innerHTML = `<tr><th rowspan="2">n</th>${MATMUL_PATHS.map((p) => `<th colspan="3">${p.label}</th>`).join("")}<th rowspan="2">JS float64</th><th rowspan="2">best GPU / JS</th></tr>` +
+        `<tr>${MATMUL_PATHS.map(() => "<th>end-to-end</th><th>resident</th><th>peak MiB</th>").join("")}</tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td>${MATMUL_PATHS.map((p) => cell(r[`${p.key}E2E`]) + cell(r[`${p.key}Resident`]) + mib(r[`${p.key}Peak`])).join("")}${f(r.js)}` +
+          `<td>${(Math.max(...MATMUL_PATHS.map((p) => r[`${p.key}Resident`] ?? 0)) / r.js).toFixed(1)}×</td></tr>`).join("");
+      const plot = $("bench-plot");
+      plot.hidden = false;
+      plotProducts(plot, rows, gpu.backend, await loadRecordedPeers());
     }
     const report = { kind, backend: gpu.backend, adapter: gpu.capabilities().adapter, rows };
     $("bench-json").textContent = JSON.stringify(report, null, 2);

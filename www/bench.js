@@ -4,11 +4,12 @@
 
 import { mulberry32, randomMatrix } from "./reference.js";
 import { referenceTiming } from "./worker-client.js";
+import { MATMUL_PATHS, pathsOn, step } from "./paths.js";
 
 const CHAIN = 10;
 
 /** Scales `a` (n x n) in place so that its infinity norm is 1: chained products stay finite. */
-function normalise(a, n) {
+export function normalise(a, n) {
   let norm = 0;
   for (let i = 0; i < n; i++) {
     let row = 0;
@@ -48,77 +49,72 @@ function perRun(run) {
 }
 
 /**
- * Runs the benchmark on `gpu` for each n in `sizes`; calls `progress(text)` before each step and
- * returns one row per n: {n, squareE2E, squareResident, mulE2E, mulResident, computeResident
- * (WebGPU's compute path, else null), js} in GFLOPS.
+ * The matrices of the products benchmarks at order n (the page's and the peer benchmark's):
+ * entries uniform in [-1, 1) from mulberry32(n), each scaled to infinity norm 1.
+ */
+export function productMatrices(n) {
+  const next = mulberry32(n);
+  const a = normalise(randomMatrix(next, n * n), n);
+  const b = normalise(randomMatrix(next, n * n), n);
+  return { a, b };
+}
+
+/**
+ * Runs the benchmark on `gpu` for each n in `sizes`, on every path of MATMUL_PATHS (www/paths.js)
+ * that runs here; calls `progress(text)` before each step and returns one row per n:
+ * {n, js, and for each path key: `${key}E2E`, `${key}Resident` (GFLOPS) and `${key}Peak` (the
+ * most texture bytes texla held at once during that path's runs, pooled ones included)}. A path
+ * that does not run on this backend has nulls.
  */
 export async function runBenchmark(gpu, sizes, progress = () => {}) {
   const rows = [];
   for (const n of sizes) {
-    const next = mulberry32(n);
-    const a = normalise(randomMatrix(next, n * n), n);
-    const b = normalise(randomMatrix(next, n * n), n);
+    const { a, b } = productMatrices(n);
     const flops = 2 * n ** 3;
     const gflops = (count, ms) => (count * flops) / (ms * 1e6);
     const reps = n <= 256 ? 3 : 1;
+    const row = { n };
+    for (const p of MATMUL_PATHS) Object.assign(row, { [`${p.key}E2E`]: null, [`${p.key}Resident`]: null, [`${p.key}Peak`]: null });
 
-    progress(`n = ${n}: squaring, end-to-end`);
-    const squareE2E = await best(reps, async () => {
-      const m = gpu.upload(a, n, n);
-      const s = gpu.square(m);
-      await s.read();
-      m.free();
-      s.free();
-    });
+    for (const p of pathsOn(gpu)) {
+      // Each path's peak starts from the matrices it makes itself.
+      gpu.releasePooled();
+      gpu.resetPeak();
+      progress(`n = ${n}: ${p.label}, end-to-end`);
+      const e2e = await best(reps, async () => {
+        const ga = gpu.upload(a, n, n);
+        const gb = p.square ? null : gpu.upload(b, n, n);
+        const c = step(gpu, p, ga, gb);
+        await c.read();
+        [ga, gb, c].forEach((m) => m?.free());
+      });
 
-    progress(`n = ${n}: multiply, end-to-end`);
-    const mulE2E = await best(reps, async () => {
       const ga = gpu.upload(a, n, n);
-      const gb = gpu.upload(b, n, n);
-      const c = gpu.matmul(ga, gb);
-      await c.read();
-      [ga, gb, c].forEach((m) => m.free());
-    });
-
-    const ga = gpu.upload(a, n, n);
-    const gb = gpu.upload(b, n, n);
-    await gpu.finish();
-    const chained = (step) => async () => {
-      let x = ga;
-      for (let i = 0; i < CHAIN; i++) {
-        const y = step(x);
-        if (x !== ga) x.free();
-        x = y;
-      }
-      await x.read();
-      x.free();
-    };
-    progress(`n = ${n}: squaring, resident (${CHAIN} chained)`);
-    const squareResident = await best(reps, chained((x) => gpu.square(x)));
-    progress(`n = ${n}: multiply, resident (${CHAIN} chained)`);
-    const mulResident = await best(reps, chained((x) => gpu.matmul(x, gb)));
-
-    // The compute path (WebGPU only), resident like the fragment one.
-    let computeResident = null;
-    if (gpu.backend === "webgpu") {
-      progress(`n = ${n}: multiply on the compute path, resident (${CHAIN} chained)`);
-      computeResident = gflops(CHAIN, await best(reps, chained((x) => gpu.matmulCompute(x, gb))));
+      const gb = p.square ? null : gpu.upload(b, n, n);
+      await gpu.finish();
+      progress(`n = ${n}: ${p.label}, resident (${CHAIN} chained)`);
+      const resident = await best(reps, async () => {
+        let x = ga;
+        for (let i = 0; i < CHAIN; i++) {
+          const y = step(gpu, p, x, gb);
+          if (x !== ga) x.free();
+          x = y;
+        }
+        await x.read();
+        x.free();
+      });
+      ga.free();
+      gb?.free();
+      row[`${p.key}E2E`] = gflops(1, e2e);
+      row[`${p.key}Resident`] = gflops(CHAIN, resident);
+      row[`${p.key}Peak`] = gpu.memory().peakBytes;
     }
-    ga.free();
-    gb.free();
+    gpu.releasePooled();
 
     progress(`n = ${n}: JavaScript float64`);
     const jsMs = await best(reps, () => referenceTiming(a, b, n, n, n));
-
-    rows.push({
-      n,
-      squareE2E: gflops(1, squareE2E),
-      squareResident: gflops(CHAIN, squareResident),
-      mulE2E: gflops(1, mulE2E),
-      mulResident: gflops(CHAIN, mulResident),
-      computeResident,
-      js: gflops(1, jsMs),
-    });
+    row.js = gflops(1, jsMs);
+    rows.push(row);
   }
   return rows;
 }

@@ -403,7 +403,9 @@ impl WebGpu {
         entry
     }
 
-    /// The bind group of one run: the uniforms, the inputs, and a storage output if given.
+    /// The bind group of one run: the uniforms, the inputs, and a storage output if given; also
+    /// the uniform buffer, which the caller destroys once the run is submitted (wgpu's web
+    /// backend leaves buffers to the garbage collector otherwise).
     fn bind_group(
         &self,
         program: &Program,

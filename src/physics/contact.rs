@@ -192,9 +192,9 @@ fn cube_cube(
             }
         }
     }
-    for i in 0..3 {
-        for j in 0..3 {
-            let l = axes_a[i].cross(axes_b[j]);
+    for (i, ea) in axes_a.iter().enumerate() {
+        for (j, eb) in axes_b.iter().enumerate() {
+            let l = ea.cross(*eb);
             if l.length() < 1e-6 {
                 continue;
             }

@@ -44,10 +44,15 @@ if (kind === "functions") {
   print(["backend", "n", "blocked GFLOPS", "naive GFLOPS", "JS GFLOPS", "blocked/naive"]);
   for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.blocked.toFixed(3), row.naive.toFixed(3), row.js.toFixed(3), `${(row.blocked / row.naive).toFixed(1)}x`]);
 } else {
-  const cols = ["squareE2E", "squareResident", "mulE2E", "mulResident", "computeResident", "js"];
-  print(["backend", "n", "square e2e", "square resident", "mul e2e", "mul resident", "compute resid.", "JS float64", "best/JS"]);
+  // Columns from the rows themselves: every path of www/paths.js that ran, end-to-end and resident.
+  const keys = Object.keys(reports[0]?.rows[0] ?? {}).filter((k) => /(E2E|Resident)$/.test(k));
+  const peaks = Object.keys(reports[0]?.rows[0] ?? {}).filter((k) => k.endsWith("Peak"));
+  print(["backend", "n", ...keys, ...peaks.map((k) => `${k} MiB`), "JS float64", "best/JS"]);
   for (const r of reports) {
-    for (const row of r.rows) print([r.backend, row.n, ...cols.map((c) => row[c]?.toFixed(3) ?? "-"), `${(Math.max(row.squareResident, row.mulResident, row.computeResident ?? 0) / row.js).toFixed(1)}x`]);
+    for (const row of r.rows) {
+      const bestResident = Math.max(...keys.filter((k) => k.endsWith("Resident")).map((k) => row[k] ?? 0));
+      print([r.backend, row.n, ...keys.map((k) => row[k]?.toFixed(3) ?? "-"), ...peaks.map((k) => (row[k] === null ? "-" : (row[k] / 2 ** 20).toFixed(2))), row.js.toFixed(3), `${(bestResident / row.js).toFixed(1)}x`]);
+    }
   }
 }
 console.log(JSON.stringify(reports));

@@ -1,6 +1,7 @@
 // End-to-end: the real page in headless Chromium, on each backend, checked as a person sees it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { serve, launch } from "./browser.mjs";
 
 let server;
@@ -114,7 +115,7 @@ test("auto picks WebGPU here and says why", async () => {
   await page.close();
 });
 
-test("the benchmark mode fills its table and JSON", async () => {
+test("the benchmark mode fills its table, JSON and plot, with peak bytes and the recorded peers", async () => {
   const { page, problems } = await open("?backend=webgl2&bench=products&sizes=16,32");
   await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });
   const report = JSON.parse(await page.textContent("#bench-json"));
@@ -123,8 +124,69 @@ test("the benchmark mode fills its table and JSON", async () => {
   for (const r of report.rows) {
     for (const key of ["squareE2E", "squareResident", "mulE2E", "mulResident", "js"]) assert.ok(r[key] > 0, `${key} = ${r[key]}`);
     assert.equal(r.computeResident, null, "no compute path on WebGL2");
+    assert.equal(r.computePeak, null);
+    // Peak texture bytes: n/4 x n texels of 16 bytes per matrix; at most A, X and X² live at
+    // once when squaring, A, B, X and X·B when multiplying (pooled textures included).
+    const matrix = 16 * r.n * (r.n / 4);
+    assert.equal(r.squarePeak, 3 * matrix, `n = ${r.n}`);
+    assert.equal(r.mulPeak, 4 * matrix, `n = ${r.n}`);
   }
+  // The plot: drawn, one curve per path that ran and JavaScript, plus the recorded peers.
+  const plot = page.locator("#bench-plot");
+  assert.ok(await plot.isVisible());
+  const drawn = await plot.evaluate((c) => {
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let colored = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[i + 1]) > 40 || Math.abs(d[i + 1] - d[i + 2]) > 40) colored++;
+    return colored;
+  });
+  assert.ok(drawn > 500, `only ${drawn} coloured pixels on the plot`);
+  assert.equal(await plot.getAttribute("data-series"), String(2 + 1 + Number(await plot.getAttribute("data-peers"))));
+  const recorded = JSON.parse(await readFile(new URL("../../bench/peers/results.json", import.meta.url), "utf8"));
+  const peers = new Set(recorded.runs.filter((r) => r.kind === "peer").map((r) => r.name));
+  assert.equal(Number(await plot.getAttribute("data-peers")), peers.size);
+  assert.ok(peers.size >= 3, `recorded peers: ${[...peers]}`);
   assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a matrix costs its padded texture and nothing more, counted at the WebGL2 and WebGPU APIs", async () => {
+  const page = await browser.newPage();
+  await page.addInitScript({ path: new URL("../../bench/gpu-bytes.js", import.meta.url).pathname });
+  await page.goto(`${server.url}bench/peers/blank.html`);
+  const result = await page.evaluate(async () => {
+    const texla = await import("/pkg/texla.js");
+    await texla.default();
+    const out = {};
+    for (const backend of ["webgpu", "webgl2"]) {
+      gpuBytes.owner = backend;
+      const gpu = await texla.Gpgpu.create(backend);
+      const held = () => gpuBytes.of(backend).held;
+      const start = held();
+      const a = gpu.upload(new Float32Array(13 * 29).fill(1), 13, 29);
+      const afterUpload = held() - start;
+      const b = gpu.upload(new Float32Array(29 * 7).fill(1), 29, 7);
+      const c = gpu.matmul(a, b);
+      const product = await c.read();
+      await gpu.finish();
+      const afterProduct = held() - start;
+      [a, b, c].forEach((m) => m.free());
+      const pooled = held() - start;
+      gpu.releasePooled();
+      out[backend] = { afterUpload, afterProduct, pooled, released: held() - start, live: gpu.memory(), ok: product.every((v) => v === 29) };
+    }
+    return out;
+  });
+  for (const backend of ["webgpu", "webgl2"]) {
+    const r = result[backend];
+    assert.ok(r.ok, `${backend}: wrong product`);
+    // 13x29: 29 x 4 texels; 29x7: 7 x 8; 13x7: 7 x 4; 16 bytes a texel.
+    assert.equal(r.afterUpload, 16 * 29 * 4, backend);
+    assert.equal(r.afterProduct, 16 * (29 * 4 + 7 * 8 + 7 * 4), `${backend}: the read-back and the kernel's uniforms are gone once done`);
+    assert.equal(r.pooled, r.afterProduct, `${backend}: freed matrices stay pooled`);
+    assert.equal(r.released, 0, `${backend}: releasePooled frees them`);
+    assert.equal(r.live.peakBytes, r.afterProduct, `${backend}: memory().peakBytes agrees with the API count`);
+  }
   await page.close();
 });
 

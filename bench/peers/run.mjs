@@ -1,0 +1,142 @@
+// The peer benchmark: texla (each of its matmul paths, on WebGPU and WebGL2), TF.js (WebGL and
+// WebGPU backends), gpu.js (WebGL2) and JavaScript float64 multiply the same n x n matrices in
+// one headless Chromium run (one page per n). Prints one table (end-to-end and resident GFLOPS,
+// max relative error against float64, peak GPU bytes, texla's best over the best peer) and
+// writes the results JSON that the page's products plot overlays.
+//
+//   cd bench/peers && npm ci --ignore-scripts     # once: the peers, for this benchmark only
+//   node bench/peers/run.mjs [--sizes 128,256,512,1024,2048] [--budget 120] [--out FILE] [--only a,b]
+//
+// It needs pkg/ built (wasm-pack build --release --target web) and tests/e2e's playwright-core
+// (bash tools/test.sh installs it, or `cd tests/e2e && npm ci`). --budget caps the predicted
+// seconds of one entry at one n (predicted from its time at the previous n): past it the
+// resident chain is skipped, then the warm-up, then the entry, and the table says so.
+import { writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve, launch } from "../../tests/e2e/browser.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const sizes = arg("sizes", "128,256,512,1024,2048").split(",").map(Number);
+const budget = Number(arg("budget", "120"));
+const out = arg("out", path.join(here, "results.json"));
+const only = arg("only", "")
+  .split(",")
+  .filter(Boolean);
+const CHAIN = 10;
+const JS = "JavaScript float64";
+
+if (sizes.some((s) => !Number.isInteger(s) || s < 1 || s > 4096)) throw new Error(`bad --sizes ${arg("sizes")}`);
+
+/** What to run for one entry at order n, from its time per product at the last n it ran. */
+function plan(name, n, last) {
+  const reps = n <= 256 ? 3 : 1;
+  if (!last) return { warm: 1, reps, chain: CHAIN, resident: name !== JS, note: "" };
+  const t = (last.e2eMs / 1000) * (n / last.n) ** 3; // seconds per product, predicted
+  const s = (x) => `${Math.round(x)} s`;
+  if (name === JS) return t * (1 + reps) <= budget ? { warm: 1, reps, note: "" } : { warm: 0, reps: 1, note: "no warm-up" };
+  if (t * (2 + reps + CHAIN * reps) <= budget) return { warm: 1, reps, chain: CHAIN, resident: true, note: "" };
+  const why = `resident skipped (predicted ${s(t * (1 + CHAIN))} > budget ${budget} s)`;
+  if (t * 2 <= budget) return { warm: 1, reps: 1, chain: CHAIN, resident: false, note: why };
+  if (t <= budget) return { warm: 0, reps: 1, chain: CHAIN, resident: false, note: `cold (no warm-up: includes shader compilation); ${why}` };
+  return { skip: true, note: `skipped (predicted ${s(t)} a product > budget ${budget} s)` };
+}
+
+const server = await serve();
+const browser = await launch();
+const runs = [];
+const unknownFormats = new Set();
+const last = {};
+const started = Date.now();
+try {
+  for (const n of sizes) {
+    const page = await browser.newPage();
+    page.on("console", (m) => m.type() === "error" && console.error(`[n=${n}] console: ${m.text()}`));
+    page.on("pageerror", (e) => console.error(`[n=${n}] page error: ${e.message}`));
+    page.on("request", (r) => !r.url().startsWith(server.url) && !r.url().startsWith("data:") && console.error(`off-origin request: ${r.url()}`));
+    await page.goto(`${server.url}bench/peers/index.html`);
+    await page.waitForFunction(() => window.benchReady);
+    await page.evaluate(() => window.benchReady);
+    const entries = await page.evaluate((order) => window.bench.setup(order), n);
+    const names = [...entries.map((e) => e.name), JS].filter((name) => !only.length || only.includes(name));
+    for (const name of names) {
+      const entry = entries.find((e) => e.name === name) ?? { name, kind: "js", backend: "cpu" };
+      const p = plan(name, n, last[name]);
+      const base = { n, name, kind: entry.kind, backend: entry.backend, note: p.note };
+      if (p.skip) {
+        runs.push({ ...base, e2e: null, resident: null });
+        console.error(`n = ${n}: ${name}: ${p.note}`);
+        continue;
+      }
+      const t0 = Date.now();
+      try {
+        const r = await page.evaluate(([nm, pl]) => window.bench.run(nm, pl), [name, p]);
+        runs.push({ ...base, ...r, chain: p.resident ? p.chain : null, warm: p.warm, reps: p.reps });
+        last[name] = { n, e2eMs: r.e2eMs };
+      } catch (e) {
+        runs.push({ ...base, e2e: null, resident: null, note: `failed: ${e.message.split("\n")[0]}` });
+      }
+      console.error(`n = ${n}: ${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+    for (const f of await page.evaluate(() => window.bench.unknownFormats())) unknownFormats.add(f);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+
+// ---- the table ----
+const best = (rs, key) => rs.filter((r) => r[key] > 0).reduce((m, r) => (m && m[key] >= r[key] ? m : r), null);
+const ratios = sizes.map((n) => {
+  const at = runs.filter((r) => r.n === n);
+  const ratio = (key) => {
+    const t = best(at.filter((r) => r.kind === "texla"), key);
+    const p = best(at.filter((r) => r.kind === "peer"), key);
+    return { texla: t?.name ?? null, texlaGflops: t?.[key] ?? null, peer: p?.name ?? null, peerGflops: p?.[key] ?? null, ratio: t && p ? t[key] / p[key] : null };
+  };
+  return { n, e2e: ratio("e2e"), resident: ratio("resident") };
+});
+
+const cpus = os.cpus();
+const machine = {
+  cpu: cpus[0]?.model ?? "unknown",
+  cores: cpus.length,
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  os: `${os.type()} ${os.release()}`,
+};
+machine.summary = `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}`;
+const browserName = `headless Chromium ${browser.version?.() ?? ""}`.trim();
+
+const fmt = (v, d = 3) => (v === null || v === undefined ? "-" : v.toFixed(d));
+const mib = (v) => (v === null || v === undefined ? "-" : (v / 2 ** 20).toFixed(2));
+const cols = [["n", 5], ["path / peer", 26], ["e2e GFLOPS", 11], ["resid. GFLOPS", 13], ["max rel err", 11], ["err/bound", 9], ["peak MiB", 9], ["pool peak", 9], ["note", 0]];
+const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? String(c) : i === 1 ? String(c).padEnd(cols[i][1]) : String(c).padStart(cols[i][1]))).join("  ");
+console.log(`Peer benchmark, ${new Date().toISOString()}, ${browserName}, ${machine.summary}`);
+console.log(`end-to-end: upload A and B, one product, read back; resident: ${CHAIN} chained products X <- X·B (X·X for square) from resident A, B, one read-back.`);
+console.log("peak MiB: most GPU bytes the entry held at once, counted at the WebGL/WebGPU API (bench/gpu-bytes.js); pool peak: texla's own memory().peakBytes.");
+console.log(line(cols.map((c) => c[0])));
+for (const n of sizes) {
+  for (const r of runs.filter((x) => x.n === n)) {
+    console.log(line([n, r.name, fmt(r.e2e), fmt(r.resident), r.maxRel === undefined ? "-" : r.maxRel.toExponential(2), fmt(r.boundRatio, 4), mib(r.peakBytes), mib(r.poolPeakBytes), r.note ?? ""]));
+  }
+  const q = ratios.find((x) => x.n === n);
+  const say = (k) => (q[k].ratio === null ? "n/a" : `${q[k].ratio.toFixed(2)}x (${q[k].texla} ${fmt(q[k].texlaGflops)} / ${q[k].peer} ${fmt(q[k].peerGflops)})`);
+  console.log(`${String(n).padStart(5)}  texla best / best peer: end-to-end ${say("e2e")}; resident ${say("resident")}`);
+}
+if (unknownFormats.size) console.log(`formats of unknown size (counted as 0 bytes): ${[...unknownFormats].join("; ")}`);
+const at1024 = ratios.find((x) => x.n === 1024);
+if (at1024) {
+  const met = (k) => (at1024[k].ratio === null ? "not measured" : at1024[k].ratio >= 3 ? `met (${at1024[k].ratio.toFixed(2)}x)` : `MISSED (${at1024[k].ratio.toFixed(2)}x)`);
+  console.log(`target at n = 1024, texla's best at least 3x the best peer: end-to-end ${met("e2e")}, resident ${met("resident")}`);
+}
+console.log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+const results = { date: new Date().toISOString(), machine, browser: browserName, sizes, budget, chain: CHAIN, runs, ratios, unknownFormats: [...unknownFormats] };
+await writeFile(out, `${JSON.stringify(results, null, 1)}\n`);
+console.log(`wrote ${path.relative(process.cwd(), out)}`);
