@@ -368,7 +368,7 @@ impl<B: Backend> Device for Gpu<B> {
         omega: f32,
     ) -> Result<Matrix> {
         let rows = system.matrix.rows();
-        if x.cols() != 1 || x.rows() != rows || rows % 4 != 0 {
+        if x.cols() != 1 || x.rows() != rows || !rows.is_multiple_of(4) {
             return Err(Error::Shape(format!(
                 "the contact impulses must be a {rows}x1 vector (4 rows per contact), got {}x{}",
                 x.rows(),

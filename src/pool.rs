@@ -177,6 +177,14 @@ mod tests {
         async fn finish(&self) -> Result<()> {
             Ok(())
         }
+
+        fn draw(&self, _: &crate::backend::Scene) -> Result<()> {
+            unimplemented!("pool tests draw nothing")
+        }
+
+        fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+            unimplemented!("pool tests draw nothing")
+        }
     }
 
     fn fake() -> Fake {
