@@ -52,6 +52,7 @@ const server = await serve();
 const browser = await launch();
 const runs = [];
 const unknownFormats = new Set();
+const notBuilt = new Set(); // paths of www/paths.js that this pkg/ does not have
 const last = {};
 const started = Date.now();
 try {
@@ -63,7 +64,8 @@ try {
     await page.goto(`${server.url}bench/peers/index.html`);
     await page.waitForFunction(() => window.benchReady);
     await page.evaluate(() => window.benchReady);
-    const entries = await page.evaluate((order) => window.bench.setup(order), n);
+    const { entries, missing } = await page.evaluate((order) => window.bench.setup(order), n);
+    missing.forEach((m) => notBuilt.add(m));
     const names = [...entries.map((e) => e.name), JS].filter((name) => !only.length || only.includes(name));
     for (const name of names) {
       const entry = entries.find((e) => e.name === name) ?? { name, kind: "js", backend: "cpu" };
@@ -133,6 +135,7 @@ for (const n of sizes) {
   const say = (k) => (q[k].ratio === null ? "n/a" : `${q[k].ratio.toFixed(2)}x (${q[k].texla} ${fmt(q[k].texlaGflops)} / ${q[k].peer} ${fmt(q[k].peerGflops)})`);
   console.log(`${String(n).padStart(5)}  texla best / best peer: end-to-end ${say("e2e")}; resident ${say("resident")}`);
 }
+if (notBuilt.size) console.log(`paths listed in www/paths.js but not in this pkg/, not measured: ${[...notBuilt].join(", ")}`);
 if (unknownFormats.size) console.log(`formats of unknown size (counted as 0 bytes): ${[...unknownFormats].join("; ")}`);
 const at1024 = ratios.find((x) => x.n === 1024);
 if (at1024) {
@@ -141,6 +144,6 @@ if (at1024) {
 }
 console.log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
-const results = { date: new Date().toISOString(), machine, browser: browserName, sizes, budget, chain: CHAIN, runs, ratios, unknownFormats: [...unknownFormats] };
+const results = { date: new Date().toISOString(), machine, browser: browserName, sizes, budget, chain: CHAIN, runs, ratios, notBuilt: [...notBuilt], unknownFormats: [...unknownFormats] };
 await writeFile(out, `${JSON.stringify(results, null, 1)}\n`);
 console.log(`wrote ${path.relative(process.cwd(), out)}`);
