@@ -40,7 +40,7 @@ function texlaEntry(backend, path) {
       if (gpu.backend !== backend) throw new Error(`asked for ${backend}, got ${gpu.backend}`);
       if (typeof gpu[path.method] !== "function") throw new Error(`this pkg/ has no ${path.method}`);
       gpu.releasePooled();
-      gpu.resetPeak();
+      gpu.resetPeak?.(); // a build older than memory().peakBytes has none
       return `${gpu.capabilities().adapter}`;
     },
     async e2e() {
@@ -72,7 +72,7 @@ function texlaEntry(backend, path) {
       gb?.free();
       gpu.releasePooled();
     },
-    memory: () => gpu.memory().peakBytes,
+    memory: () => gpu.memory().peakBytes ?? null,
   };
 }
 const texlaDevices = {};

@@ -6,6 +6,7 @@
 //
 //   cd bench/peers && npm ci --ignore-scripts     # once: the peers, for this benchmark only
 //   node bench/peers/run.mjs [--sizes 128,256,512,1024,2048] [--budget 150] [--out FILE] [--only a,b]
+//                            [--pkg DIR]   (another build's pkg/, served as /pkg/)
 //
 // It needs pkg/ built (wasm-pack build --release --target web) and tests/e2e's playwright-core
 // (bash tools/test.sh installs it, or `cd tests/e2e && npm ci`). --budget caps the predicted
@@ -37,18 +38,23 @@ if (sizes.some((s) => !Number.isInteger(s) || s < 1 || s > 4096)) throw new Erro
 function plan(name, n, last) {
   const reps = n <= 256 ? 3 : 1;
   if (!last) return { warm: 1, reps, chain: CHAIN, resident: name !== JS, note: "" };
-  const t = (last.e2eMs / 1000) * (n / last.n) ** 3; // seconds per product, predicted
+  // Seconds per product, predicted: end-to-end, and inside a resident chain where measured.
+  const scale = (n / last.n) ** 3;
+  const t = (last.e2eMs / 1000) * scale;
+  const r = ((last.residentMsPerProduct ?? last.e2eMs) / 1000) * scale;
   const s = (x) => `${Math.round(x)} s`;
   if (name === JS) return t * (1 + reps) <= budget ? { warm: 1, reps, note: "" } : { warm: 0, reps: 1, note: "no warm-up" };
-  if (t * (2 + reps + CHAIN * reps) <= budget) return { warm: 1, reps, chain: CHAIN, resident: true, note: "" };
-  const why = `resident skipped (predicted ${s(t * (1 + CHAIN))} > budget ${budget} s)`;
+  if (t * (1 + reps) + r * (1 + CHAIN * reps) <= budget) return { warm: 1, reps, chain: CHAIN, resident: true, note: "" };
+  const why = `resident skipped (predicted ${s(t * 2 + r * (1 + CHAIN))} > budget ${budget} s)`;
   if (t * 2 <= budget) return { warm: 1, reps: 1, chain: CHAIN, resident: false, note: why };
   if (t <= budget) return { warm: 0, reps: 1, chain: CHAIN, resident: false, note: `cold (no warm-up: includes shader compilation); ${why}` };
   return { skip: true, note: `skipped (predicted ${s(t)} a product > budget ${budget} s)` };
 }
 
 const loadBefore = os.loadavg();
-const server = await serve();
+// --pkg DIR: measure another build's pkg/ (say, a branch built elsewhere) with this benchmark.
+const pkg = arg("pkg", "");
+const server = await serve(pkg ? { mounts: { "/pkg/": pkg } } : {});
 const browser = await launch();
 const runs = [];
 const unknownFormats = new Set();
@@ -80,7 +86,7 @@ try {
       try {
         const r = await page.evaluate(([nm, pl]) => window.bench.run(nm, pl), [name, p]);
         runs.push({ ...base, ...r, chain: p.resident ? p.chain : null, warm: p.warm, reps: p.reps });
-        last[name] = { n, e2eMs: r.e2eMs };
+        last[name] = { n, e2eMs: r.e2eMs, residentMsPerProduct: r.residentMs === null ? null : r.residentMs / p.chain };
       } catch (e) {
         runs.push({ ...base, e2e: null, resident: null, note: `failed: ${e.message.split("\n")[0]}` });
       }
@@ -144,6 +150,6 @@ if (at1024) {
 }
 console.log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
-const results = { date: new Date().toISOString(), machine, browser: browserName, sizes, budget, chain: CHAIN, runs, ratios, notBuilt: [...notBuilt], unknownFormats: [...unknownFormats] };
+const results = { date: new Date().toISOString(), machine, browser: browserName, pkg: pkg || "pkg/", sizes, budget, chain: CHAIN, runs, ratios, notBuilt: [...notBuilt], unknownFormats: [...unknownFormats] };
 await writeFile(out, `${JSON.stringify(results, null, 1)}\n`);
 console.log(`wrote ${path.relative(process.cwd(), out)}`);
