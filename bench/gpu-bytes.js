@@ -3,14 +3,15 @@
 // renderbufferStorage), WebGPU textures and buffers (from their descriptors), minus what is
 // deleted, destroyed or garbage-collected. Load it before anything else (a classic script, or
 // playwright's addInitScript); then set `gpuBytes.owner` before a library allocates, and read
-// `gpuBytes.of(owner)`: {held, peak, allocated} in bytes. Not counted: the canvases' own drawing
+// `gpuBytes.of(owner)`: {held, peak, allocated, and held by kind: texture, buffer, renderbuffer}
+// in bytes. Not counted: the canvases' own drawing
 // buffers, shader code, and what a driver keeps internally. Used by the peer benchmark and the
 // end-to-end test, never by the product page.
 (() => {
   if (globalThis.gpuBytes) return;
   const owners = new Map();
   const account = (owner) => {
-    if (!owners.has(owner)) owners.set(owner, { held: 0, peak: 0, allocated: 0 });
+    if (!owners.has(owner)) owners.set(owner, { held: 0, peak: 0, allocated: 0, texture: 0, buffer: 0, renderbuffer: 0 });
     return owners.get(owner);
   };
   const unknown = new Set();
@@ -20,12 +21,14 @@
   function release(r) {
     if (r.freed) return;
     r.freed = true;
-    account(r.owner).held -= r.bytes;
+    const a = account(r.owner);
+    a.held -= r.bytes;
+    a[r.kind] -= r.bytes;
   }
-  function setPart(object, part, bytes) {
+  function setPart(object, kind, part, bytes) {
     let r = records.get(object);
     if (!r) {
-      r = { owner: api.owner, bytes: 0, parts: new Map(), freed: false };
+      r = { owner: api.owner, kind, bytes: 0, parts: new Map(), freed: false };
       records.set(object, r);
       collected.register(object, r, r);
     }
@@ -35,6 +38,7 @@
     r.parts.set(part, bytes);
     r.bytes += delta;
     a.held += delta;
+    a[r.kind] += delta;
     if (delta > 0) a.allocated += delta;
     a.peak = Math.max(a.peak, a.held);
   }
@@ -48,7 +52,7 @@
   const api = {
     /** Who the next allocations belong to. */
     owner: "page",
-    /** {held, peak, allocated} bytes of `owner`. */
+    /** {held, peak, allocated, texture, buffer, renderbuffer} bytes of `owner`. */
     of: (owner) => ({ ...account(owner) }),
     /** Starts a new peak for `owner` from what it holds now. */
     resetPeak(owner) {
@@ -121,18 +125,18 @@
         h = src.videoHeight || src.naturalHeight || src.displayHeight || src.height;
       }
       const t = boundTexture(gl, target);
-      if (t) setPart(t, `${target}:${level}`, w * h * glTexelBytes(internal, format, type));
+      if (t) setPart(t, "texture", `${target}:${level}`, w * h * glTexelBytes(internal, format, type));
     });
     wrap(p, "texImage3D", (gl, [target, level, internal, w, h, d, , format, type]) => {
       const t = boundTexture(gl, target);
-      if (t) setPart(t, `${target}:${level}`, w * h * d * glTexelBytes(internal, format, type));
+      if (t) setPart(t, "texture", `${target}:${level}`, w * h * d * glTexelBytes(internal, format, type));
     });
     const storage = (gl, target, levels, internal, w, h, d) => {
       const t = boundTexture(gl, target);
       if (!t) return;
       let bytes = 0;
       for (let l = 0; l < levels; l++) bytes += Math.max(1, w >> l) * Math.max(1, h >> l) * d;
-      setPart(t, "storage", bytes * glTexelBytes(internal) * (target === TEXTURE_CUBE_MAP ? 6 : 1));
+      setPart(t, "texture", "storage", bytes * glTexelBytes(internal) * (target === TEXTURE_CUBE_MAP ? 6 : 1));
     };
     wrap(p, "texStorage2D", (gl, [target, levels, internal, w, h]) => storage(gl, target, levels, internal, w, h, 1));
     wrap(p, "texStorage3D", (gl, [target, levels, internal, w, h, d]) => storage(gl, target, levels, internal, w, h, d));
@@ -148,17 +152,17 @@
       else if (length) bytes = length * (data.BYTES_PER_ELEMENT ?? 1);
       else if (offset) bytes = data.byteLength - offset * (data.BYTES_PER_ELEMENT ?? 1);
       else bytes = data?.byteLength ?? 0;
-      setPart(b, "data", bytes);
+      setPart(b, "buffer", "data", bytes);
     });
     wrap(p, "deleteBuffer", (gl, [b]) => free(b));
     wrap(p, "bindRenderbuffer", (gl, [, r]) => (state(gl).renderbuffer = r));
     wrap(p, "renderbufferStorage", (gl, [, internal, w, h]) => {
       const r = state(gl).renderbuffer;
-      if (r) setPart(r, "storage", w * h * glTexelBytes(internal));
+      if (r) setPart(r, "renderbuffer", "storage", w * h * glTexelBytes(internal));
     });
     wrap(p, "renderbufferStorageMultisample", (gl, [, samples, internal, w, h]) => {
       const r = state(gl).renderbuffer;
-      if (r) setPart(r, "storage", Math.max(1, samples) * w * h * glTexelBytes(internal));
+      if (r) setPart(r, "renderbuffer", "storage", Math.max(1, samples) * w * h * glTexelBytes(internal));
     });
     wrap(p, "deleteRenderbuffer", (gl, [r]) => free(r));
   }
@@ -181,10 +185,10 @@
       if (texel === undefined) unknown.add(`WebGPU format ${desc.format}`);
       let texels = 0;
       for (let l = 0; l < (desc.mipLevelCount ?? 1); l++) texels += Math.max(1, w >> l) * Math.max(1, h >> l) * d;
-      setPart(texture, "storage", texels * (texel ?? 0) * (desc.sampleCount ?? 1));
+      setPart(texture, "texture", "storage", texels * (texel ?? 0) * (desc.sampleCount ?? 1));
     });
     wrap(GPUTexture.prototype, "destroy", (t) => free(t));
-    wrap(GPUDevice.prototype, "createBuffer", (device, [desc], buffer) => setPart(buffer, "storage", Number(desc.size)));
+    wrap(GPUDevice.prototype, "createBuffer", (device, [desc], buffer) => setPart(buffer, "buffer", "storage", Number(desc.size)));
     wrap(GPUBuffer.prototype, "destroy", (b) => free(b));
   }
 })();

@@ -351,9 +351,11 @@ async function runBench(kind, sizesText, texla) {
       rows = await runBenchmark(gpu, sizes, progress);
       const mib = (v) => `<td>${v === null ? "–" : (v / 2 ** 20).toFixed(2)}</td>`;
       const cell = (v) => (v === null ? `<td>not on ${gpu.backend}</td>` : f(v));
-      table.innerHTML = `<tr><th rowspan="2">n</th>${MATMUL_PATHS.map((p) => `<th colspan="3">${p.label}</th>`).join("")}<th rowspan="2">JS float64</th><th rowspan="2">best GPU / JS</th></tr>` +
-        `<tr>${MATMUL_PATHS.map(() => "<th>end-to-end</th><th>resident</th><th>peak MiB</th>").join("")}</tr>` +
-        rows.map((r) => `<tr><td>${r.n}</td>${MATMUL_PATHS.map((p) => cell(r[`${p.key}E2E`]) + cell(r[`${p.key}Resident`]) + mib(r[`${p.key}Peak`])).join("")}${f(r.js)}` +
+      // Columns for the paths this build has (a path of another backend says so).
+      const paths = MATMUL_PATHS.filter((p) => typeof gpu[p.method] === "function");
+      table.innerHTML = `<tr><th rowspan="2">n</th>${paths.map((p) => `<th colspan="3">${p.label}</th>`).join("")}<th rowspan="2">JS float64</th><th rowspan="2">best GPU / JS</th></tr>` +
+        `<tr>${paths.map(() => "<th>end-to-end</th><th>resident</th><th>peak MiB</th>").join("")}</tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td>${paths.map((p) => cell(r[`${p.key}E2E`]) + cell(r[`${p.key}Resident`]) + mib(r[`${p.key}Peak`])).join("")}${f(r.js)}` +
           `<td>${(Math.max(...MATMUL_PATHS.map((p) => r[`${p.key}Resident`] ?? 0)) / r.js).toFixed(1)}×</td></tr>`).join("");
       const plot = $("bench-plot");
       plot.hidden = false;

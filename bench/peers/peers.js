@@ -40,7 +40,7 @@ function texlaEntry(backend, path) {
       if (gpu.backend !== backend) throw new Error(`asked for ${backend}, got ${gpu.backend}`);
       if (typeof gpu[path.method] !== "function") throw new Error(`this pkg/ has no ${path.method}`);
       gpu.releasePooled();
-      gpu.resetPeak();
+      gpu.resetPeak?.(); // a build older than memory().peakBytes has none
       return `${gpu.capabilities().adapter}`;
     },
     async e2e() {
@@ -72,7 +72,7 @@ function texlaEntry(backend, path) {
       gb?.free();
       gpu.releasePooled();
     },
-    memory: () => gpu.memory().peakBytes,
+    memory: () => gpu.memory().peakBytes ?? null,
   };
 }
 const texlaDevices = {};
@@ -194,7 +194,10 @@ function flatten(rows) {
 }
 
 const ENTRIES = [
-  ...["webgpu", "webgl2"].flatMap((backend) => MATMUL_PATHS.filter((p) => p.backends.includes(backend)).map((p) => () => texlaEntry(backend, p))),
+  // Paths of www/paths.js that this pkg/ has (a newer list may name methods of a newer build).
+  ...["webgpu", "webgl2"].flatMap((backend) =>
+    MATMUL_PATHS.filter((p) => p.backends.includes(backend) && typeof Gpgpu.prototype[p.method] === "function").map((p) => () => texlaEntry(backend, p)),
+  ),
   () => tfEntry("webgl", "TF.js WebGL"),
   () => tfEntry("webgpu", "TF.js WebGPU"),
   () => gpujsEntry(),
@@ -215,7 +218,8 @@ async function setup(order) {
   exact.ab = await reference(a, b, n, n, n);
   const squares = [...entries.values()].some((e) => e.square);
   if (squares) exact.aa = await reference(a, a, n, n, n);
-  return [...entries.values()].map((e) => ({ name: e.name, kind: e.kind, backend: e.backend }));
+  const missing = MATMUL_PATHS.filter((p) => typeof Gpgpu.prototype[p.method] !== "function").map((p) => p.method);
+  return { entries: [...entries.values()].map((e) => ({ name: e.name, kind: e.kind, backend: e.backend })), missing };
 }
 
 /** Best of `reps` of `run` (async, resolving to a product), after `warm` untimed runs. */

@@ -5,7 +5,8 @@
 // writes the results JSON that the page's products plot overlays.
 //
 //   cd bench/peers && npm ci --ignore-scripts     # once: the peers, for this benchmark only
-//   node bench/peers/run.mjs [--sizes 128,256,512,1024,2048] [--budget 120] [--out FILE] [--only a,b]
+//   node bench/peers/run.mjs [--sizes 128,256,512,1024,2048] [--budget 150] [--out FILE] [--only a,b]
+//                            [--pkg DIR]   (another build's pkg/, served as /pkg/)
 //
 // It needs pkg/ built (wasm-pack build --release --target web) and tests/e2e's playwright-core
 // (bash tools/test.sh installs it, or `cd tests/e2e && npm ci`). --budget caps the predicted
@@ -23,7 +24,7 @@ const arg = (name, fallback) => {
   return i > 0 ? process.argv[i + 1] : fallback;
 };
 const sizes = arg("sizes", "128,256,512,1024,2048").split(",").map(Number);
-const budget = Number(arg("budget", "120"));
+const budget = Number(arg("budget", "150"));
 const out = arg("out", path.join(here, "results.json"));
 const only = arg("only", "")
   .split(",")
@@ -37,20 +38,27 @@ if (sizes.some((s) => !Number.isInteger(s) || s < 1 || s > 4096)) throw new Erro
 function plan(name, n, last) {
   const reps = n <= 256 ? 3 : 1;
   if (!last) return { warm: 1, reps, chain: CHAIN, resident: name !== JS, note: "" };
-  const t = (last.e2eMs / 1000) * (n / last.n) ** 3; // seconds per product, predicted
+  // Seconds per product, predicted: end-to-end, and inside a resident chain where measured.
+  const scale = (n / last.n) ** 3;
+  const t = (last.e2eMs / 1000) * scale;
+  const r = ((last.residentMsPerProduct ?? last.e2eMs) / 1000) * scale;
   const s = (x) => `${Math.round(x)} s`;
   if (name === JS) return t * (1 + reps) <= budget ? { warm: 1, reps, note: "" } : { warm: 0, reps: 1, note: "no warm-up" };
-  if (t * (2 + reps + CHAIN * reps) <= budget) return { warm: 1, reps, chain: CHAIN, resident: true, note: "" };
-  const why = `resident skipped (predicted ${s(t * (1 + CHAIN))} > budget ${budget} s)`;
+  if (t * (1 + reps) + r * (1 + CHAIN * reps) <= budget) return { warm: 1, reps, chain: CHAIN, resident: true, note: "" };
+  const why = `resident skipped (predicted ${s(t * 2 + r * (1 + CHAIN))} > budget ${budget} s)`;
   if (t * 2 <= budget) return { warm: 1, reps: 1, chain: CHAIN, resident: false, note: why };
   if (t <= budget) return { warm: 0, reps: 1, chain: CHAIN, resident: false, note: `cold (no warm-up: includes shader compilation); ${why}` };
   return { skip: true, note: `skipped (predicted ${s(t)} a product > budget ${budget} s)` };
 }
 
-const server = await serve();
+const loadBefore = os.loadavg();
+// --pkg DIR: measure another build's pkg/ (say, a branch built elsewhere) with this benchmark.
+const pkg = arg("pkg", "");
+const server = await serve(pkg ? { mounts: { "/pkg/": pkg } } : {});
 const browser = await launch();
 const runs = [];
 const unknownFormats = new Set();
+const notBuilt = new Set(); // paths of www/paths.js that this pkg/ does not have
 const last = {};
 const started = Date.now();
 try {
@@ -62,7 +70,8 @@ try {
     await page.goto(`${server.url}bench/peers/index.html`);
     await page.waitForFunction(() => window.benchReady);
     await page.evaluate(() => window.benchReady);
-    const entries = await page.evaluate((order) => window.bench.setup(order), n);
+    const { entries, missing } = await page.evaluate((order) => window.bench.setup(order), n);
+    missing.forEach((m) => notBuilt.add(m));
     const names = [...entries.map((e) => e.name), JS].filter((name) => !only.length || only.includes(name));
     for (const name of names) {
       const entry = entries.find((e) => e.name === name) ?? { name, kind: "js", backend: "cpu" };
@@ -77,7 +86,7 @@ try {
       try {
         const r = await page.evaluate(([nm, pl]) => window.bench.run(nm, pl), [name, p]);
         runs.push({ ...base, ...r, chain: p.resident ? p.chain : null, warm: p.warm, reps: p.reps });
-        last[name] = { n, e2eMs: r.e2eMs };
+        last[name] = { n, e2eMs: r.e2eMs, residentMsPerProduct: r.residentMs === null ? null : r.residentMs / p.chain };
       } catch (e) {
         runs.push({ ...base, e2e: null, resident: null, note: `failed: ${e.message.split("\n")[0]}` });
       }
@@ -111,6 +120,8 @@ const machine = {
   os: `${os.type()} ${os.release()}`,
 };
 machine.summary = `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}`;
+// Other work on the machine slows every entry: the load averages say how busy it was.
+machine.loadAverage = { before: loadBefore.map((v) => +v.toFixed(2)), after: os.loadavg().map((v) => +v.toFixed(2)) };
 const browserName = `headless Chromium ${browser.version?.() ?? ""}`.trim();
 
 const fmt = (v, d = 3) => (v === null || v === undefined ? "-" : v.toFixed(d));
@@ -118,6 +129,7 @@ const mib = (v) => (v === null || v === undefined ? "-" : (v / 2 ** 20).toFixed(
 const cols = [["n", 5], ["path / peer", 26], ["e2e GFLOPS", 11], ["resid. GFLOPS", 13], ["max rel err", 11], ["err/bound", 9], ["peak MiB", 9], ["pool peak", 9], ["note", 0]];
 const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? String(c) : i === 1 ? String(c).padEnd(cols[i][1]) : String(c).padStart(cols[i][1]))).join("  ");
 console.log(`Peer benchmark, ${new Date().toISOString()}, ${browserName}, ${machine.summary}`);
+console.log(`load average (1, 5, 15 min) before ${machine.loadAverage.before.join(", ")}, after ${machine.loadAverage.after.join(", ")}`);
 console.log(`end-to-end: upload A and B, one product, read back; resident: ${CHAIN} chained products X <- X·B (X·X for square) from resident A, B, one read-back.`);
 console.log("peak MiB: most GPU bytes the entry held at once, counted at the WebGL/WebGPU API (bench/gpu-bytes.js); pool peak: texla's own memory().peakBytes.");
 console.log(line(cols.map((c) => c[0])));
@@ -129,6 +141,7 @@ for (const n of sizes) {
   const say = (k) => (q[k].ratio === null ? "n/a" : `${q[k].ratio.toFixed(2)}x (${q[k].texla} ${fmt(q[k].texlaGflops)} / ${q[k].peer} ${fmt(q[k].peerGflops)})`);
   console.log(`${String(n).padStart(5)}  texla best / best peer: end-to-end ${say("e2e")}; resident ${say("resident")}`);
 }
+if (notBuilt.size) console.log(`paths listed in www/paths.js but not in this pkg/, not measured: ${[...notBuilt].join(", ")}`);
 if (unknownFormats.size) console.log(`formats of unknown size (counted as 0 bytes): ${[...unknownFormats].join("; ")}`);
 const at1024 = ratios.find((x) => x.n === 1024);
 if (at1024) {
@@ -137,6 +150,6 @@ if (at1024) {
 }
 console.log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
-const results = { date: new Date().toISOString(), machine, browser: browserName, sizes, budget, chain: CHAIN, runs, ratios, unknownFormats: [...unknownFormats] };
+const results = { date: new Date().toISOString(), machine, browser: browserName, pkg: pkg || "pkg/", sizes, budget, chain: CHAIN, runs, ratios, notBuilt: [...notBuilt], unknownFormats: [...unknownFormats] };
 await writeFile(out, `${JSON.stringify(results, null, 1)}\n`);
 console.log(`wrote ${path.relative(process.cwd(), out)}`);

@@ -9,12 +9,18 @@ import { chromium } from "playwright-core";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json" };
 
-/** Serves the repository root; resolves to {url, close}. */
-export async function serve() {
+/**
+ * Serves the repository root; resolves to {url, close}. `mounts` maps a URL prefix such as
+ * "/pkg/" to another folder (the peer benchmark measures another build's pkg/ that way).
+ */
+export async function serve({ mounts = {} } = {}) {
   const server = http.createServer(async (req, res) => {
     const rel = decodeURIComponent(new URL(req.url, "http://x").pathname);
-    const file = path.join(root, rel.endsWith("/") ? `${rel}index.html` : rel);
-    if (!file.startsWith(root)) return res.writeHead(403).end();
+    const mount = Object.keys(mounts).find((prefix) => rel.startsWith(prefix));
+    const base = mount ? path.resolve(mounts[mount]) : root;
+    const inside = mount ? rel.slice(mount.length - 1) : rel;
+    const file = path.join(base, inside.endsWith("/") ? `${inside}index.html` : inside);
+    if (!file.startsWith(base)) return res.writeHead(403).end();
     try {
       const body = await readFile(file);
       res.writeHead(200, { "content-type": types[path.extname(file)] ?? "application/octet-stream" }).end(body);
