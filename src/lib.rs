@@ -1010,18 +1010,6 @@ impl Wall {
         ])
         .into()
     }
-
-    /// Centre of every body, x y z after each other, m (the ball last, if thrown).
-    pub fn positions(&self) -> js_sys::Float64Array {
-        let s = self.state.borrow();
-        let p: Vec<f64> = s
-            .world
-            .bodies
-            .iter()
-            .flat_map(|b| b.position.to_array())
-            .collect();
-        js_sys::Float64Array::from(p.as_slice())
-    }
 }
 
 impl Wall {

@@ -142,13 +142,18 @@ impl WebGpu {
         })
     }
 
+    /// Makes the scene target on first use.
+    fn ensure_scene(&self) -> Result<()> {
+        if self.scene.borrow().is_none() {
+            let target = self.scene_target()?;
+            *self.scene.borrow_mut() = Some(target);
+        }
+        Ok(())
+    }
+
     /// A new canvas with a configured surface, and the scene pipeline (`shaders/scene.wgsl`).
     fn scene_target(&self) -> Result<SceneTarget> {
-        let canvas = new_canvas()?;
-        let surface = self
-            .instance
-            .create_surface(canvas_target(canvas.clone()))
-            .map_err(|e| Error::Gpu(format!("WebGPU could not draw into a canvas: {e}")))?;
+        let (canvas, surface) = canvas_surface(&self.instance)?;
         let caps = surface.get_capabilities(&self.adapter);
         let format = caps
             .formats
@@ -403,9 +408,8 @@ impl WebGpu {
         entry
     }
 
-    /// The bind group of one run: the uniforms, the inputs, and a storage output if given; also
-    /// the uniform buffer, which the caller destroys once the run is submitted (wgpu's web
-    /// backend leaves buffers to the garbage collector otherwise).
+    /// The bind group of one run: the uniforms (a cached buffer, see `uniform_buffer`), the
+    /// inputs, and a storage output if given.
     fn bind_group(
         &self,
         program: &Program,
@@ -660,10 +664,7 @@ impl Backend for WebGpu {
     }
 
     fn draw(&self, scene: &Scene) -> Result<()> {
-        if self.scene.borrow().is_none() {
-            let target = self.scene_target()?;
-            *self.scene.borrow_mut() = Some(target);
-        }
+        self.ensure_scene()?;
         let mut guard = self.scene.borrow_mut();
         let t = guard.as_mut().expect("made above");
         let (width, height) = (t.canvas.width().max(1), t.canvas.height().max(1));
@@ -725,10 +726,7 @@ impl Backend for WebGpu {
     }
 
     fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
-        if self.scene.borrow().is_none() {
-            let target = self.scene_target()?;
-            *self.scene.borrow_mut() = Some(target);
-        }
+        self.ensure_scene()?;
         Ok(self
             .scene
             .borrow()
@@ -739,33 +737,31 @@ impl Backend for WebGpu {
     }
 }
 
-/// A new canvas element for the scene.
+/// A new canvas element and a WebGPU surface on it, for the scene.
 #[cfg(target_arch = "wasm32")]
-fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
+fn canvas_surface(
+    instance: &wgpu::Instance,
+) -> Result<(web_sys::HtmlCanvasElement, wgpu::Surface<'static>)> {
     use wasm_bindgen::JsCast;
-    web_sys::window()
+    let canvas: web_sys::HtmlCanvasElement = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.create_element("canvas").ok())
         .and_then(|c| c.dyn_into().ok())
-        .ok_or_else(|| Error::Gpu("could not create a canvas".into()))
+        .ok_or_else(|| Error::Gpu("could not create a canvas".into()))?;
+    let surface = instance
+        .create_surface(wgpu::SurfaceTarget::Canvas(canvas.clone()))
+        .map_err(|e| Error::Gpu(format!("WebGPU could not draw into a canvas: {e}")))?;
+    Ok((canvas, surface))
 }
 
 /// Drawing needs a browser canvas.
 #[cfg(not(target_arch = "wasm32"))]
-fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
+fn canvas_surface(
+    _: &wgpu::Instance,
+) -> Result<(web_sys::HtmlCanvasElement, wgpu::Surface<'static>)> {
     Err(Error::Unsupported(
         "drawing the scene needs a browser canvas".into(),
     ))
-}
-
-#[cfg(target_arch = "wasm32")]
-fn canvas_target(canvas: web_sys::HtmlCanvasElement) -> wgpu::SurfaceTarget<'static> {
-    wgpu::SurfaceTarget::Canvas(canvas)
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn canvas_target(_: web_sys::HtmlCanvasElement) -> wgpu::SurfaceTarget<'static> {
-    unreachable!("new_canvas fails first outside a browser")
 }
 
 /// Vendor, architecture, device and description from `GPUAdapter.info`, the ones the browser

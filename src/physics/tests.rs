@@ -33,6 +33,15 @@ fn largest_move(world: &World, start: &[Body]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Height of the lowest point of any body, m (negative inside the floor).
+fn lowest_point(world: &World) -> f64 {
+    world
+        .bodies
+        .iter()
+        .map(Body::lowest)
+        .fold(f64::INFINITY, f64::min)
+}
+
 #[test]
 fn undisturbed_wall_stands_for_ten_seconds() {
     let mut world = standing_wall(1);
@@ -87,11 +96,7 @@ fn knocked_wall_collapses_without_tunnelling_nan_or_energy_gain() {
     for frame in 0..420 {
         world.step_cpu().unwrap();
         assert!(world.bodies.iter().all(Body::is_finite));
-        let lowest = world
-            .bodies
-            .iter()
-            .map(Body::lowest)
-            .fold(f64::INFINITY, f64::min);
+        let lowest = lowest_point(&world);
         // The 100 kg ball landing on a cube presses it into the floor for a few frames; the
         // correction pushes it out again. Nothing may get anywhere near through.
         assert!(
@@ -106,11 +111,7 @@ fn knocked_wall_collapses_without_tunnelling_nan_or_energy_gain() {
             "frame {frame}: energy {e} J > {budget} J put in"
         );
     }
-    let lowest = world
-        .bodies
-        .iter()
-        .map(Body::lowest)
-        .fold(f64::INFINITY, f64::min);
+    let lowest = lowest_point(&world);
     assert!(
         lowest > -0.01 * edge,
         "at rest a body is {lowest} m deep in the floor"
