@@ -30,11 +30,22 @@ pub struct Kernel {
     pub wgsl: Cow<'static, str>,
     /// GLSL ES 3.00 body defining `vec4 kernel(ivec2 texel)`.
     pub glsl: Cow<'static, str>,
-    /// Render targets written in one pass: 1, or 2 for a kernel returning `Out2`.
+    /// Render targets written in one pass: 1, or N >= 2 for a kernel returning
+    /// `array<vec4<f32>, N>` (GLSL: filling `out vec4 r[N]`).
     pub outputs: usize,
-    /// For a compute kernel (WebGPU only; `glsl` is empty): the output texels one workgroup
-    /// covers, (columns, texel rows). `None` for fragment kernels.
-    pub compute: Option<(usize, usize)>,
+    /// How a compute kernel (WebGPU only; `glsl` is empty) is dispatched. `None` for fragment
+    /// kernels.
+    pub compute: Option<Compute>,
+}
+
+/// How a compute kernel is dispatched, and what it gets beside its textures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compute {
+    /// Output texels one workgroup covers, (columns, texel rows): the dispatch is the output's
+    /// size divided by this, rounded up.
+    pub per_group: (usize, usize),
+    /// 32-bit words of zeroed storage (`scratch`, binding 8) each run gets; 0 for none.
+    pub scratch_words: usize,
 }
 
 /// A kernel whose body is a file in `shaders/`, compiled into the binary.
@@ -58,13 +69,23 @@ impl Kernel {
         self.push_inputs(&mut src, include_str!("../shaders/input.wgsl"));
         src.push('\n');
         src.push_str(&self.wgsl);
-        src.push_str(if self.compute.is_some() {
-            include_str!("../shaders/main_compute.wgsl")
-        } else if self.outputs == 2 {
-            include_str!("../shaders/main2.wgsl")
+        if self.compute.is_some() {
+            src.push_str(include_str!("../shaders/main_compute.wgsl"));
+        } else if self.outputs >= 2 {
+            let n = self.outputs;
+            let fields: Vec<String> = (0..n)
+                .map(|i| format!("    @location({i}) o{i}: vec4<f32>,"))
+                .collect();
+            let values: Vec<String> = (0..n).map(|i| format!("r[{i}]")).collect();
+            src.push_str(
+                &include_str!("../shaders/main_multi.wgsl")
+                    .replace("{count}", &n.to_string())
+                    .replace("{fields}", &fields.join("\n"))
+                    .replace("{values}", &values.join(", ")),
+            );
         } else {
-            include_str!("../shaders/main.wgsl")
-        });
+            src.push_str(include_str!("../shaders/main.wgsl"));
+        }
         src
     }
 
@@ -74,11 +95,21 @@ impl Kernel {
         self.push_inputs(&mut src, include_str!("../shaders/input.glsl"));
         src.push('\n');
         src.push_str(&self.glsl);
-        src.push_str(if self.outputs == 2 {
-            include_str!("../shaders/main2.glsl")
+        if self.outputs >= 2 {
+            let n = self.outputs;
+            let outs: Vec<String> = (0..n)
+                .map(|i| format!("layout(location = {i}) out vec4 out_{i};"))
+                .collect();
+            let assign: Vec<String> = (0..n).map(|i| format!("    out_{i} = r[{i}];")).collect();
+            src.push_str(
+                &include_str!("../shaders/main_multi.glsl")
+                    .replace("{count}", &n.to_string())
+                    .replace("{outs}", &outs.join("\n"))
+                    .replace("{assign}", &assign.join("\n")),
+            );
         } else {
-            include_str!("../shaders/main.glsl")
-        });
+            src.push_str(include_str!("../shaders/main.glsl"));
+        }
         src
     }
 
@@ -156,16 +187,117 @@ impl Program {
 
 /// `C = A * B`: inputs `a` (m x k) and `b` (k x n), output m x n.
 pub const MATMUL: Kernel = shader_kernel!("matmul", &["a", "b"]);
-/// `C = A * B` on the compute path: tiled in workgroup memory, 4 texels per thread; each
-/// workgroup covers 32 columns x 8 texel rows.
-pub const MATMUL_TILED: Kernel = Kernel {
-    name: Cow::Borrowed("matmul_tiled"),
+/// Most render targets [`matmul_fast`] writes in one pass.
+pub const FAST_TARGETS: usize = 8;
+
+/// `C = A * B`, the fast fragment kernel: each fragment computes `targets` output texels, one
+/// per render target, reusing its A texels for all of them. The output of the run is one slab
+/// of `ceil(n / targets)` columns per target; the slabs are then copied side by side into C.
+pub fn matmul_fast(targets: usize) -> Kernel {
+    let t = targets.to_string();
+    Kernel {
+        name: format!("matmul_fast{t}").into(),
+        inputs: &["a", "b"],
+        wgsl: include_str!("../shaders/matmul_fast.wgsl")
+            .replace("{T}", &t)
+            .into(),
+        glsl: include_str!("../shaders/matmul_fast.glsl")
+            .replace("{T}", &t)
+            .into(),
+        outputs: targets,
+        compute: None,
+    }
+}
+
+/// Block shape of the compute-path product [`matmul_tiled`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tiling {
+    /// Depth of a chunk of the inner dimension held in workgroup memory (a multiple of 4).
+    pub bk: usize,
+    /// Texel rows (4 matrix rows each) per thread.
+    pub rows: usize,
+    /// Groups of 4 columns per thread.
+    pub col_groups: usize,
+}
+
+impl Tiling {
+    /// 64 x 128 matrix rows x columns per workgroup, 8 x 8 outputs per thread, chunks of 8.
+    pub const DEFAULT: Tiling = Tiling {
+        bk: 8,
+        rows: 2,
+        col_groups: 2,
+    };
+
+    /// Bytes of workgroup memory the kernel declares.
+    pub fn workgroup_bytes(&self) -> usize {
+        16 * self.bk * 16 * (self.rows + self.col_groups)
+    }
+}
+
+/// `C = A * B` on the compute path: workgroups of 16 x 16 threads, tiles of A and B in
+/// workgroup memory, `4 tiling.rows x 4 tiling.col_groups` outputs per thread in registers.
+pub fn matmul_tiled(tiling: Tiling) -> Kernel {
+    let Tiling {
+        bk,
+        rows,
+        col_groups,
+    } = tiling;
+    debug_assert!(bk % 4 == 0 && bk > 0 && rows > 0 && col_groups > 0);
+    Kernel {
+        name: format!("matmul_tiled_{bk}_{rows}_{col_groups}").into(),
+        inputs: &["a", "b"],
+        wgsl: include_str!("../shaders/matmul_tiled.wgsl")
+            .replace("{BK}", &bk.to_string())
+            .replace("{TR}", &rows.to_string())
+            .replace("{TC4}", &col_groups.to_string())
+            .into(),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (64 * col_groups, 16 * rows),
+            scratch_words: 0,
+        }),
+    }
+}
+
+/// `y = A x` on the compute path: 32 rows per workgroup, partial sums added in workgroup
+/// memory, one dispatch.
+pub const MATVEC_TILED: Kernel = Kernel {
+    name: Cow::Borrowed("matvec_tiled"),
     inputs: &["a", "b"],
-    wgsl: Cow::Borrowed(include_str!("../shaders/matmul_tiled.wgsl")),
+    wgsl: Cow::Borrowed(include_str!("../shaders/matvec_tiled.wgsl")),
     glsl: Cow::Borrowed(""),
     outputs: 1,
-    compute: Some((32, 8)),
+    compute: Some(Compute {
+        per_group: (1, 8),
+        scratch_words: 0,
+    }),
 };
+
+/// Most workgroups [`lcp_jacobi`] runs with.
+pub const LCP_MAX_WORKGROUPS: usize = 256;
+
+/// Workgroup memory of [`lcp_jacobi`] besides x: the partial sums.
+pub const LCP_PARTIAL_BYTES: usize = 4 * 64 * 16;
+
+/// Projected Jacobi for the LCP, every iteration in one dispatch: inputs A, b, x0; parameters
+/// omega and the iteration count; `x_words` (a multiple of 4, at least 4 texel rows' worth)
+/// words of x in workgroup memory; `workgroups` workgroups for `height` texel rows of x.
+pub fn lcp_jacobi(x_words: usize, height: usize, workgroups: usize) -> Kernel {
+    Kernel {
+        name: format!("lcp_jacobi_{x_words}").into(),
+        inputs: &["a", "b", "c"],
+        wgsl: include_str!("../shaders/lcp_jacobi.wgsl")
+            .replace("{XW}", &x_words.to_string())
+            .into(),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (1, height.div_ceil(workgroups.max(1))),
+            scratch_words: 1 + LCP_MAX_WORKGROUPS + 2 * x_words,
+        }),
+    }
+}
 /// `C = A^T * B`: inputs `a` (k x m) and `b` (k x n), output m x n.
 pub const TR_MUL: Kernel = shader_kernel!("tr_mul", &["a", "b"]);
 /// `C = A * B^T`: inputs `a` (m x k) and `b` (n x k), output m x n.

@@ -8,5 +8,5 @@ mod solution;
 
 pub use cg::{cg, CgOptions};
 pub use jacobi::{jacobi, JacobiOptions};
-pub use lcp::{complementarity, lcp_jacobi, LcpOptions};
+pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};
 pub use solution::{Observer, Progress, Solution};
