@@ -5,35 +5,30 @@
 // computes the texels (x + t * out_cols(), y) for every t: the four A texels of a step (a 4x4
 // block, rows 4y..4y+3) are fetched ONCE and used {T} times, against {T} B texels. Per step of
 // four k: 4 + {T} fetches for 16 * {T} multiply-adds, where the teaching kernel (matmul.glsl)
-// does 5 fetches for 16.
-void kernel(ivec2 texel, out vec4 acc[{T}]) {
+// does 5 fetches for 16. Lines naming target t are written out once per target (kernel.rs),
+// so each accumulator is its own variable and nothing is indexed at run time.
+void kernel(ivec2 texel, out vec4 r[{T}]) {
     int y = texel.y;
     int k = a_cols();
     // Columns past B's last (in the last slab) are clamped to it: computed, never copied.
-    int cols[{T}];
-    for (int t = 0; t < {T}; t++) {
-        cols[t] = min(texel.x + t * out_cols(), b_cols() - 1);
-        acc[t] = vec4(0.0);
-    }
+    int col{t} = min(texel.x + {t} * out_cols(), b_cols() - 1);
+    vec4 acc{t} = vec4(0.0);
     int p = 0;
     for (; p + 4 <= k; p += 4) {
         vec4 a0 = a_texel(p, y);
         vec4 a1 = a_texel(p + 1, y);
         vec4 a2 = a_texel(p + 2, y);
         vec4 a3 = a_texel(p + 3, y);
-        for (int t = 0; t < {T}; t++) {
-            vec4 b = b_texel(cols[t], p / 4);
-            acc[t] += a0 * b.x + a1 * b.y + a2 * b.z + a3 * b.w;
-        }
+        vec4 b{t} = b_texel(col{t}, p / 4);
+        acc{t} += a0 * b{t}.x + a1 * b{t}.y + a2 * b{t}.z + a3 * b{t}.w;
     }
     // The last k % 4 columns of A (B's padding rows are zero; A has no texels past k - 1).
     if (p < k) {
         vec4 a0 = a_texel(p, y);
         vec4 a1 = p + 1 < k ? a_texel(p + 1, y) : vec4(0.0);
         vec4 a2 = p + 2 < k ? a_texel(p + 2, y) : vec4(0.0);
-        for (int t = 0; t < {T}; t++) {
-            vec4 b = b_texel(cols[t], p / 4);
-            acc[t] += a0 * b.x + a1 * b.y + a2 * b.z;
-        }
+        vec4 b{t} = b_texel(col{t}, p / 4);
+        acc{t} += a0 * b{t}.x + a1 * b{t}.y + a2 * b{t}.z;
     }
+    r[{t}] = acc{t};
 }

@@ -5,36 +5,30 @@
 // computes the texels (x + t * out_cols(), y) for every t: the four A texels of a step (a 4x4
 // block, rows 4y..4y+3) are fetched ONCE and used {T} times, against {T} B texels. Per step of
 // four k: 4 + {T} fetches for 16 * {T} multiply-adds, where the teaching kernel (matmul.wgsl)
-// does 5 fetches for 16.
+// does 5 fetches for 16. Lines naming target t are written out once per target (kernel.rs),
+// so each accumulator is its own variable and nothing is indexed at run time.
 fn kernel(texel: vec2<i32>) -> array<vec4<f32>, {T}> {
     let y = texel.y;
     let k = a_cols();
     // Columns past B's last (in the last slab) are clamped to it: computed, never copied.
-    var cols: array<i32, {T}>;
-    for (var t = 0; t < {T}; t++) {
-        cols[t] = min(texel.x + t * out_cols(), b_cols() - 1);
-    }
-    var acc: array<vec4<f32>, {T}>;
+    let col{t} = min(texel.x + {t} * out_cols(), b_cols() - 1);
+    var acc{t} = vec4<f32>(0.0);
     var p = 0;
     for (; p + 4 <= k; p += 4) {
         let a0 = a_texel(p, y);
         let a1 = a_texel(p + 1, y);
         let a2 = a_texel(p + 2, y);
         let a3 = a_texel(p + 3, y);
-        for (var t = 0; t < {T}; t++) {
-            let b = b_texel(cols[t], p / 4);
-            acc[t] += a0 * b.x + a1 * b.y + a2 * b.z + a3 * b.w;
-        }
+        let b{t} = b_texel(col{t}, p / 4);
+        acc{t} += a0 * b{t}.x + a1 * b{t}.y + a2 * b{t}.z + a3 * b{t}.w;
     }
     // The last k % 4 columns of A (B's padding rows are zero; A has no texels past k - 1).
     if (p < k) {
         let a0 = a_texel(p, y);
         let a1 = select(vec4<f32>(0.0), a_texel(min(p + 1, k - 1), y), p + 1 < k);
         let a2 = select(vec4<f32>(0.0), a_texel(min(p + 2, k - 1), y), p + 2 < k);
-        for (var t = 0; t < {T}; t++) {
-            let b = b_texel(cols[t], p / 4);
-            acc[t] += a0 * b.x + a1 * b.y + a2 * b.z;
-        }
+        let b{t} = b_texel(col{t}, p / 4);
+        acc{t} += a0 * b{t}.x + a1 * b{t}.y + a2 * b{t}.z;
     }
-    return acc;
+    return array<vec4<f32>, {T}>({ACCS});
 }

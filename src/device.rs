@@ -67,9 +67,10 @@ pub trait Device {
     /// `iterations` steps of projected Jacobi for the LCP (`x <- max(x + omega D (Ax + b), 0)`,
     /// `D = diag(A)^-1`, omega negative) from `x0`, ALL in one compute dispatch (WebGPU only):
     /// no pass, submission or read-back per iteration. `workgroups` (default: 1 on a software
-    /// adapter, else one per 16 rows up to 64) share the rows and meet at a barrier in storage
-    /// memory each iteration; if the GPU does not run them side by side the result is NaN. On
-    /// WebGL2 a clear `Unsupported` error. The caller checks the diagonal (a zero gives inf).
+    /// adapter, else one per 16 rows, at most 128) share the rows and pass x to each other
+    /// through storage memory each iteration; if the GPU does not run them side by side the
+    /// wait gives up and the result is NaN. On WebGL2 a clear `Unsupported` error. The caller
+    /// checks the diagonal (a zero gives inf).
     fn lcp_jacobi_compute(
         &self,
         a: &Matrix,

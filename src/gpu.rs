@@ -167,39 +167,31 @@ impl<B: Backend> Gpu<B> {
         }
     }
 
-    /// The block shape of the compute-path product for this device: chunks of 16 where the
-    /// workgroup memory allows, else 8.
-    pub fn tiling(&self) -> kernel::Tiling {
-        let deep = kernel::Tiling {
-            bk: 16,
-            ..kernel::Tiling::DEFAULT
-        };
-        if deep.workgroup_bytes() <= self.capabilities().max_workgroup_storage {
-            deep
-        } else {
-            kernel::Tiling::DEFAULT
-        }
+    /// The chunk depth of the compute-path product: 8, measured fastest on an H100 (the
+    /// native benchmark tries the others).
+    pub fn tiling(&self) -> usize {
+        8
     }
 
-    /// `a * b` on the compute path with the block shape `tiling` (the benchmark tries several).
-    pub fn mul_compute_tiled(
-        &self,
-        a: &Matrix,
-        b: &Matrix,
-        tiling: kernel::Tiling,
-    ) -> Result<Matrix> {
+    /// `a * b` on the compute path with chunks of `bk` of the inner dimension (8, 16 or 32).
+    pub fn mul_compute_tiled(&self, a: &Matrix, b: &Matrix, bk: usize) -> Result<Matrix> {
         check_inner(a, b)?;
-        let bytes = tiling.workgroup_bytes();
+        if !kernel::TILED_CHUNKS.contains(&bk) {
+            return Err(Error::Unsupported(format!(
+                "the compute-path product takes chunks of 8, 16 or 32, not {bk}"
+            )));
+        }
+        let bytes = kernel::tiled_workgroup_bytes(bk);
         if self.capabilities().backend == BackendKind::WebGpu
             && bytes > self.capabilities().max_workgroup_storage
         {
             return Err(Error::Unsupported(format!(
-                "a tiling of {tiling:?} needs {bytes} bytes of workgroup memory, this device allows {}",
+                "chunks of {bk} need {bytes} bytes of workgroup memory, this device allows {}",
                 self.capabilities().max_workgroup_storage
             )));
         }
         self.run_kernel(
-            kernel::matmul_tiled(tiling),
+            kernel::matmul_tiled(bk),
             &[a, b],
             self.layout(a.rows(), b.cols())?,
         )
@@ -241,6 +233,102 @@ impl<B: Backend> Gpu<B> {
         Ok(c)
     }
 }
+
+impl<B: Backend> Gpu<B> {
+    /// [`Device::lcp_jacobi_compute`] with the blocks chosen too: `block_rows` texel rows (1, 2
+    /// or 4) per block of rows. By default: on a software adapter one workgroup of blocks of
+    /// 4; else one workgroup per block of 4 texel rows (16 rows; at most
+    /// [`LCP_DEFAULT_WORKGROUPS`]), with A's texels in registers where they fit (n <= 1024).
+    /// Measured on an H100 at n = 400, blocks of 4 beat blocks of 2 and 1 (more workgroups).
+    pub fn lcp_jacobi_blocks(
+        &self,
+        a: &Matrix,
+        b: &Matrix,
+        x0: &Matrix,
+        (omega, iterations): (f32, usize),
+        workgroups: Option<usize>,
+        block_rows: Option<usize>,
+    ) -> Result<Matrix> {
+        let n = a.rows();
+        if a.cols() != n {
+            return Err(Error::Shape(format!(
+                "A must be square, got {}x{}",
+                a.rows(),
+                a.cols()
+            )));
+        }
+        for (name, v) in [("b", b), ("x0", x0)] {
+            if v.rows() != n || v.cols() != 1 {
+                return Err(Error::Shape(format!(
+                    "{name} must be a {n}x1 vector for a {n}x{n} A, got {}x{}",
+                    v.rows(),
+                    v.cols()
+                )));
+            }
+        }
+        if !(omega < 0.0 && omega.is_finite()) {
+            return Err(Error::Solver(format!(
+                "omega must be negative in this convention (x + omega D (Ax + b), the seed uses -0.1), got {omega}"
+            )));
+        }
+        if !(1..=MAX_KERNEL_ITERATIONS).contains(&iterations) {
+            return Err(Error::Solver(format!(
+                "iterations must be from 1 to {MAX_KERNEL_ITERATIONS}, got {iterations}"
+            )));
+        }
+        if workgroups == Some(0) {
+            return Err(Error::Solver("workgroups must be at least 1".into()));
+        }
+        if block_rows.is_some_and(|r| ![1, 2, 4].contains(&r)) {
+            return Err(Error::Solver("blocks take 1, 2 or 4 texel rows".into()));
+        }
+        self.needs_compute("the single-dispatch LCP solver")?;
+        let height = a.layout.height();
+        let software = self.capabilities().software;
+        // Blocks: as given; else 4 texel rows where one workgroup does all (the software
+        // default, or a small number asked for), else the smallest that give few enough.
+        let wanted = workgroups.unwrap_or(if software {
+            1
+        } else {
+            height.div_ceil(4).min(LCP_DEFAULT_WORKGROUPS)
+        });
+        let block_rows = block_rows.unwrap_or_else(|| {
+            [4, 2, 1]
+                .into_iter()
+                .find(|&r| height.div_ceil(r) <= wanted)
+                .unwrap_or(4)
+        });
+        let blocks = height.div_ceil(block_rows);
+        let workgroups = wanted.min(blocks);
+        // A in registers where every workgroup has one block and its row fits.
+        let lanes = 256 / block_rows;
+        let registers = if workgroups >= blocks && n.div_ceil(lanes) <= kernel::LCP_MAX_REGISTERS {
+            n.div_ceil(lanes)
+        } else {
+            0
+        };
+        // x in workgroup memory, rounded up to 256 words so that few pipelines are built.
+        let x_words = (4 * height).max(lanes * registers).div_ceil(256) * 256;
+        let needed = 4 * x_words + kernel::LCP_PARTIAL_BYTES;
+        let available = self.capabilities().max_workgroup_storage;
+        if needed > available {
+            return Err(Error::Unsupported(format!(
+                "the single-dispatch LCP solver keeps x in workgroup memory: n = {n} needs {needed} bytes, this device allows {available}"
+            )));
+        }
+        let program = Program::new(
+            kernel::lcp_jacobi(x_words, block_rows, registers, height, workgroups),
+            vec![a.layout, b.layout, x0.layout],
+            x0.layout,
+        )
+        .with_params(&[omega, iterations as f32]);
+        self.run(program, &[a, b, x0])
+    }
+}
+
+/// Workgroups [`Device::lcp_jacobi_compute`] uses at most by default on a hardware GPU: few
+/// enough to run side by side on any of them.
+pub const LCP_DEFAULT_WORKGROUPS: usize = 128;
 
 /// Most iterations one kernel run takes: the count travels as a float parameter.
 pub const MAX_KERNEL_ITERATIONS: usize = 1 << 24;
@@ -421,60 +509,7 @@ impl<B: Backend> Device for Gpu<B> {
         iterations: usize,
         workgroups: Option<usize>,
     ) -> Result<Matrix> {
-        let n = a.rows();
-        if a.cols() != n {
-            return Err(Error::Shape(format!(
-                "A must be square, got {}x{}",
-                a.rows(),
-                a.cols()
-            )));
-        }
-        for (name, v) in [("b", b), ("x0", x0)] {
-            if v.rows() != n || v.cols() != 1 {
-                return Err(Error::Shape(format!(
-                    "{name} must be a {n}x1 vector for a {n}x{n} A, got {}x{}",
-                    v.rows(),
-                    v.cols()
-                )));
-            }
-        }
-        if !(omega < 0.0 && omega.is_finite()) {
-            return Err(Error::Solver(format!(
-                "omega must be negative in this convention (x + omega D (Ax + b), the seed uses -0.1), got {omega}"
-            )));
-        }
-        if !(1..=MAX_KERNEL_ITERATIONS).contains(&iterations) {
-            return Err(Error::Solver(format!(
-                "iterations must be from 1 to {MAX_KERNEL_ITERATIONS}, got {iterations}"
-            )));
-        }
-        self.needs_compute("the single-dispatch LCP solver")?;
-        let height = a.layout.height();
-        let blocks = height.div_ceil(4);
-        // x in workgroup memory, rounded up to 64 texel rows so that few pipelines are built.
-        let x_words = 4 * height.div_ceil(64) * 64;
-        let needed = 4 * x_words + kernel::LCP_PARTIAL_BYTES;
-        let available = self.capabilities().max_workgroup_storage;
-        if needed > available {
-            return Err(Error::Unsupported(format!(
-                "the single-dispatch LCP solver keeps x in workgroup memory: n = {n} needs {needed} bytes, this device allows {available}"
-            )));
-        }
-        let workgroups = match workgroups {
-            Some(0) => {
-                return Err(Error::Solver("workgroups must be at least 1".into()));
-            }
-            Some(w) => w.min(blocks).min(kernel::LCP_MAX_WORKGROUPS),
-            None if self.capabilities().software => 1,
-            None => blocks.min(64),
-        };
-        let program = Program::new(
-            kernel::lcp_jacobi(x_words, height, workgroups),
-            vec![a.layout, b.layout, x0.layout],
-            x0.layout,
-        )
-        .with_params(&[omega, iterations as f32]);
-        self.run(program, &[a, b, x0])
+        self.lcp_jacobi_blocks(a, b, x0, (omega, iterations), workgroups, None)
     }
 
     fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix> {

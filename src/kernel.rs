@@ -195,66 +195,64 @@ pub const FAST_TARGETS: usize = 8;
 /// of `ceil(n / targets)` columns per target; the slabs are then copied side by side into C.
 pub fn matmul_fast(targets: usize) -> Kernel {
     let t = targets.to_string();
+    let accs: Vec<String> = (0..targets).map(|i| format!("acc{i}")).collect();
+    let fill = |src: &str| {
+        repeat_lines(src, "{t}", targets)
+            .replace("{T}", &t)
+            .replace("{ACCS}", &accs.join(", "))
+    };
     Kernel {
         name: format!("matmul_fast{t}").into(),
         inputs: &["a", "b"],
-        wgsl: include_str!("../shaders/matmul_fast.wgsl")
-            .replace("{T}", &t)
-            .into(),
-        glsl: include_str!("../shaders/matmul_fast.glsl")
-            .replace("{T}", &t)
-            .into(),
+        wgsl: fill(include_str!("../shaders/matmul_fast.wgsl")).into(),
+        glsl: fill(include_str!("../shaders/matmul_fast.glsl")).into(),
         outputs: targets,
         compute: None,
     }
 }
 
-/// Block shape of the compute-path product [`matmul_tiled`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Tiling {
-    /// Depth of a chunk of the inner dimension held in workgroup memory (a multiple of 4).
-    pub bk: usize,
-    /// Texel rows (4 matrix rows each) per thread.
-    pub rows: usize,
-    /// Groups of 4 columns per thread.
-    pub col_groups: usize,
-}
-
-impl Tiling {
-    /// 64 x 128 matrix rows x columns per workgroup, 8 x 8 outputs per thread, chunks of 8.
-    pub const DEFAULT: Tiling = Tiling {
-        bk: 8,
-        rows: 2,
-        col_groups: 2,
-    };
-
-    /// Bytes of workgroup memory the kernel declares.
-    pub fn workgroup_bytes(&self) -> usize {
-        16 * self.bk * 16 * (self.rows + self.col_groups)
+/// Each line of `src` that contains `marker`, written out `count` times with the marker
+/// replaced by 0, 1, ...: how a kernel unrolls what it does per render target or per texel,
+/// so that its registers are named variables rather than arrays indexed at run time.
+pub fn repeat_lines(src: &str, marker: &str, count: usize) -> String {
+    let mut out = String::with_capacity(src.len() * 2);
+    for line in src.lines() {
+        if line.contains(marker) {
+            for i in 0..count {
+                out.push_str(&line.replace(marker, &i.to_string()));
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
     }
+    out
 }
 
-/// `C = A * B` on the compute path: workgroups of 16 x 16 threads, tiles of A and B in
-/// workgroup memory, `4 tiling.rows x 4 tiling.col_groups` outputs per thread in registers.
-pub fn matmul_tiled(tiling: Tiling) -> Kernel {
-    let Tiling {
-        bk,
-        rows,
-        col_groups,
-    } = tiling;
-    debug_assert!(bk % 4 == 0 && bk > 0 && rows > 0 && col_groups > 0);
+/// Depths of the inner-dimension chunk [`matmul_tiled`] takes (a multiple of 8).
+pub const TILED_CHUNKS: [usize; 3] = [8, 16, 32];
+
+/// Bytes of workgroup memory [`matmul_tiled`] declares for chunks of `bk`.
+pub fn tiled_workgroup_bytes(bk: usize) -> usize {
+    2 * bk * 32 * 16
+}
+
+/// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 x 128
+/// elements of C; chunks of `bk` (a multiple of 8) of the inner dimension pass through
+/// workgroup memory; 8 x 8 outputs per thread in registers.
+pub fn matmul_tiled(bk: usize) -> Kernel {
+    debug_assert!(bk % 8 == 0 && bk > 0);
     Kernel {
-        name: format!("matmul_tiled_{bk}_{rows}_{col_groups}").into(),
+        name: format!("matmul_tiled_{bk}").into(),
         inputs: &["a", "b"],
-        wgsl: include_str!("../shaders/matmul_tiled.wgsl")
+        wgsl: repeat_lines(include_str!("../shaders/matmul_tiled.wgsl"), "{e}", bk / 8)
             .replace("{BK}", &bk.to_string())
-            .replace("{TR}", &rows.to_string())
-            .replace("{TC4}", &col_groups.to_string())
             .into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {
-            per_group: (64 * col_groups, 16 * rows),
+            per_group: (128, 32),
             scratch_words: 0,
         }),
     }
@@ -274,27 +272,38 @@ pub const MATVEC_TILED: Kernel = Kernel {
     }),
 };
 
-/// Most workgroups [`lcp_jacobi`] runs with.
-pub const LCP_MAX_WORKGROUPS: usize = 256;
+/// Most texels of A each thread of [`lcp_jacobi`] keeps in registers.
+pub const LCP_MAX_REGISTERS: usize = 16;
 
 /// Workgroup memory of [`lcp_jacobi`] besides x: the partial sums.
-pub const LCP_PARTIAL_BYTES: usize = 4 * 64 * 16;
+pub const LCP_PARTIAL_BYTES: usize = 256 * 16;
 
 /// Projected Jacobi for the LCP, every iteration in one dispatch: inputs A, b, x0; parameters
-/// omega and the iteration count; `x_words` (a multiple of 4, at least 4 texel rows' worth)
-/// words of x in workgroup memory; `workgroups` workgroups for `height` texel rows of x.
-pub fn lcp_jacobi(x_words: usize, height: usize, workgroups: usize) -> Kernel {
+/// omega and the iteration count. `x_words` (a multiple of 4, at least 4 texel rows' worth and
+/// `registers * 256 / block_rows`) words of x in workgroup memory; blocks of `block_rows` (1, 2
+/// or 4) texel rows; `registers` texels of A per thread kept in registers (0 for none);
+/// `workgroups` workgroups for `height` texel rows of x.
+pub fn lcp_jacobi(
+    x_words: usize,
+    block_rows: usize,
+    registers: usize,
+    height: usize,
+    workgroups: usize,
+) -> Kernel {
+    debug_assert!([1, 2, 4].contains(&block_rows) && registers <= LCP_MAX_REGISTERS);
     Kernel {
-        name: format!("lcp_jacobi_{x_words}").into(),
+        name: format!("lcp_jacobi_{x_words}_{block_rows}_{registers}").into(),
         inputs: &["a", "b", "c"],
-        wgsl: include_str!("../shaders/lcp_jacobi.wgsl")
+        wgsl: repeat_lines(include_str!("../shaders/lcp_jacobi.wgsl"), "{m}", registers)
             .replace("{XW}", &x_words.to_string())
+            .replace("{BR}", &block_rows.to_string())
+            .replace("{REG}", &registers.to_string())
             .into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {
             per_group: (1, height.div_ceil(workgroups.max(1))),
-            scratch_words: 1 + LCP_MAX_WORKGROUPS + 2 * x_words,
+            scratch_words: 1 + 2 * x_words,
         }),
     }
 }

@@ -31,9 +31,9 @@ pub struct WebGpu {
     compute_pipelines: RefCell<HashMap<String, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
     /// Errors the device reported outside any error scope; surfaced at the next read or finish.
     errors: Arc<Mutex<Vec<String>>>,
-    /// Whether shader modules get wgpu's run-time bounds checks (always, except where the
-    /// native benchmark measures without them).
-    checks: std::cell::Cell<bool>,
+    /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
+    /// where the native benchmark measures what they cost).
+    checks: std::cell::Cell<Option<wgpu::ShaderRuntimeChecks>>,
 }
 
 /// An `Rgba32Float` texture and the view every pass uses.
@@ -157,16 +157,16 @@ impl WebGpu {
             pipelines: RefCell::new(HashMap::new()),
             compute_pipelines: RefCell::new(HashMap::new()),
             errors,
-            checks: std::cell::Cell::new(true),
+            checks: std::cell::Cell::new(None),
         })
     }
 
-    /// Turns wgpu's run-time bounds checks in shaders off or back on (native only: the browser
-    /// checks anyway), so that the native benchmark can measure what they cost. Pipelines built
-    /// so far are dropped.
+    /// Chooses the run-time checks wgpu builds into shaders (bounds checks, loop bounding,
+    /// integer division checks; native only: a browser compiles WGSL its own way), so that the
+    /// native benchmark can measure what they cost. Pipelines built so far are dropped.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn set_runtime_checks(&self, on: bool) {
-        self.checks.set(on);
+    pub fn set_runtime_checks(&self, checks: wgpu::ShaderRuntimeChecks) {
+        self.checks.set(Some(checks));
         self.pipelines.borrow_mut().clear();
         self.compute_pipelines.borrow_mut().clear();
     }
@@ -256,17 +256,11 @@ impl WebGpu {
             label: Some(&kernel.name),
             source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
         };
-        let module = if self.checks.get() {
-            self.device.create_shader_module(descriptor)
-        } else {
-            // SAFETY: only the native benchmark turns the checks off, for texla's own kernels,
-            // whose indices stay in bounds (every load of theirs is guarded or clamped).
-            unsafe {
-                self.device.create_shader_module_trusted(
-                    descriptor,
-                    wgpu::ShaderRuntimeChecks::unchecked(),
-                )
-            }
+        let module = match self.checks.get() {
+            None => self.device.create_shader_module(descriptor),
+            // SAFETY: only the native benchmark turns checks off, for texla's own kernels, whose
+            // indices stay in bounds (every load is guarded or clamped) and whose loops end.
+            Some(checks) => unsafe { self.device.create_shader_module_trusted(descriptor, checks) },
         };
         let layout = self
             .device

@@ -20,7 +20,6 @@ use texla::backend::WebGpu;
 use texla::device::Device;
 use texla::error::Result;
 use texla::gpu::Gpu;
-use texla::kernel::Tiling;
 use texla::matrix::Matrix;
 use texla::reference::{dot_error_bound, Rng};
 
@@ -93,16 +92,23 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Seconds per run of `op`: one warm-up run, then `batches` batches of `per_batch` runs between
-/// waits for the GPU; the median batch. Returns the last result too, for checking.
+/// Seconds per run of `op`: one run to build its pipeline, one timed run to size the batches
+/// (about 50 ms each, at most `per_batch` runs), then `batches` batches of back-to-back runs
+/// between waits for the GPU; the median batch. Returns the last result too, for checking.
 fn time<F: FnMut() -> Result<Matrix>>(
     gpu: &Gpu<WebGpu>,
     batches: usize,
     per_batch: usize,
     mut op: F,
 ) -> Result<(f64, Matrix)> {
+    op()?;
+    block_on(gpu.finish())?;
+    let t0 = Instant::now();
     let mut last = op()?;
     block_on(gpu.finish())?;
+    let once = t0.elapsed().as_secs_f64();
+    let per_batch = ((0.05 / once).ceil() as usize).clamp(1, per_batch);
+    let batches = if once > 0.5 { batches.min(3) } else { batches };
     let mut samples = Vec::new();
     for _ in 0..batches {
         let t0 = Instant::now();
@@ -113,6 +119,17 @@ fn time<F: FnMut() -> Result<Matrix>>(
         samples.push(t0.elapsed().as_secs_f64() / per_batch as f64);
     }
     Ok((median(samples), last))
+}
+
+/// The run-time checks wgpu can build into shaders, from all (its default) to none.
+fn check_levels() -> Vec<(&'static str, wgpu::ShaderRuntimeChecks)> {
+    let mut bounds_only = wgpu::ShaderRuntimeChecks::unchecked();
+    bounds_only.bounds_checks = true;
+    vec![
+        ("wgpu default checks", wgpu::ShaderRuntimeChecks::checked()),
+        ("bounds checks only", bounds_only),
+        ("no run-time checks", wgpu::ShaderRuntimeChecks::unchecked()),
+    ]
 }
 
 /// Worst |gpu - exact| / bound over `samples` random elements of C = A B (row-major f32 data),
@@ -161,14 +178,14 @@ fn tflops(n: usize, seconds: f64) -> f64 {
 }
 
 /// One row of the products table: a path's name, and its measurements per size.
-/// A way to compute A B on the device.
-type Product = Box<dyn Fn(&Gpu<WebGpu>, &Matrix, &Matrix) -> Result<Matrix>>;
-
 struct Row {
     name: String,
     tflops: Vec<Option<f64>>,
     worst: f64,
 }
+
+/// A way to compute A B on the device.
+type Product = Box<dyn Fn(&Gpu<WebGpu>, &Matrix, &Matrix) -> Result<Matrix>>;
 
 fn products(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
     let mut paths: Vec<(String, Product)> = vec![
@@ -180,137 +197,89 @@ fn products(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
             "fragment, fast, 8 targets".into(),
             Box::new(|g, a, b| g.mul_fast_targets(a, b, 8)),
         ),
+        (
+            "fragment, fast, 4 targets".into(),
+            Box::new(|g, a, b| g.mul_fast_targets(a, b, 4)),
+        ),
     ];
     if !o.quick {
         paths.push((
-            "fragment, fast, 4 targets".into(),
-            Box::new(|g, a, b| g.mul_fast_targets(a, b, 4)),
+            "fragment, fast, 2 targets".into(),
+            Box::new(|g, a, b| g.mul_fast_targets(a, b, 2)),
         ));
     }
-    let mut tilings = vec![
-        Tiling::DEFAULT,
-        Tiling {
-            bk: 16,
-            ..Tiling::DEFAULT
-        },
-    ];
-    if !o.quick {
-        tilings.extend([
-            Tiling {
-                bk: 8,
-                rows: 2,
-                col_groups: 1,
-            },
-            Tiling {
-                bk: 8,
-                rows: 1,
-                col_groups: 2,
-            },
-            Tiling {
-                bk: 16,
-                rows: 1,
-                col_groups: 1,
-            },
-            Tiling {
-                bk: 32,
-                rows: 2,
-                col_groups: 2,
-            },
-        ]);
-    }
     let storage = gpu.capabilities().max_workgroup_storage;
-    for t in tilings
-        .into_iter()
-        .filter(|t| t.workgroup_bytes() <= storage)
-    {
-        let name = format!(
-            "compute, {}x{} block, {}x{} per thread, k chunk {}",
-            64 * t.rows,
-            64 * t.col_groups,
-            4 * t.rows,
-            4 * t.col_groups,
-            t.bk
-        );
-        paths.push((name, Box::new(move |g, a, b| g.mul_compute_tiled(a, b, t))));
+    for bk in texla::kernel::TILED_CHUNKS {
+        if texla::kernel::tiled_workgroup_bytes(bk) <= storage && (bk == 8 || !o.quick) {
+            paths.push((
+                format!("compute, 128x128 blocks, 8x8 per thread, k chunk {bk}"),
+                Box::new(move |g, a, b| g.mul_compute_tiled(a, b, bk)),
+            ));
+        }
     }
-    let mut rows: Vec<Row> = paths
-        .iter()
-        .map(|(name, _)| Row {
-            name: name.clone(),
-            tflops: vec![],
-            worst: 0.0,
-        })
-        .collect();
-    let unchecked_start = rows.len();
-    let compute_paths: Vec<usize> = (0..paths.len())
-        .filter(|&i| paths[i].0.starts_with("compute"))
-        .collect();
-    if !o.quick {
-        for &i in &compute_paths[..compute_paths.len().min(2)] {
-            rows.push(Row {
-                name: format!("{} [no bounds checks]", paths[i].0),
+    let mut rows: Vec<Row> = Vec::new();
+    for (level, checks) in check_levels() {
+        gpu.backend().set_runtime_checks(checks);
+        for (name, op) in &paths {
+            let mut row = Row {
+                name: format!("{name} [{level}]"),
                 tflops: vec![],
                 worst: 0.0,
-            });
-        }
-    }
-    for &n in &o.sizes {
-        let mut rng = Rng::new(n as u32);
-        let a = rng.matrix(n * n, -1.0, 1.0);
-        let b = rng.matrix(n * n, -1.0, 1.0);
-        let (ga, gb) = (gpu.upload(&a, n, n)?, gpu.upload(&b, n, n)?);
-        // Batches of about 0.1 s at 20 TFLOPS.
-        let per_batch = (0.1 / (2.0 * (n as f64).powi(3) / 20e12))
-            .ceil()
-            .clamp(1.0, 50.0) as usize;
-        let run = |row: &mut Row, op: &Product| -> Result<()> {
-            match time(gpu, o.batches, per_batch, || op(gpu, &ga, &gb)) {
-                Ok((seconds, c)) => {
-                    let data = block_on(gpu.read(&c))?;
-                    let worst = check_product(&data, &a, &b, (n, n, n), 256, 7 * n as u32);
-                    row.worst = row.worst.max(worst);
-                    let flag = if worst <= 1.0 { "ok" } else { "WRONG" };
+            };
+            let mut last_seconds = 0.0f64;
+            for &n in &o.sizes {
+                // Skip what would take more than 2 s a run (8x the smaller size's time).
+                if last_seconds * 8.0 > 2.0 {
                     println!(
-                        "n={n:5} {:58} {:8.3} ms {:7.2} TFLOPS  check {flag} (worst {worst:.2e} of bound)",
+                        "n={n:5} {:72} skipped (about {:.1} s a run)",
                         row.name,
-                        seconds * 1e3,
-                        tflops(n, seconds)
+                        last_seconds * 8.0
                     );
-                    row.tflops.push((worst <= 1.0).then(|| tflops(n, seconds)));
-                }
-                Err(e) => {
-                    println!("n={n:5} {:58} failed: {e}", row.name);
                     row.tflops.push(None);
+                    continue;
                 }
+                let mut rng = Rng::new(n as u32);
+                let a = rng.matrix(n * n, -1.0, 1.0);
+                let b = rng.matrix(n * n, -1.0, 1.0);
+                let (ga, gb) = (gpu.upload(&a, n, n)?, gpu.upload(&b, n, n)?);
+                match time(gpu, o.batches, 50, || op(gpu, &ga, &gb)) {
+                    Ok((seconds, c)) => {
+                        let data = block_on(gpu.read(&c))?;
+                        let worst = check_product(&data, &a, &b, (n, n, n), 256, 7 * n as u32);
+                        row.worst = row.worst.max(worst);
+                        let flag = if worst <= 1.0 { "ok" } else { "WRONG" };
+                        println!(
+                            "n={n:5} {:72} {:9.3} ms {:6.2} TFLOPS  check {flag} (worst {worst:.1e} of bound)",
+                            row.name,
+                            seconds * 1e3,
+                            tflops(n, seconds)
+                        );
+                        row.tflops.push((worst <= 1.0).then(|| tflops(n, seconds)));
+                        last_seconds = seconds;
+                    }
+                    Err(e) => {
+                        println!("n={n:5} {:72} failed: {e}", row.name);
+                        row.tflops.push(None);
+                    }
+                }
+                gpu.release_pooled();
             }
-            Ok(())
-        };
-        for (row, (_, op)) in rows.iter_mut().zip(&paths) {
-            run(row, op)?;
+            rows.push(row);
         }
-        if rows.len() > unchecked_start {
-            gpu.backend().set_runtime_checks(false);
-            for (r, &i) in compute_paths[..compute_paths.len().min(2)]
-                .iter()
-                .enumerate()
-            {
-                run(&mut rows[unchecked_start + r], &paths[i].1)?;
-            }
-            gpu.backend().set_runtime_checks(true);
-        }
-        gpu.release_pooled();
     }
+    gpu.backend()
+        .set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
     println!(
         "\nTFLOPS of C = A B (n x n, FP32), median of {} batches:",
         o.batches
     );
-    print!("{:70}", "path");
+    print!("{:84}", "path [wgpu run-time checks in the shaders]");
     for n in &o.sizes {
         print!(" {:>8}", format!("n={n}"));
     }
     println!();
     for row in &rows {
-        print!("{:70}", row.name);
+        print!("{:84}", row.name);
         for t in &row.tflops {
             match t {
                 Some(v) => print!(" {v:8.2}"),
@@ -331,6 +300,20 @@ fn products(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
 
 fn matvec(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
     println!("\nA x (n x n times n x 1), GB/s of A read (n^2 * 4 bytes per product):");
+    for (level, checks) in check_levels() {
+        if level == "bounds checks only" {
+            continue;
+        }
+        gpu.backend().set_runtime_checks(checks);
+        println!("[{level}]");
+        matvec_sizes(gpu, o)?;
+    }
+    gpu.backend()
+        .set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
+    Ok(())
+}
+
+fn matvec_sizes(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
     for n in [1024usize, 4096, 8192] {
         let mut rng = Rng::new(n as u32 + 1);
         let a = rng.matrix(n * n, -1.0, 1.0);
@@ -423,34 +406,50 @@ fn lcp(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
         );
         Ok(())
     };
-    let blocks = n.div_ceil(16);
-    let mut counts = vec![1, 2, 4, 8, 13, 16, 25, 32, 50, 64];
-    counts.retain(|&w| w <= blocks);
-    if !counts.contains(&blocks) {
-        counts.push(blocks);
+    // (workgroups, texel rows per block); None: the library's choice.
+    let h = n.div_ceil(4);
+    let mut counts: Vec<(Option<usize>, Option<usize>)> = vec![
+        (None, None),
+        (Some(1), Some(4)),
+        (Some(h.div_ceil(4)), Some(4)),
+        (Some(h.div_ceil(2)), Some(2)),
+        (Some(h), Some(1)),
+        (Some(h.div_ceil(8)), Some(4)),
+    ];
+    counts.dedup();
+    for (level, checks) in check_levels() {
+        gpu.backend().set_runtime_checks(checks);
+        println!("[{level}]");
+        lcp_paths(gpu, &counts, (n, iterations, omega), (&a, &b, &x0), &report)?;
     }
-    for w in counts {
-        let op = || gpu.lcp_jacobi_compute(&a, &b, &x0, omega, iterations, Some(w));
+    gpu.backend()
+        .set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
+    Ok(())
+}
+
+type Report<'a> = dyn Fn(&str, f64, f64, &Matrix) -> Result<()> + 'a;
+
+fn lcp_paths(
+    gpu: &Gpu<WebGpu>,
+    counts: &[(Option<usize>, Option<usize>)],
+    (n, iterations, omega): (usize, usize, f32),
+    (a, b, x0): (&Matrix, &Matrix, &Matrix),
+    report: &Report<'_>,
+) -> Result<()> {
+    let _ = n;
+    for &(w, rows) in counts {
+        let op = || gpu.lcp_jacobi_blocks(a, b, x0, (omega, iterations), w, rows);
         let (frame, _) = time(gpu, 21, 1, op)?;
         let (batch, x) = time(gpu, 3, 10, op)?;
-        if std::env::var("TEXLA_DEBUG").is_ok() {
-            let v = block_on(gpu.read(&x))?;
-            println!(
-                "x[14..20] = {:?}, reference {:?}",
-                &v[14..20],
-                &reference[14..20]
-            );
-        }
-        report(
-            &format!("compute, one dispatch, {w} workgroups"),
-            frame,
-            batch,
-            &x,
-        )?;
+        let name = match (w, rows) {
+            (Some(w), Some(r)) => format!("compute, one dispatch, {w} workgroups, blocks of {r}"),
+            _ => "compute, one dispatch, the library's choice".to_string(),
+        };
+        report(&name, frame, batch, &x)?;
     }
     // The per-iteration paths, one submission per pass (as the solver in lcp.rs runs them).
     let d = {
-        let diag = gpu.diagonal(&a)?;
+        let diag = gpu.diagonal(a)?;
         use texla::expr::{Expr, Func2};
         let over = Expr::call2(Func2::Div, Expr::Const(omega), Expr::Input(0));
         gpu.map(&over, &[&diag])?
@@ -496,12 +495,12 @@ fn main() {
         caps.adapter, caps.max_texture_size, caps.max_render_targets, caps.max_workgroup_storage
     );
     let result = (|| {
-        if o.products {
-            products(&gpu, &o)?;
-            matvec(&gpu, &o)?;
-        }
         if o.lcp {
             lcp(&gpu, &o)?;
+        }
+        if o.products {
+            matvec(&gpu, &o)?;
+            products(&gpu, &o)?;
         }
         Ok::<_, texla::error::Error>(())
     })();
