@@ -242,7 +242,7 @@ pub fn tiled_workgroup_bytes(bk: usize) -> usize {
 /// elements of C; chunks of `bk` (a multiple of 8) of the inner dimension pass through
 /// workgroup memory; 8 x 8 outputs per thread in registers.
 pub fn matmul_tiled(bk: usize) -> Kernel {
-    debug_assert!(bk % 8 == 0 && bk > 0);
+    debug_assert!(bk.is_multiple_of(8) && bk > 0);
     Kernel {
         name: format!("matmul_tiled_{bk}").into(),
         inputs: &["a", "b"],
@@ -475,6 +475,44 @@ mod tests {
         assert!(glsl.contains("int a_cols() { return u_shapes[1].y; }"));
         // main() comes after the body so that `kernel` is declared before use.
         assert!(glsl.find("vec4 kernel(").unwrap() < glsl.find("void main()").unwrap());
+    }
+
+    #[test]
+    fn repeated_lines_unroll_and_leave_no_placeholder() {
+        assert_eq!(
+            repeat_lines("a\nx{t} = {t};\nb", "{t}", 3),
+            "a\nx0 = 0;\nx1 = 1;\nx2 = 2;\nb\n"
+        );
+        assert_eq!(repeat_lines("x{t}\n", "{t}", 0), "");
+        for t in 2..=FAST_TARGETS {
+            let k = matmul_fast(t);
+            let (wgsl, glsl) = (k.wgsl_source(), k.glsl_source());
+            for src in [&wgsl, &glsl] {
+                assert!(!src.contains("{t}") && !src.contains("{T}") && !src.contains("{ACCS}"));
+                assert!(
+                    src.contains(&format!("acc{}", t - 1)) && !src.contains(&format!("acc{t} "))
+                );
+            }
+            assert!(wgsl.contains(&format!("@location({}) o{}: vec4<f32>", t - 1, t - 1)));
+            assert!(wgsl.contains(&format!("-> array<vec4<f32>, {t}>")));
+            assert!(glsl.contains(&format!(
+                "layout(location = {}) out vec4 out_{};",
+                t - 1,
+                t - 1
+            )));
+        }
+        for bk in TILED_CHUNKS {
+            let src = matmul_tiled(bk).wgsl_source();
+            assert!(!src.contains("{e}") && !src.contains("{BK}"));
+            assert_eq!(src.matches("fetch_a(li + 256 *").count(), 2 * bk / 8);
+        }
+        let src = lcp_jacobi(512, 4, 7, 100, 25).wgsl_source();
+        assert!(!src.contains("{m}") && !src.contains("{XW}") && !src.contains("{REG}"));
+        assert!(src.contains("var ra6 = ") && !src.contains("var ra7 = "));
+        assert_eq!(
+            lcp_jacobi(512, 4, 0, 100, 25).compute.unwrap().per_group,
+            (1, 4)
+        );
     }
 
     #[test]
