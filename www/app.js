@@ -79,7 +79,7 @@ async function start() {
     runSolver(texla);
   });
   $("solver-kind").addEventListener("change", (e) => {
-    if (e.target.value === "lcp") $("solver-problem").value = "lcp";
+    if (e.target.value.startsWith("lcp")) $("solver-problem").value = "lcp";
     else if ($("solver-problem").value === "lcp") $("solver-problem").value = "poisson1d";
   });
   $("accuracy-form").addEventListener("submit", (e) => {
@@ -139,7 +139,9 @@ async function runSolver(texla) {
   cancel.onclick = () => controller.abort();
   await guarded(out, async () => {
     cancel.disabled = false;
-    const kind = $("solver-kind").value;
+    const solver = $("solver-kind").value;
+    // Both projected Jacobi paths are "lcp" below; `solver` tells them apart.
+    const kind = solver.startsWith("lcp") ? "lcp" : solver;
     const problem = $("solver-problem").value;
     if ((kind === "lcp") !== (problem === "lcp")) throw new Error("projected Jacobi solves the LCP problem, and the LCP problem needs projected Jacobi");
     const n = whole("solver-n", "n", 1, problem === "poisson2d" ? 45 : 2048);
@@ -171,7 +173,11 @@ async function runSolver(texla) {
         gpuResiduals = [];
         let x = null;
         for (let done = 0; done < maxIter; done += step) {
-          const r = await gpu.lcpJacobi(A, B, { omega, iterations: Math.min(step, maxIter - done), x0: x ?? undefined, residual: true, signal: controller.signal });
+          const chunk = { omega, iterations: Math.min(step, maxIter - done), x0: x ?? undefined, residual: true };
+          const r = solver === "lcp-compute"
+            ? await gpu.lcpJacobiCompute(A, B, chunk)
+            : await gpu.lcpJacobi(A, B, { ...chunk, signal: controller.signal });
+          if (controller.signal.aborted) throw new Error("cancelled");
           x?.free();
           x = r.x;
           gpuResiduals.push(r.residuals[0]);
@@ -214,7 +220,7 @@ async function runSolver(texla) {
     const measure = kind === "lcp" ? "max |min(x, Ax + b)|" : "|b − Ax| / |b|";
     out.innerHTML = `<div class="summary" id="solver-summary" data-gpu-error="${gpuErr}" data-js-error="${jsErr}" data-iterations="${result.iterations}">
       <table class="numbers">
-        <tr><th></th><th>GPU float32 (${gpu.backend})</th><th>JavaScript float64</th></tr>
+        <tr><th></th><th>GPU float32 (${gpu.backend}${solver === "lcp-compute" ? ", one compute dispatch per run" : ""})</th><th>JavaScript float64</th></tr>
         <tr><th>order n</th><td>${N}</td><td>${N}</td></tr>
         <tr><th>iterations</th><td>${result.iterations}${kind === "lcp" ? "" : result.converged ? " (converged)" : " (not converged)"}</td><td>${ref.iterations}</td></tr>
         <tr><th>final ${measure}</th><td>${gpuResiduals.at(-1)?.toExponential(2)}</td><td>${ref.residuals.at(-1).toExponential(2)}</td></tr>
@@ -271,7 +277,7 @@ async function runSquare() {
     const n = whole("square-n", "n", 1, 2048);
     const seed = whole("square-seed", "seed", 0, 2 ** 32 - 1);
     const threshold = positive("square-threshold", "the highlight threshold");
-    await product(gpu, out, { m: n, k: n, n, seed, threshold, square: true });
+    await product(gpu, out, { m: n, k: n, n, seed, threshold, square: true, kernel: $("square-kernel").value });
   });
 }
 
@@ -282,7 +288,7 @@ async function runMultiply() {
     if (m * k * n > 2 ** 31) throw new Error(`m·k·n = ${m * k * n} is more than this page's float64 reference should take (2^31)`);
     const seed = whole("multiply-seed", "seed", 0, 2 ** 32 - 1);
     const threshold = positive("multiply-threshold", "the highlight threshold");
-    await product(gpu, out, { m, k, n, seed, threshold, square: false });
+    await product(gpu, out, { m, k, n, seed, threshold, square: false, kernel: $("multiply-kernel").value });
   });
 }
 
@@ -328,12 +334,12 @@ async function runBench(kind, sizesText, texla) {
         rows.map((r) => `<tr><td>${r.solver}</td><td>${r.n}</td>${f(r.gpuMs)}${f(r.jsMs)}<td>${(r.jsMs / r.gpuMs).toFixed(1)}×</td><td>${r.passes.toFixed(1)}</td></tr>`).join("");
     } else if (kind === "matvec") {
       rows = await runMatvecBenchmark(gpu, sizes, progress);
-      table.innerHTML = `<tr><th>n</th><th>blocked GFLOPS</th><th>naive GFLOPS</th><th>JS float64 GFLOPS</th><th>blocked / naive</th></tr>` +
-        rows.map((r) => `<tr><td>${r.n}</td>${f(r.blocked)}${f(r.naive)}${f(r.js)}<td>${(r.blocked / r.naive).toFixed(1)}×</td></tr>`).join("");
+      table.innerHTML = `<tr><th>n</th><th>blocked GFLOPS</th><th>naive GFLOPS</th><th>compute path GFLOPS</th><th>JS float64 GFLOPS</th><th>blocked / naive</th></tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td>${f(r.blocked)}${f(r.naive)}${r.compute === null ? "<td>WebGPU only</td>" : f(r.compute)}${f(r.js)}<td>${(r.blocked / r.naive).toFixed(1)}×</td></tr>`).join("");
     } else {
       rows = await runBenchmark(gpu, sizes, progress);
-      table.innerHTML = `<tr><th>n</th><th>square end-to-end</th><th>square resident</th><th>multiply end-to-end</th><th>multiply resident</th><th>multiply resident, compute path</th><th>JS float64</th><th>best GPU / JS</th></tr>` +
-        rows.map((r) => `<tr><td>${r.n}</td>${f(r.squareE2E)}${f(r.squareResident)}${f(r.mulE2E)}${f(r.mulResident)}${r.computeResident === null ? "<td>WebGPU only</td>" : f(r.computeResident)}${f(r.js)}<td>${(Math.max(r.squareResident, r.mulResident, r.computeResident ?? 0) / r.js).toFixed(1)}×</td></tr>`).join("");
+      table.innerHTML = `<tr><th>n</th><th>square end-to-end</th><th>square resident, teaching</th><th>square resident, fast</th><th>multiply end-to-end</th><th>multiply resident, teaching</th><th>multiply resident, fast</th><th>multiply resident, compute path</th><th>JS float64</th><th>best GPU / JS</th></tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td>${f(r.squareE2E)}${f(r.squareResident)}${f(r.squareFastResident)}${f(r.mulE2E)}${f(r.mulResident)}${f(r.mulFastResident)}${r.computeResident === null ? "<td>WebGPU only</td>" : f(r.computeResident)}${f(r.js)}<td>${(Math.max(r.squareResident, r.mulResident, r.squareFastResident, r.mulFastResident, r.computeResident ?? 0) / r.js).toFixed(1)}×</td></tr>`).join("");
     }
     const report = { kind, backend: gpu.backend, adapter: gpu.capabilities().adapter, rows };
     $("bench-json").textContent = JSON.stringify(report, null, 2);

@@ -49,7 +49,8 @@ function perRun(run) {
 
 /**
  * Runs the benchmark on `gpu` for each n in `sizes`; calls `progress(text)` before each step and
- * returns one row per n: {n, squareE2E, squareResident, mulE2E, mulResident, computeResident
+ * returns one row per n: {n, squareE2E, squareResident, mulE2E, mulResident (the teaching
+ * kernel), squareFastResident, mulFastResident (the fast fragment kernel), computeResident
  * (WebGPU's compute path, else null), js} in GFLOPS.
  */
 export async function runBenchmark(gpu, sizes, progress = () => {}) {
@@ -97,6 +98,11 @@ export async function runBenchmark(gpu, sizes, progress = () => {}) {
     const squareResident = await best(reps, chained((x) => gpu.square(x)));
     progress(`n = ${n}: multiply, resident (${CHAIN} chained)`);
     const mulResident = await best(reps, chained((x) => gpu.matmul(x, gb)));
+    // The fast fragment kernel (several render targets), resident like the teaching one.
+    progress(`n = ${n}: squaring, fast kernel, resident (${CHAIN} chained)`);
+    const squareFastResident = await best(reps, chained((x) => gpu.squareFast(x)));
+    progress(`n = ${n}: multiply, fast kernel, resident (${CHAIN} chained)`);
+    const mulFastResident = await best(reps, chained((x) => gpu.matmulFast(x, gb)));
 
     // The compute path (WebGPU only), resident like the fragment one.
     let computeResident = null;
@@ -116,6 +122,8 @@ export async function runBenchmark(gpu, sizes, progress = () => {}) {
       squareResident: gflops(CHAIN, squareResident),
       mulE2E: gflops(1, mulE2E),
       mulResident: gflops(CHAIN, mulResident),
+      squareFastResident: gflops(CHAIN, squareFastResident),
+      mulFastResident: gflops(CHAIN, mulFastResident),
       computeResident,
       js: gflops(1, jsMs),
     });
@@ -173,8 +181,8 @@ export const MATVEC_SIZES = [16, 31, 64, 100, 128, 250, 256, 500, 512, 1000, 102
 
 /**
  * GFLOPS (2 n^2 per product) of y = A x for n x n A: blocked (partial sums, then a reduction),
- * naive (one fragment per four rows), both resident (10 products, one finish), and JavaScript
- * float64 (seed 003's comparison).
+ * naive (one fragment per four rows), the compute path (WebGPU only, else null), all resident
+ * (10 products, one finish), and JavaScript float64 (seed 003's comparison).
  */
 export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = () => {}) {
   const rows = [];
@@ -191,6 +199,7 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
     });
     const blockedMs = await time((m, v) => gpu.mulVec(m, v));
     const naiveMs = await time((m, v) => gpu.mulVecNaive(m, v));
+    const computeMs = gpu.backend === "webgpu" ? await time((m, v) => gpu.mulVecCompute(m, v)) : null;
     ga.free();
     gx.free();
     const a64 = Float64Array.from(a);
@@ -206,7 +215,7 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
       }),
     );
     const gflops = (count, ms) => (count * 2 * n * n) / (ms * 1e6);
-    rows.push({ n, blocked: gflops(CHAIN, blockedMs), naive: gflops(CHAIN, naiveMs), js: gflops(1, jsMs) });
+    rows.push({ n, blocked: gflops(CHAIN, blockedMs), naive: gflops(CHAIN, naiveMs), compute: computeMs === null ? null : gflops(CHAIN, computeMs), js: gflops(1, jsMs) });
   }
   return rows;
 }
@@ -251,6 +260,9 @@ export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {},
   await run("CG fused", dense, spd, (A, B) => gpu.cg(A, B, { tol: 0, maxIter: it, fused: true }), (a, b, k) => cg64(a, b, dense, 0, k));
   const lcp = texla.Gpgpu.problem("lcp", dense, 1);
   await run("projected Jacobi", dense, lcp, (A, B) => gpu.lcpJacobi(A, B, { omega: -0.8, iterations: it, residual: false }), (a, b, k) => lcp64(a, b, dense, -0.8, k, k));
+  if (gpu.backend === "webgpu") {
+    await run("projected Jacobi, one dispatch", dense, lcp, (A, B) => gpu.lcpJacobiCompute(A, B, { omega: -0.8, iterations: it, residual: false }), (a, b, k) => lcp64(a, b, dense, -0.8, k, k));
+  }
   for (const n of sizes) {
     const sys = texla.Gpgpu.problem("jacobi", n, 1, 1.2);
     const jit = 20;

@@ -41,13 +41,13 @@ if (kind === "functions") {
   print(["backend", "solver", "n", "iterations", "GPU ms/it", "JS ms/it", "JS/GPU", "passes/it"]);
   for (const r of reports) for (const row of r.rows) print([r.backend, row.solver, row.n, row.iterations, row.gpuMs.toFixed(3), row.jsMs.toFixed(3), `${(row.jsMs / row.gpuMs).toFixed(2)}x`, row.passes.toFixed(1)]);
 } else if (kind === "matvec") {
-  print(["backend", "n", "blocked GFLOPS", "naive GFLOPS", "JS GFLOPS", "blocked/naive"]);
-  for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.blocked.toFixed(3), row.naive.toFixed(3), row.js.toFixed(3), `${(row.blocked / row.naive).toFixed(1)}x`]);
+  print(["backend", "n", "blocked GFLOPS", "naive GFLOPS", "compute GFLOPS", "JS GFLOPS", "blocked/naive"]);
+  for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.blocked.toFixed(3), row.naive.toFixed(3), row.compute?.toFixed(3) ?? "-", row.js.toFixed(3), `${(row.blocked / row.naive).toFixed(1)}x`]);
 } else {
-  const cols = ["squareE2E", "squareResident", "mulE2E", "mulResident", "computeResident", "js"];
-  print(["backend", "n", "square e2e", "square resident", "mul e2e", "mul resident", "compute resid.", "JS float64", "best/JS"]);
+  const cols = ["squareE2E", "squareResident", "squareFastResident", "mulE2E", "mulResident", "mulFastResident", "computeResident", "js"];
+  print(["backend", "n", "square e2e", "sq teaching", "sq fast", "mul e2e", "mul teaching", "mul fast", "mul compute", "JS float64", "best/JS"]);
   for (const r of reports) {
-    for (const row of r.rows) print([r.backend, row.n, ...cols.map((c) => row[c]?.toFixed(3) ?? "-"), `${(Math.max(row.squareResident, row.mulResident, row.computeResident ?? 0) / row.js).toFixed(1)}x`]);
+    for (const row of r.rows) print([r.backend, row.n, ...cols.map((c) => row[c]?.toFixed(3) ?? "-"), `${(Math.max(row.squareResident, row.mulResident, row.squareFastResident, row.mulFastResident, row.computeResident ?? 0) / row.js).toFixed(1)}x`]);
   }
 }
 console.log(JSON.stringify(reports));
