@@ -7,7 +7,7 @@
 // its threads hold their texels of A in registers for the whole run (lines naming m are written
 // out once per register texel, kernel.rs), else they fetch them each iteration. Per iteration,
 // thread (lane, r) sums texel row r of the block against x over the columns lane, lane + LANES,
-// ...; the partial sums meet in a tree in workgroup memory, and the new x of the block goes to
+// ...; the partial sums meet in workgroup memory, and the new x of the block goes to
 // scratch storage, each word tagged with this iteration's tag in its sign bit (x >= 0 has none).
 // Then every workgroup polls the words of the new x until all carry the tag, and keeps them:
 // each word proves itself, so no counter and no fence is needed, and one trip through memory
@@ -88,12 +88,17 @@ fn cs_main(
                     acc += a_texel(j, row) * xs[j];
                 }
             }
+            // The partial sums of a texel row meet in two steps (two barriers, not one per
+            // halving): 16 threads add LANES / 16 each, then the finishing thread adds 16; the
+            // lines naming p and q are written out (kernel.rs), so no loop is left here.
             partial[li] = acc;
             workgroupBarrier();
-            for (var s = LANES / 2; s > 0; s >>= 1) {
-                if (lane < s) { partial[li] += partial[li + s]; }
-                workgroupBarrier();
+            if (lane < 16) {
+                var sum = partial[li];
+                sum += partial[li + 16 * ({p} + 1)];
+                partial[li] = sum;
             }
+            workgroupBarrier();
             if (lane < 4 && y < height) {
                 // Thread `lane` finishes matrix row 4 y + lane.
                 let i = 4 * y + lane;
@@ -105,7 +110,9 @@ fn cs_main(
                         d = omega / a_texel(i, y)[lane];
                         bi = b_texel(0, y)[lane];
                     }
-                    v = max(xs[i] + (bi + partial[li - lane][lane]) * d, 0.0);
+                    var w = 0.0;
+                    w += partial[li - lane + {q}][lane];
+                    v = max(xs[i] + (bi + w) * d, 0.0);
                 }
                 atomicStore(&scratch[next + i], (bitcast<u32>(v) & ~SIGN) | tag);
             }

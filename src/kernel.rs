@@ -294,11 +294,19 @@ pub fn lcp_jacobi(
     Kernel {
         name: format!("lcp_jacobi_{x_words}_{block_rows}_{registers}").into(),
         inputs: &["a", "b", "c"],
-        wgsl: repeat_lines(include_str!("../shaders/lcp_jacobi.wgsl"), "{m}", registers)
-            .replace("{XW}", &x_words.to_string())
-            .replace("{BR}", &block_rows.to_string())
-            .replace("{REG}", &registers.to_string())
-            .into(),
+        wgsl: repeat_lines(
+            &repeat_lines(
+                &repeat_lines(include_str!("../shaders/lcp_jacobi.wgsl"), "{m}", registers),
+                "{p}",
+                256 / block_rows / 16 - 1,
+            ),
+            "{q}",
+            16,
+        )
+        .replace("{XW}", &x_words.to_string())
+        .replace("{BR}", &block_rows.to_string())
+        .replace("{REG}", &registers.to_string())
+        .into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {
@@ -508,6 +516,7 @@ mod tests {
         }
         let src = lcp_jacobi(512, 4, 7, 100, 25).wgsl_source();
         assert!(!src.contains("{m}") && !src.contains("{XW}") && !src.contains("{REG}"));
+        assert!(!src.contains("{p}") && !src.contains("{q}") && src.contains("lane + 15]"));
         assert!(src.contains("var ra6 = ") && !src.contains("var ra7 = "));
         assert_eq!(
             lcp_jacobi(512, 4, 0, 100, 25).compute.unwrap().per_group,

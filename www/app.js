@@ -1,12 +1,12 @@
 // The page: opens a GPU (WebGPU, else WebGL2), squares and multiplies matrices on it, reads the
 // results back and compares them with JavaScript float64 math. `?backend=webgpu|webgl2|auto`
-// picks the backend; `?bench=products|functions|matvec|solvers` runs a benchmark on load
+// picks the backend; `?bench=products|functions|matvec|solvers|lcp` runs a benchmark on load
 // (`&sizes=64,128` to choose sizes; `&n=` the order of the solver benchmark's dense problems).
 
 import { product } from "./products.js";
 import { explore, OPERATIONS } from "./explorer.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
-import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, MATVEC_SIZES } from "./bench.js";
+import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, runLcpBenchmark, MATVEC_SIZES } from "./bench.js";
 import { cg64, jacobi64, lcp64, complementarity64, relativeResidual64, plotResiduals, plateau } from "./solvers.js";
 
 const $ = (id) => document.getElementById(id);
@@ -91,7 +91,7 @@ async function start() {
     runBench($("bench-kind").value, $("bench-sizes").value, texla);
   });
   $("bench-kind").addEventListener("change", (e) => {
-    const sizes = { matvec: MATVEC_SIZES.join(","), functions: "512", solvers: "1024,2048,4096", products: "64,128,256,512,1024" };
+    const sizes = { matvec: MATVEC_SIZES.join(","), functions: "512", solvers: "1024,2048,4096", products: "64,128,256,512,1024", lcp: "400" };
     $("bench-sizes").value = sizes[e.target.value];
   });
   if (params.has("bench")) {
@@ -332,6 +332,10 @@ async function runBench(kind, sizesText, texla) {
       rows = await runSolverBenchmark(gpu, texla, sizes, progress, Number(params.get("n") ?? 1000));
       table.innerHTML = `<tr><th>solver</th><th>n</th><th>GPU ms / iteration</th><th>JS float64 ms / iteration</th><th>JS / GPU</th><th>GPU passes / iteration</th></tr>` +
         rows.map((r) => `<tr><td>${r.solver}</td><td>${r.n}</td>${f(r.gpuMs)}${f(r.jsMs)}<td>${(r.jsMs / r.gpuMs).toFixed(1)}×</td><td>${r.passes.toFixed(1)}</td></tr>`).join("");
+    } else if (kind === "lcp") {
+      rows = await runLcpBenchmark(gpu, texla, sizes, progress);
+      table.innerHTML = `<tr><th>n</th><th>iterations</th><th>path</th><th>GPU ms per solve</th><th>max |x − x64| / max |x64|</th><th>JS float64 ms</th><th>JS / GPU</th></tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td><td>${r.iterations}</td><td>${r.path}</td>${f(r.ms)}<td>${r.error.toExponential(1)}</td>${f(r.jsMs)}<td>${(r.jsMs / r.ms).toFixed(1)}×</td></tr>`).join("");
     } else if (kind === "matvec") {
       rows = await runMatvecBenchmark(gpu, sizes, progress);
       table.innerHTML = `<tr><th>n</th><th>blocked GFLOPS</th><th>naive GFLOPS</th><th>compute path GFLOPS</th><th>JS float64 GFLOPS</th><th>blocked / naive</th></tr>` +

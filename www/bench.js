@@ -270,3 +270,47 @@ export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {},
   }
   return rows;
 }
+
+/**
+ * The wall's solve: projected Jacobi on the dense LCP of order n with 2n iterations (omega -0.8),
+ * per n of `sizes`: ms per solve on the fragment path (3 passes per iteration) and, on WebGPU,
+ * in one compute dispatch; JavaScript float64 runs the same iterations, and each GPU answer is
+ * compared with it (max |x - x64| / max |x64|).
+ */
+export async function runLcpBenchmark(gpu, texla, sizes, progress = () => {}) {
+  const { lcp64 } = await import("./solvers.js");
+  const rows = [];
+  for (const n of sizes) {
+    const iterations = 2 * n;
+    const p = texla.Gpgpu.problem("lcp", n, 1);
+    progress(`n = ${n}: JavaScript float64, ${iterations} iterations`);
+    const t0 = performance.now();
+    const ref = lcp64(Float64Array.from(p.a), Float64Array.from(p.b), n, -0.8, iterations, iterations);
+    const jsMs = performance.now() - t0;
+    const scale = ref.x.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
+    const A = gpu.upload(p.a, n, n);
+    const B = gpu.upload(p.b, n, 1);
+    const paths = [["fragment, 3 passes per iteration", (o) => gpu.lcpJacobi(A, B, o)]];
+    if (gpu.backend === "webgpu") paths.push(["compute, one dispatch", (o) => gpu.lcpJacobiCompute(A, B, o)]);
+    try {
+      for (const [path, solve] of paths) {
+        progress(`n = ${n}: ${path}, ${iterations} iterations`);
+        let x = null;
+        const ms = await best(1, async () => {
+          x?.free();
+          const r = await solve({ omega: -0.8, iterations, residual: false });
+          await gpu.finish();
+          x = r.x;
+        });
+        const got = await x.read();
+        x.free();
+        const error = got.reduce((m, v, i) => Math.max(m, Math.abs(v - ref.x[i])), 0) / scale;
+        rows.push({ n, iterations, path, ms, error, jsMs });
+      }
+    } finally {
+      A.free();
+      B.free();
+    }
+  }
+  return rows;
+}

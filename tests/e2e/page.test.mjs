@@ -188,6 +188,7 @@ test("the function and matrix-vector benchmarks fill their tables", async () => 
     ["functions", "64", (r) => r.gpu > 0 && r.js > 0],
     ["matvec", "16,31", (r) => r.blocked > 0 && r.naive > 0 && r.compute > 0 && r.js > 0],
     ["products", "16,32", (r) => r.computeResident > 0 && r.mulResident > 0 && r.mulFastResident > 0 && r.squareFastResident > 0],
+    ["lcp", "40", (r) => r.ms > 0 && r.jsMs > 0 && r.error < 1e-5],
   ]) {
     const { page, problems } = await open(`?backend=webgpu&bench=${kind}&sizes=${sizes}`);
     await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });
