@@ -459,11 +459,11 @@ fn lcp_paths(
         let mut x = x0.clone();
         for _ in 0..iterations {
             let w = if compute {
-                gpu.mul_vec_compute(&a, &x)?
+                gpu.mul_vec_compute(a, &x)?
             } else {
-                gpu.mul_vec(&a, &x)?
+                gpu.mul_vec(a, &x)?
             };
-            x = gpu.map(&step, &[&x, &b, &w, &d])?;
+            x = gpu.map(&step, &[&x, b, &w, &d])?;
         }
         Ok(x)
     };
