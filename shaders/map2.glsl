@@ -1,4 +1,5 @@
 // Two element-wise expressions over the same inputs, written to two outputs in ONE pass.
-Out2 kernel(ivec2 texel) {
-    return Out2(mask_padding(texel.y, {expr}), mask_padding(texel.y, {expr2}));
+void kernel(ivec2 texel, out vec4 r[2]) {
+    r[0] = mask_padding(texel.y, {expr});
+    r[1] = mask_padding(texel.y, {expr2});
 }

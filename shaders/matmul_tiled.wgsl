@@ -1,58 +1,97 @@
 // C = A * B on the compute path (WebGPU only): workgroup-memory tiling and register blocking.
 //
-// A workgroup of 8 x 8 threads computes a block of 32 output columns x 8 output texel rows
-// (32 x 32 matrix elements). Each thread keeps 4 output texels (4 columns x 4 rows) in
-// registers. The inner dimension goes in chunks of 16: the workgroup first copies the 8 x 16
-// texels of A and the 4 x 32 texels of B that the chunk needs into workgroup memory (each thread
-// fetches 2 + 2 texels), then every thread does 16 x 4 vec4 multiply-adds from there: 64 MADs of
-// four lanes per four texel fetches, where the fragment kernel does 16 per five.
+// A workgroup of 16 x 16 threads computes a block of 128 output columns x 32 output texel rows
+// (128 x 128 matrix elements). Each thread keeps 16 output texels in registers, c{i}{c}: texel
+// rows ty and ty + 16 (i = 0, 1) of columns 4 tx .. 4 tx + 3 and 64 + 4 tx .. + 3 (c = 0..7),
+// so that neighbouring threads read neighbouring words of workgroup memory. The inner dimension
+// goes in chunks of {BK}: the workgroup copies the A texels (k0 .. k0+{BK}, its 32 texel rows) and
+// the B texels (its 128 columns, rows k0 .. k0+{BK}) into workgroup memory, B regrouped into
+// vec4s of four neighbouring columns, while the texels of the next chunk are already on their way
+// into registers. Then, per k, every thread reads 4 vec4 from workgroup memory and does 16 vec4
+// multiply-adds: 64 scalar multiply-adds per 4 reads. Everything a thread holds is a named
+// variable and every loop over registers is written out, so no register array is indexed at run
+// time (compilers that keep loops rolled, or wgpu's loop bounding, would put it in memory).
 
-const TILE_K: i32 = 16;
-var<workgroup> a_tile: array<array<vec4<f32>, 16>, 8>;
-var<workgroup> b_tile: array<array<vec4<f32>, 32>, 4>;
+const BK: i32 = {BK};
 
-@compute @workgroup_size(8, 8)
+var<workgroup> a_tile: array<array<vec4<f32>, 32>, {BK}>;   // [k][texel row]
+var<workgroup> b_tile: array<array<vec4<f32>, 32>, {BK}>;   // [k][group of 4 columns]
+
+// Texel i of the chunk at k0, zero outside the matrices (thread li copies texels li + 256 e,
+// e < {BK} / 8). A: texel row i % 32 of column k0 + i / 32. B: column i % 128, texel row
+// k0 / 4 + i / 128.
+fn fetch_a(i: i32, k0: i32, row0: i32) -> vec4<f32> {
+    let p = k0 + i / 32;
+    let r = row0 + i % 32;
+    if (p < a_cols() && r < a_height()) {
+        return a_texel(p, r);
+    }
+    return vec4<f32>(0.0);
+}
+fn fetch_b(i: i32, k0: i32, col0: i32) -> vec4<f32> {
+    let c = col0 + i % 128;
+    let q = k0 / 4 + i / 128;
+    if (c < b_cols() && q < b_height()) {
+        return b_texel(c, q);
+    }
+    return vec4<f32>(0.0);
+}
+// Stores a B texel (rows 4q .. 4q+3 of column c of the chunk) as one word in each of four rows
+// of the tile.
+fn store_b(i: i32, v: vec4<f32>) {
+    let c = i % 128;
+    let q = i / 128;
+    b_tile[4 * q][c / 4][c % 4] = v.x;
+    b_tile[4 * q + 1][c / 4][c % 4] = v.y;
+    b_tile[4 * q + 2][c / 4][c % 4] = v.z;
+    b_tile[4 * q + 3][c / 4][c % 4] = v.w;
+}
+fn store(x: i32, y: i32, v: vec4<f32>) {
+    if (x < out_cols() && y < (out_rows() + 3) / 4) {
+        textureStore(out_tex, vec2<i32>(x, y), v);
+    }
+}
+
+@compute @workgroup_size(16, 16)
 fn cs_main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
     let tx = i32(local.x);
     let ty = i32(local.y);
-    let li = ty * 8 + tx;
-    let col0 = i32(group.x) * 32;
-    let row0 = i32(group.y) * 8;
+    let li = ty * 16 + tx;
+    let col0 = i32(group.x) * 128;
+    let row0 = i32(group.y) * 32;
     let k = a_cols();
-    var acc = array<vec4<f32>, 4>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
-    for (var k0 = 0; k0 < k; k0 += TILE_K) {
-        for (var e = li; e < 128; e += 64) {
-            // A: texel (k0 + p, row0 + r), zero past the matrix.
-            let r = e / 16;
-            let p = e % 16;
-            var av = vec4<f32>(0.0);
-            if (k0 + p < k && row0 + r < a_height()) {
-                av = a_texel(k0 + p, row0 + r);
-            }
-            a_tile[r][p] = av;
-            // B: texel (col0 + c, k0 / 4 + q): rows k0 + 4q .. + 3 of column col0 + c.
-            let q = e / 32;
-            let c = e % 32;
-            var bv = vec4<f32>(0.0);
-            if (col0 + c < b_cols() && k0 / 4 + q < b_height()) {
-                bv = b_texel(col0 + c, k0 / 4 + q);
-            }
-            b_tile[q][c] = bv;
-        }
+    var c00 = vec4<f32>(0.0); var c01 = vec4<f32>(0.0); var c02 = vec4<f32>(0.0); var c03 = vec4<f32>(0.0);
+    var c04 = vec4<f32>(0.0); var c05 = vec4<f32>(0.0); var c06 = vec4<f32>(0.0); var c07 = vec4<f32>(0.0);
+    var c10 = vec4<f32>(0.0); var c11 = vec4<f32>(0.0); var c12 = vec4<f32>(0.0); var c13 = vec4<f32>(0.0);
+    var c14 = vec4<f32>(0.0); var c15 = vec4<f32>(0.0); var c16 = vec4<f32>(0.0); var c17 = vec4<f32>(0.0);
+    // The lines of na and nb are written out once for each texel e (of {BK} / 8) a thread copies.
+    var na{e} = fetch_a(li + 256 * {e}, 0, row0);
+    var nb{e} = fetch_b(li + 256 * {e}, 0, col0);
+    for (var k0 = 0; k0 < k; k0 += BK) {
         workgroupBarrier();
-        for (var p = 0; p < TILE_K; p++) {
-            let a = a_tile[ty][p];
-            for (var c = 0; c < 4; c++) {
-                acc[c] += a * b_tile[p / 4][tx * 4 + c][p % 4];
-            }
-        }
+        a_tile[(li + 256 * {e}) / 32][(li + 256 * {e}) % 32] = na{e};
+        store_b(li + 256 * {e}, nb{e});
         workgroupBarrier();
-    }
-    let y = row0 + ty;
-    for (var c = 0; c < 4; c++) {
-        let x = col0 + tx * 4 + c;
-        if (x < out_cols() && y < (out_rows() + 3) / 4) {
-            textureStore(out_tex, vec2<i32>(x, y), acc[c]);
+        // The next chunk's texels, fetched while this chunk is multiplied.
+        na{e} = fetch_a(li + 256 * {e}, k0 + BK, row0);
+        nb{e} = fetch_b(li + 256 * {e}, k0 + BK, col0);
+        for (var p = 0; p < BK; p++) {
+            let a0 = a_tile[p][ty];
+            let a1 = a_tile[p][ty + 16];
+            let b0 = b_tile[p][tx];
+            let b1 = b_tile[p][tx + 16];
+            c00 += a0 * b0.x; c01 += a0 * b0.y; c02 += a0 * b0.z; c03 += a0 * b0.w;
+            c04 += a0 * b1.x; c05 += a0 * b1.y; c06 += a0 * b1.z; c07 += a0 * b1.w;
+            c10 += a1 * b0.x; c11 += a1 * b0.y; c12 += a1 * b0.z; c13 += a1 * b0.w;
+            c14 += a1 * b1.x; c15 += a1 * b1.y; c16 += a1 * b1.z; c17 += a1 * b1.w;
         }
     }
+    let x0 = col0 + 4 * tx;
+    let x1 = col0 + 64 + 4 * tx;
+    let y0 = row0 + ty;
+    let y1 = row0 + ty + 16;
+    store(x0, y0, c00); store(x0 + 1, y0, c01); store(x0 + 2, y0, c02); store(x0 + 3, y0, c03);
+    store(x1, y0, c04); store(x1 + 1, y0, c05); store(x1 + 2, y0, c06); store(x1 + 3, y0, c07);
+    store(x0, y1, c10); store(x0 + 1, y1, c11); store(x0 + 2, y1, c12); store(x0 + 3, y1, c13);
+    store(x1, y1, c14); store(x1 + 1, y1, c15); store(x1 + 2, y1, c16); store(x1 + 3, y1, c17);
 }

@@ -2,16 +2,11 @@
 // Prelude of every texla kernel, GLSL ES 3.00 version (WebGL2); the twin of prelude.wgsl.
 // The backend builds the shader as
 //   prelude.glsl + input.glsl per input + the kernel body + main.glsl,
-// and the body defines `vec4 kernel(ivec2 texel)`.
+// and the body defines `vec4 kernel(ivec2 texel)` (or `void kernel(ivec2 texel, out vec4 r[N])`
+// for N render targets).
 precision highp float;
 precision highp int;
 precision highp sampler2D;
-
-// What a kernel with two outputs (two render targets, one pass) returns.
-struct Out2 {
-    vec4 a;
-    vec4 b;
-};
 
 // Shapes of the output (slot 0) and the inputs (slots 1..6): (rows, cols, width, height),
 // and up to 8 scalar parameters of the run (scale factors, fill values...).

@@ -3,15 +3,10 @@
 // A kernel is a fragment shader that writes one texel of its output texture: four consecutive
 // matrix rows of one column (see src/layout.rs). The backend builds the module as
 //   prelude.wgsl + input.wgsl once per input (its name and slot filled in) + the kernel body,
-// and the body defines `fn kernel(texel: vec2<i32>) -> vec4<f32>` (or `-> Out2` for two outputs):
+// and the body defines `fn kernel(texel: vec2<i32>) -> vec4<f32>` (or `-> array<vec4<f32>, N>`
+// for N render targets):
 // texel.x is the output column, texel.y the output texel row (matrix rows 4*texel.y .. +3).
-// main.wgsl or main2.wgsl closes the module with the fragment entry point.
-
-// What a kernel with two outputs (two render targets, one pass) returns.
-struct Out2 {
-    @location(0) a: vec4<f32>,
-    @location(1) b: vec4<f32>,
-}
+// main.wgsl or main_multi.wgsl closes the module with the fragment entry point.
 
 // Shapes of the output (slot 0) and the inputs (slots 1..6): (rows, cols, width, height),
 // and up to 8 scalar parameters of the run (scale factors, fill values...).

@@ -33,8 +33,16 @@ pub trait Device {
     /// thread. On WebGL2 a clear `Unsupported` error.
     fn mul_compute(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
 
+    /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
+    /// render target (up to [`crate::kernel::FAST_TARGETS`], as many as the backend allows), A's
+    /// texels fetched once for all of them; then the slabs are copied into one matrix.
+    fn mul_fast(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
+
     /// `m * m` for a square `m`.
     fn square(&self, m: &Matrix) -> Result<Matrix>;
+
+    /// `m * m` for a square `m`, with the fast fragment kernel of [`Device::mul_fast`].
+    fn square_fast(&self, m: &Matrix) -> Result<Matrix>;
 
     /// `a^T * b`, without building `a^T`.
     fn tr_mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
@@ -51,6 +59,27 @@ pub trait Device {
 
     /// `a * x`, one fragment per four output rows (the plain product), for comparison.
     fn mul_vec_naive(&self, a: &Matrix, x: &Matrix) -> Result<Matrix>;
+
+    /// `a * x` on the compute path (WebGPU only): one dispatch, 32 rows per workgroup, partial
+    /// sums added in workgroup memory. On WebGL2 a clear `Unsupported` error.
+    fn mul_vec_compute(&self, a: &Matrix, x: &Matrix) -> Result<Matrix>;
+
+    /// `iterations` steps of projected Jacobi for the LCP (`x <- max(x + omega D (Ax + b), 0)`,
+    /// `D = diag(A)^-1`, omega negative) from `x0`, ALL in one compute dispatch (WebGPU only):
+    /// no pass, submission or read-back per iteration. `workgroups` (default: 1 on a software
+    /// adapter, else one per 16 rows, at most 128) share the rows and pass x to each other
+    /// through storage memory each iteration; if the GPU does not run them side by side the
+    /// wait gives up and the result is NaN. On WebGL2 a clear `Unsupported` error. The caller
+    /// checks the diagonal (a zero gives inf).
+    fn lcp_jacobi_compute(
+        &self,
+        a: &Matrix,
+        b: &Matrix,
+        x0: &Matrix,
+        omega: f32,
+        iterations: usize,
+        workgroups: Option<usize>,
+    ) -> Result<Matrix>;
 
     /// The element-wise expression `expr` over `inputs` (all of one shape), in one pass.
     fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix>;

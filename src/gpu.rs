@@ -42,6 +42,11 @@ impl<B: Backend> Gpu<B> {
         }
     }
 
+    /// The backend this device runs on.
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
     /// The texture of `m`, if `m` belongs to this device.
     fn texture<'m>(&self, m: &'m Matrix) -> Result<&'m B::Texture> {
         if m.owner != self.id {
@@ -151,7 +156,182 @@ impl<B: Backend> Gpu<B> {
     async fn read_scalar(&self, m: Matrix) -> Result<f32> {
         Ok(self.read(&m).await?[0])
     }
+
+    /// A clear error where the backend has no compute shaders.
+    fn needs_compute(&self, what: &str) -> Result<()> {
+        match self.capabilities().backend {
+            BackendKind::WebGpu => Ok(()),
+            BackendKind::WebGl2 => Err(Error::Unsupported(format!(
+                "{what} is a compute shader, and WebGL2 has none: it needs WebGPU"
+            ))),
+        }
+    }
+
+    /// The chunk depth of the compute-path product: 8, measured fastest on an H100 (the
+    /// native benchmark tries the others).
+    pub fn tiling(&self) -> usize {
+        8
+    }
+
+    /// `a * b` on the compute path with chunks of `bk` of the inner dimension (8, 16 or 32).
+    pub fn mul_compute_tiled(&self, a: &Matrix, b: &Matrix, bk: usize) -> Result<Matrix> {
+        check_inner(a, b)?;
+        if !kernel::TILED_CHUNKS.contains(&bk) {
+            return Err(Error::Unsupported(format!(
+                "the compute-path product takes chunks of 8, 16 or 32, not {bk}"
+            )));
+        }
+        let bytes = kernel::tiled_workgroup_bytes(bk);
+        if self.capabilities().backend == BackendKind::WebGpu
+            && bytes > self.capabilities().max_workgroup_storage
+        {
+            return Err(Error::Unsupported(format!(
+                "chunks of {bk} need {bytes} bytes of workgroup memory, this device allows {}",
+                self.capabilities().max_workgroup_storage
+            )));
+        }
+        self.run_kernel(
+            kernel::matmul_tiled(bk),
+            &[a, b],
+            self.layout(a.rows(), b.cols())?,
+        )
+    }
+
+    /// `a * b` with the fast fragment kernel writing `targets` render targets (clamped to what
+    /// the backend allows and to the columns of b).
+    pub fn mul_fast_targets(&self, a: &Matrix, b: &Matrix, targets: usize) -> Result<Matrix> {
+        check_inner(a, b)?;
+        let n = b.cols();
+        let out = self.layout(a.rows(), n)?;
+        let targets = targets
+            .min(self.capabilities().max_render_targets)
+            .clamp(1, n);
+        // Slabs of w columns, as few as cover n.
+        let w = n.div_ceil(targets);
+        let targets = n.div_ceil(w);
+        if targets == 1 {
+            // One target is the teaching kernel.
+            return self.mul(a, b);
+        }
+        let program = Program::new(
+            kernel::matmul_fast(targets),
+            vec![a.layout, b.layout],
+            self.layout(a.rows(), w)?,
+        );
+        let slabs = self.run_multi(program, &[a, b])?;
+        let c = self.alloc(out)?;
+        for (t, slab) in slabs.iter().enumerate() {
+            let x = t * w;
+            self.backend.copy_columns(
+                self.texture(slab)?,
+                self.texture(&c)?,
+                x,
+                w.min(n - x),
+                out.height(),
+            )?;
+        }
+        Ok(c)
+    }
 }
+
+impl<B: Backend> Gpu<B> {
+    /// [`Device::lcp_jacobi_compute`] with the blocks chosen too: `block_rows` texel rows (1, 2
+    /// or 4) per block of rows. By default: on a software adapter one workgroup of blocks of
+    /// 4; else one workgroup per block of 4 texel rows (16 rows; at most
+    /// [`LCP_DEFAULT_WORKGROUPS`]), with A's texels in registers where they fit (n <= 1024).
+    /// Measured on an H100 at n = 400, blocks of 4 beat blocks of 2 and 1 (more workgroups).
+    pub fn lcp_jacobi_blocks(
+        &self,
+        a: &Matrix,
+        b: &Matrix,
+        x0: &Matrix,
+        (omega, iterations): (f32, usize),
+        workgroups: Option<usize>,
+        block_rows: Option<usize>,
+    ) -> Result<Matrix> {
+        let n = a.rows();
+        if a.cols() != n {
+            return Err(Error::Shape(format!(
+                "A must be square, got {}x{}",
+                a.rows(),
+                a.cols()
+            )));
+        }
+        for (name, v) in [("b", b), ("x0", x0)] {
+            if v.rows() != n || v.cols() != 1 {
+                return Err(Error::Shape(format!(
+                    "{name} must be a {n}x1 vector for a {n}x{n} A, got {}x{}",
+                    v.rows(),
+                    v.cols()
+                )));
+            }
+        }
+        if !(omega < 0.0 && omega.is_finite()) {
+            return Err(Error::Solver(format!(
+                "omega must be negative in this convention (x + omega D (Ax + b), the seed uses -0.1), got {omega}"
+            )));
+        }
+        if !(1..=MAX_KERNEL_ITERATIONS).contains(&iterations) {
+            return Err(Error::Solver(format!(
+                "iterations must be from 1 to {MAX_KERNEL_ITERATIONS}, got {iterations}"
+            )));
+        }
+        if workgroups == Some(0) {
+            return Err(Error::Solver("workgroups must be at least 1".into()));
+        }
+        if block_rows.is_some_and(|r| ![1, 2, 4].contains(&r)) {
+            return Err(Error::Solver("blocks take 1, 2 or 4 texel rows".into()));
+        }
+        self.needs_compute("the single-dispatch LCP solver")?;
+        let height = a.layout.height();
+        let software = self.capabilities().software;
+        // Blocks: as given; else 4 texel rows where one workgroup does all (the software
+        // default, or a small number asked for), else the smallest that give few enough.
+        let wanted = workgroups.unwrap_or(if software {
+            1
+        } else {
+            height.div_ceil(4).min(LCP_DEFAULT_WORKGROUPS)
+        });
+        let block_rows = block_rows.unwrap_or_else(|| {
+            [4, 2, 1]
+                .into_iter()
+                .find(|&r| height.div_ceil(r) <= wanted)
+                .unwrap_or(4)
+        });
+        let blocks = height.div_ceil(block_rows);
+        let workgroups = wanted.min(blocks);
+        // A in registers where every workgroup has one block and its row fits.
+        let lanes = 256 / block_rows;
+        let registers = if workgroups >= blocks && n.div_ceil(lanes) <= kernel::LCP_MAX_REGISTERS {
+            n.div_ceil(lanes)
+        } else {
+            0
+        };
+        // x in workgroup memory, rounded up to 256 words so that few pipelines are built.
+        let x_words = (4 * height).max(lanes * registers).div_ceil(256) * 256;
+        let needed = 4 * x_words + kernel::LCP_PARTIAL_BYTES;
+        let available = self.capabilities().max_workgroup_storage;
+        if needed > available {
+            return Err(Error::Unsupported(format!(
+                "the single-dispatch LCP solver keeps x in workgroup memory: n = {n} needs {needed} bytes, this device allows {available}"
+            )));
+        }
+        let program = Program::new(
+            kernel::lcp_jacobi(x_words, block_rows, registers, height, workgroups),
+            vec![a.layout, b.layout, x0.layout],
+            x0.layout,
+        )
+        .with_params(&[omega, iterations as f32]);
+        self.run(program, &[a, b, x0])
+    }
+}
+
+/// Workgroups [`Device::lcp_jacobi_compute`] uses at most by default on a hardware GPU: few
+/// enough to run side by side on any of them.
+pub const LCP_DEFAULT_WORKGROUPS: usize = 128;
+
+/// Most iterations one kernel run takes: the count travels as a float parameter.
+pub const MAX_KERNEL_ITERATIONS: usize = 1 << 24;
 
 fn same_shape(what: &str, a: &Matrix, b: &Matrix) -> Result<()> {
     if a.layout == b.layout {
@@ -165,6 +345,32 @@ fn same_shape(what: &str, a: &Matrix, b: &Matrix) -> Result<()> {
             b.cols()
         )))
     }
+}
+
+/// `A x` needs x to be a column vector of A's width.
+fn check_vector(a: &Matrix, x: &Matrix) -> Result<()> {
+    if x.cols() != 1 || x.rows() != a.cols() {
+        return Err(Error::Shape(format!(
+            "A x needs x to be a {}x1 vector for a {}x{} matrix A, got {}x{}",
+            a.cols(),
+            a.rows(),
+            a.cols(),
+            x.rows(),
+            x.cols()
+        )));
+    }
+    Ok(())
+}
+
+fn check_square(m: &Matrix) -> Result<()> {
+    if m.rows() != m.cols() {
+        return Err(Error::Shape(format!(
+            "cannot square a {}x{} matrix: it is not square",
+            m.rows(),
+            m.cols()
+        )));
+    }
+    Ok(())
 }
 
 /// `a * b` needs a.cols() == b.rows().
@@ -223,23 +429,25 @@ impl<B: Backend> Device for Gpu<B> {
     }
 
     fn mul_compute(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        check_inner(a, b)?;
-        self.run_kernel(
-            kernel::MATMUL_TILED,
-            &[a, b],
-            self.layout(a.rows(), b.cols())?,
-        )
+        self.mul_compute_tiled(a, b, self.tiling())
+    }
+
+    fn mul_fast(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        let targets = self
+            .capabilities()
+            .max_render_targets
+            .min(kernel::FAST_TARGETS);
+        self.mul_fast_targets(a, b, targets)
     }
 
     fn square(&self, m: &Matrix) -> Result<Matrix> {
-        if m.rows() != m.cols() {
-            return Err(Error::Shape(format!(
-                "cannot square a {}x{} matrix: it is not square",
-                m.rows(),
-                m.cols()
-            )));
-        }
+        check_square(m)?;
         self.mul(m, m)
+    }
+
+    fn square_fast(&self, m: &Matrix) -> Result<Matrix> {
+        check_square(m)?;
+        self.mul_fast(m, m)
     }
 
     fn tr_mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
@@ -261,16 +469,7 @@ impl<B: Backend> Device for Gpu<B> {
     }
 
     fn mul_vec(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
-        if x.cols() != 1 || x.rows() != a.cols() {
-            return Err(Error::Shape(format!(
-                "A x needs x to be a {}x1 vector for a {}x{} matrix A, got {}x{}",
-                a.cols(),
-                a.rows(),
-                a.cols(),
-                x.rows(),
-                x.cols()
-            )));
-        }
+        check_vector(a, x)?;
         let blocks = a.cols().div_ceil(MATVEC_BLOCK);
         let partial = self.run(
             Program::new(
@@ -293,6 +492,24 @@ impl<B: Backend> Device for Gpu<B> {
             )));
         }
         self.mul(a, x)
+    }
+
+    fn mul_vec_compute(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+        check_vector(a, x)?;
+        self.needs_compute("the compute-path matrix-vector product")?;
+        self.run_kernel(kernel::MATVEC_TILED, &[a, x], self.layout(a.rows(), 1)?)
+    }
+
+    fn lcp_jacobi_compute(
+        &self,
+        a: &Matrix,
+        b: &Matrix,
+        x0: &Matrix,
+        omega: f32,
+        iterations: usize,
+        workgroups: Option<usize>,
+    ) -> Result<Matrix> {
+        self.lcp_jacobi_blocks(a, b, x0, (omega, iterations), workgroups, None)
     }
 
     fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix> {

@@ -30,11 +30,22 @@ pub struct Kernel {
     pub wgsl: Cow<'static, str>,
     /// GLSL ES 3.00 body defining `vec4 kernel(ivec2 texel)`.
     pub glsl: Cow<'static, str>,
-    /// Render targets written in one pass: 1, or 2 for a kernel returning `Out2`.
+    /// Render targets written in one pass: 1, or N >= 2 for a kernel returning
+    /// `array<vec4<f32>, N>` (GLSL: filling `out vec4 r[N]`).
     pub outputs: usize,
-    /// For a compute kernel (WebGPU only; `glsl` is empty): the output texels one workgroup
-    /// covers, (columns, texel rows). `None` for fragment kernels.
-    pub compute: Option<(usize, usize)>,
+    /// How a compute kernel (WebGPU only; `glsl` is empty) is dispatched. `None` for fragment
+    /// kernels.
+    pub compute: Option<Compute>,
+}
+
+/// How a compute kernel is dispatched, and what it gets beside its textures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compute {
+    /// Output texels one workgroup covers, (columns, texel rows): the dispatch is the output's
+    /// size divided by this, rounded up.
+    pub per_group: (usize, usize),
+    /// 32-bit words of zeroed storage (`scratch`, binding 8) each run gets; 0 for none.
+    pub scratch_words: usize,
 }
 
 /// A kernel whose body is a file in `shaders/`, compiled into the binary.
@@ -58,13 +69,23 @@ impl Kernel {
         self.push_inputs(&mut src, include_str!("../shaders/input.wgsl"));
         src.push('\n');
         src.push_str(&self.wgsl);
-        src.push_str(if self.compute.is_some() {
-            include_str!("../shaders/main_compute.wgsl")
-        } else if self.outputs == 2 {
-            include_str!("../shaders/main2.wgsl")
+        if self.compute.is_some() {
+            src.push_str(include_str!("../shaders/main_compute.wgsl"));
+        } else if self.outputs >= 2 {
+            let n = self.outputs;
+            let fields: Vec<String> = (0..n)
+                .map(|i| format!("    @location({i}) o{i}: vec4<f32>,"))
+                .collect();
+            let values: Vec<String> = (0..n).map(|i| format!("r[{i}]")).collect();
+            src.push_str(
+                &include_str!("../shaders/main_multi.wgsl")
+                    .replace("{count}", &n.to_string())
+                    .replace("{fields}", &fields.join("\n"))
+                    .replace("{values}", &values.join(", ")),
+            );
         } else {
-            include_str!("../shaders/main.wgsl")
-        });
+            src.push_str(include_str!("../shaders/main.wgsl"));
+        }
         src
     }
 
@@ -74,11 +95,21 @@ impl Kernel {
         self.push_inputs(&mut src, include_str!("../shaders/input.glsl"));
         src.push('\n');
         src.push_str(&self.glsl);
-        src.push_str(if self.outputs == 2 {
-            include_str!("../shaders/main2.glsl")
+        if self.outputs >= 2 {
+            let n = self.outputs;
+            let outs: Vec<String> = (0..n)
+                .map(|i| format!("layout(location = {i}) out vec4 out_{i};"))
+                .collect();
+            let assign: Vec<String> = (0..n).map(|i| format!("    out_{i} = r[{i}];")).collect();
+            src.push_str(
+                &include_str!("../shaders/main_multi.glsl")
+                    .replace("{count}", &n.to_string())
+                    .replace("{outs}", &outs.join("\n"))
+                    .replace("{assign}", &assign.join("\n")),
+            );
         } else {
-            include_str!("../shaders/main.glsl")
-        });
+            src.push_str(include_str!("../shaders/main.glsl"));
+        }
         src
     }
 
@@ -156,16 +187,134 @@ impl Program {
 
 /// `C = A * B`: inputs `a` (m x k) and `b` (k x n), output m x n.
 pub const MATMUL: Kernel = shader_kernel!("matmul", &["a", "b"]);
-/// `C = A * B` on the compute path: tiled in workgroup memory, 4 texels per thread; each
-/// workgroup covers 32 columns x 8 texel rows.
-pub const MATMUL_TILED: Kernel = Kernel {
-    name: Cow::Borrowed("matmul_tiled"),
+/// Most render targets [`matmul_fast`] writes in one pass.
+pub const FAST_TARGETS: usize = 8;
+
+/// `C = A * B`, the fast fragment kernel: each fragment computes `targets` output texels, one
+/// per render target, reusing its A texels for all of them. The output of the run is one slab
+/// of `ceil(n / targets)` columns per target; the slabs are then copied side by side into C.
+pub fn matmul_fast(targets: usize) -> Kernel {
+    let t = targets.to_string();
+    let accs: Vec<String> = (0..targets).map(|i| format!("acc{i}")).collect();
+    let fill = |src: &str| {
+        repeat_lines(src, "{t}", targets)
+            .replace("{T}", &t)
+            .replace("{ACCS}", &accs.join(", "))
+    };
+    Kernel {
+        name: format!("matmul_fast{t}").into(),
+        inputs: &["a", "b"],
+        wgsl: fill(include_str!("../shaders/matmul_fast.wgsl")).into(),
+        glsl: fill(include_str!("../shaders/matmul_fast.glsl")).into(),
+        outputs: targets,
+        compute: None,
+    }
+}
+
+/// Each line of `src` that contains `marker`, written out `count` times with the marker
+/// replaced by 0, 1, ...: how a kernel unrolls what it does per render target or per texel,
+/// so that its registers are named variables rather than arrays indexed at run time.
+pub fn repeat_lines(src: &str, marker: &str, count: usize) -> String {
+    let mut out = String::with_capacity(src.len() * 2);
+    for line in src.lines() {
+        if line.contains(marker) {
+            for i in 0..count {
+                out.push_str(&line.replace(marker, &i.to_string()));
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Depths of the inner-dimension chunk [`matmul_tiled`] takes (a multiple of 8).
+pub const TILED_CHUNKS: [usize; 3] = [8, 16, 32];
+
+/// Bytes of workgroup memory [`matmul_tiled`] declares for chunks of `bk`.
+pub fn tiled_workgroup_bytes(bk: usize) -> usize {
+    2 * bk * 32 * 16
+}
+
+/// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 x 128
+/// elements of C; chunks of `bk` (a multiple of 8) of the inner dimension pass through
+/// workgroup memory; 8 x 8 outputs per thread in registers.
+pub fn matmul_tiled(bk: usize) -> Kernel {
+    debug_assert!(bk.is_multiple_of(8) && bk > 0);
+    Kernel {
+        name: format!("matmul_tiled_{bk}").into(),
+        inputs: &["a", "b"],
+        wgsl: repeat_lines(include_str!("../shaders/matmul_tiled.wgsl"), "{e}", bk / 8)
+            .replace("{BK}", &bk.to_string())
+            .into(),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (128, 32),
+            scratch_words: 0,
+        }),
+    }
+}
+
+/// `y = A x` on the compute path: 32 rows per workgroup, partial sums added in workgroup
+/// memory, one dispatch.
+pub const MATVEC_TILED: Kernel = Kernel {
+    name: Cow::Borrowed("matvec_tiled"),
     inputs: &["a", "b"],
-    wgsl: Cow::Borrowed(include_str!("../shaders/matmul_tiled.wgsl")),
+    wgsl: Cow::Borrowed(include_str!("../shaders/matvec_tiled.wgsl")),
     glsl: Cow::Borrowed(""),
     outputs: 1,
-    compute: Some((32, 8)),
+    compute: Some(Compute {
+        per_group: (1, 8),
+        scratch_words: 0,
+    }),
 };
+
+/// Most texels of A each thread of [`lcp_jacobi`] keeps in registers.
+pub const LCP_MAX_REGISTERS: usize = 16;
+
+/// Workgroup memory of [`lcp_jacobi`] besides x: the partial sums.
+pub const LCP_PARTIAL_BYTES: usize = 256 * 16;
+
+/// Projected Jacobi for the LCP, every iteration in one dispatch: inputs A, b, x0; parameters
+/// omega and the iteration count. `x_words` (a multiple of 4, at least 4 texel rows' worth and
+/// `registers * 256 / block_rows`) words of x in workgroup memory; blocks of `block_rows` (1, 2
+/// or 4) texel rows; `registers` texels of A per thread kept in registers (0 for none);
+/// `workgroups` workgroups for `height` texel rows of x.
+pub fn lcp_jacobi(
+    x_words: usize,
+    block_rows: usize,
+    registers: usize,
+    height: usize,
+    workgroups: usize,
+) -> Kernel {
+    debug_assert!([1, 2, 4].contains(&block_rows) && registers <= LCP_MAX_REGISTERS);
+    Kernel {
+        name: format!("lcp_jacobi_{x_words}_{block_rows}_{registers}").into(),
+        inputs: &["a", "b", "c"],
+        wgsl: repeat_lines(
+            &repeat_lines(
+                &repeat_lines(include_str!("../shaders/lcp_jacobi.wgsl"), "{m}", registers),
+                "{p}",
+                256 / block_rows / 16 - 1,
+            ),
+            "{q}",
+            16,
+        )
+        .replace("{XW}", &x_words.to_string())
+        .replace("{BR}", &block_rows.to_string())
+        .replace("{REG}", &registers.to_string())
+        .into(),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (1, height.div_ceil(workgroups.max(1))),
+            scratch_words: 1 + 2 * x_words,
+        }),
+    }
+}
 /// `C = A^T * B`: inputs `a` (k x m) and `b` (k x n), output m x n.
 pub const TR_MUL: Kernel = shader_kernel!("tr_mul", &["a", "b"]);
 /// `C = A * B^T`: inputs `a` (m x k) and `b` (n x k), output m x n.
@@ -339,6 +488,45 @@ mod tests {
         assert!(glsl.contains("int a_cols() { return u_shapes[1].y; }"));
         // main() comes after the body so that `kernel` is declared before use.
         assert!(glsl.find("vec4 kernel(").unwrap() < glsl.find("void main()").unwrap());
+    }
+
+    #[test]
+    fn repeated_lines_unroll_and_leave_no_placeholder() {
+        assert_eq!(
+            repeat_lines("a\nx{t} = {t};\nb", "{t}", 3),
+            "a\nx0 = 0;\nx1 = 1;\nx2 = 2;\nb\n"
+        );
+        assert_eq!(repeat_lines("x{t}\n", "{t}", 0), "");
+        for t in 2..=FAST_TARGETS {
+            let k = matmul_fast(t);
+            let (wgsl, glsl) = (k.wgsl_source(), k.glsl_source());
+            for src in [&wgsl, &glsl] {
+                assert!(!src.contains("{t}") && !src.contains("{T}") && !src.contains("{ACCS}"));
+                assert!(
+                    src.contains(&format!("acc{}", t - 1)) && !src.contains(&format!("acc{t} "))
+                );
+            }
+            assert!(wgsl.contains(&format!("@location({}) o{}: vec4<f32>", t - 1, t - 1)));
+            assert!(wgsl.contains(&format!("-> array<vec4<f32>, {t}>")));
+            assert!(glsl.contains(&format!(
+                "layout(location = {}) out vec4 out_{};",
+                t - 1,
+                t - 1
+            )));
+        }
+        for bk in TILED_CHUNKS {
+            let src = matmul_tiled(bk).wgsl_source();
+            assert!(!src.contains("{e}") && !src.contains("{BK}"));
+            assert_eq!(src.matches("fetch_a(li + 256 *").count(), 2 * bk / 8);
+        }
+        let src = lcp_jacobi(512, 4, 7, 100, 25).wgsl_source();
+        assert!(!src.contains("{m}") && !src.contains("{XW}") && !src.contains("{REG}"));
+        assert!(!src.contains("{p}") && !src.contains("{q}") && src.contains("lane + 15]"));
+        assert!(src.contains("var ra6 = ") && !src.contains("var ra7 = "));
+        assert_eq!(
+            lcp_jacobi(512, 4, 0, 100, 25).compute.unwrap().per_group,
+            (1, 4)
+        );
     }
 
     #[test]

@@ -61,6 +61,10 @@ export interface JacobiOptions { tol?: number; maxIter?: number; checkEvery?: nu
 /** Options of `Gpgpu.lcpJacobi`; omega is negative (x + omega D (Ax + b)). */
 export interface LcpOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
   onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** Options of `Gpgpu.lcpJacobiCompute`: as `LcpOptions`, without progress, plus the number of
+ * workgroups that share the rows (1 needs no GPU-wide barrier). */
+export interface LcpComputeOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
+  workgroups?: number; }
 /** What the solvers resolve to: the solution stays on the GPU. */
 export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;
   converged: boolean; passes: number; readbacks: number; }
@@ -163,9 +167,22 @@ impl Gpgpu {
         matrix_op!(self, self.device.mul_compute(&a.matrix()?, &b.matrix()?))
     }
 
+    /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
+    /// render target, so each A texel fetched serves them all (`matmul` is the teaching kernel).
+    #[wasm_bindgen(js_name = matmulFast)]
+    pub fn matmul_fast(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_fast(&a.matrix()?, &b.matrix()?))
+    }
+
     /// `m * m` for a square `m`.
     pub fn square(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         matrix_op!(self, self.device.square(&m.matrix()?))
+    }
+
+    /// `m * m` for a square `m`, with the fast fragment kernel of `matmulFast`.
+    #[wasm_bindgen(js_name = squareFast)]
+    pub fn square_fast(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.square_fast(&m.matrix()?))
     }
 
     /// `a^T * b`, without building the transpose.
@@ -195,6 +212,16 @@ impl Gpgpu {
     #[wasm_bindgen(js_name = mulVecNaive)]
     pub fn mul_vec_naive(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         matrix_op!(self, self.device.mul_vec_naive(&a.matrix()?, &x.matrix()?))
+    }
+
+    /// `a * x` on the WebGPU compute path (one dispatch, partial sums in workgroup memory); on
+    /// WebGL2 a clear error.
+    #[wasm_bindgen(js_name = mulVecCompute)]
+    pub fn mul_vec_compute(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(
+            self,
+            self.device.mul_vec_compute(&a.matrix()?, &x.matrix()?)
+        )
     }
 
     /// A copy of `a`.
@@ -412,6 +439,42 @@ impl Gpgpu {
             |device, (a, b, x0, opts), observe| {
                 Box::pin(async move {
                     solver::lcp_jacobi(device, &a, &b, x0.as_ref(), opts, observe).await
+                })
+            },
+        )
+    }
+
+    /// Projected Jacobi for the LCP with every iteration in ONE compute dispatch (WebGPU only;
+    /// on WebGL2 the promise rejects with a clear error). Options as `lcpJacobi` (no progress:
+    /// nothing comes back until the end), plus `workgroups` (default: 1 on a software adapter,
+    /// else one per 16 rows, at most 64).
+    #[wasm_bindgen(js_name = lcpJacobiCompute, unchecked_return_type = "Promise<SolveResult>")]
+    pub fn lcp_jacobi_compute(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(unchecked_param_type = "LcpComputeOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let defaults = solver::LcpOptions::default();
+        let args = (|| {
+            let x0 = self.option_matrix(&options, "x0")?;
+            let opts = solver::LcpOptions {
+                omega: option_number(&options, "omega")?.map_or(defaults.omega, |v| v as f32),
+                iterations: option_count(&options, "iterations")?.unwrap_or(defaults.iterations),
+                residual: option_value(&options, "residual")
+                    .as_bool()
+                    .unwrap_or(defaults.residual),
+                progress_every: defaults.progress_every,
+            };
+            let workgroups = option_count(&options, "workgroups")?;
+            Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts, workgroups))
+        })();
+        self.solve(
+            options.clone(),
+            args,
+            |device, (a, b, x0, opts, workgroups), _observe| {
+                Box::pin(async move {
+                    solver::lcp_jacobi_compute(device, &a, &b, x0.as_ref(), opts, workgroups).await
                 })
             },
         )

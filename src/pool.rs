@@ -171,6 +171,16 @@ mod tests {
         fn run(&self, _: &Program, _: &[&(usize, usize)], _: &[&(usize, usize)]) -> Result<()> {
             Ok(())
         }
+        fn copy_columns(
+            &self,
+            _: &(usize, usize),
+            _: &(usize, usize),
+            _: usize,
+            _: usize,
+            _: usize,
+        ) -> Result<()> {
+            Ok(())
+        }
         async fn read_texture(&self, _: &(usize, usize), w: usize, h: usize) -> Result<Vec<f32>> {
             Ok(vec![0.0; 4 * w * h])
         }
@@ -193,6 +203,9 @@ mod tests {
                 backend: BackendKind::WebGl2,
                 adapter: "fake".into(),
                 max_texture_size: 4096,
+                max_render_targets: 8,
+                max_workgroup_storage: 0,
+                software: true,
             },
             created: Cell::new(0),
         }

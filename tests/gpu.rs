@@ -44,6 +44,26 @@ async fn check_product(gpu: &dyn Device, m: usize, k: usize, n: usize, seed: u32
     );
 }
 
+/// Checks `got` (m x n) against the float64 product of a (m x k) and b (k x n) within the bound.
+fn within_bound(what: &str, got: &[f32], a: &[f32], b: &[f32], (m, k, n): (usize, usize, usize)) {
+    assert_eq!(
+        got.len(),
+        m * n,
+        "{what}: read-back returns exactly m*n values"
+    );
+    let (exact, sums) = matmul(a, b, m, k, n);
+    let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(k, s)).collect();
+    let cmp = compare(got, &exact, &bound);
+    assert!(
+        cmp.worst_bound_ratio <= 1.0,
+        "{what} {m}x{k} * {k}x{n}: element {} is {} but should be {} (bound {}); {cmp:?}",
+        cmp.worst_index,
+        got[cmp.worst_index],
+        exact[cmp.worst_index],
+        bound[cmp.worst_index]
+    );
+}
+
 /// Squares a random n x n matrix with `square` and checks it like `check_product`.
 async fn check_square(gpu: &dyn Device, n: usize, seed: u32) {
     let a = Rng::new(seed).matrix(n * n, -1.0, 1.0);
@@ -81,7 +101,8 @@ on_both_backends! {
 
     async fn compute_path_matches_on_webgpu_and_is_refused_on_webgl2(kind) {
         let gpu = device(kind).await;
-        for (i, &(m, k, n)) in [(1, 1, 1), (13, 29, 7), (37, 70, 33), (64, 64, 64), (100, 17, 129)].iter().enumerate() {
+        // Shapes inside one block, across block edges (64 rows x 128 columns) and k chunks.
+        for (i, &(m, k, n)) in [(1, 1, 1), (13, 29, 7), (37, 70, 33), (64, 64, 64), (100, 17, 129), (130, 203, 259)].iter().enumerate() {
             let mut rng = Rng::new(60 + i as u32);
             let (a, b) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
             let (ga, gb) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&b, k, n).unwrap());
@@ -99,6 +120,62 @@ on_both_backends! {
                 (_, other) => panic!("{kind:?}: unexpected {:?}", other.map(|_| ())),
             }
         }
+    }
+
+    async fn fast_fragment_kernel_matches_float64_on_odd_shapes(kind) {
+        let gpu = device(kind).await;
+        let targets = gpu.capabilities().max_render_targets;
+        assert!(targets >= 2, "{kind:?} offers {targets} render targets");
+        web_sys::console::log_1(&format!("{kind:?}: {targets} render targets, {} bytes of workgroup memory", gpu.capabilities().max_workgroup_storage).into());
+        // n below, at and above the number of targets, divisible by it and not, k % 4 = 0..3.
+        for (i, &(m, k, n)) in [(1, 1, 1), (3, 5, 2), (5, 3, 9), (13, 29, 7), (37, 70, 33), (64, 64, 64), (100, 17, 129), (6, 2, 17)]
+            .iter()
+            .enumerate()
+        {
+            let mut rng = Rng::new(80 + i as u32);
+            let (a, b) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
+            let (ga, gb) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&b, k, n).unwrap());
+            let c = gpu.mul_fast(&ga, &gb).unwrap();
+            assert_eq!((c.rows(), c.cols()), (m, n));
+            within_bound("fast", &gpu.read(&c).await.unwrap(), &a, &b, (m, k, n));
+            // The result is an ordinary matrix: the teaching kernel takes it as input.
+            let again = gpu.mul(&c, &gpu.identity(n, n).unwrap()).unwrap();
+            assert_eq!(gpu.read(&again).await.unwrap(), gpu.read(&c).await.unwrap());
+        }
+        // Squaring, 257 x 257 (not a multiple of 4 or of the targets).
+        let n = 257;
+        let a = Rng::new(257).matrix(n * n, -1.0, 1.0);
+        let s = gpu.square_fast(&gpu.upload(&a, n, n).unwrap()).unwrap();
+        within_bound("fast square", &gpu.read(&s).await.unwrap(), &a, &a, (n, n, n));
+        let rect = gpu.fill(2, 3, 1.0).unwrap();
+        assert!(gpu.square_fast(&rect).unwrap_err().to_string().contains("not square"));
+        assert!(gpu.mul_fast(&rect, &rect).unwrap_err().to_string().contains("inner dimensions 3 and 2 differ"));
+        // Integer products are exact, as with the teaching kernel.
+        let mut rng = Rng::new(6);
+        let (a, b) = (rng.integers(37 * 61, -8, 8), rng.integers(61 * 23, -8, 8));
+        let c = gpu.mul_fast(&gpu.upload(&a, 37, 61).unwrap(), &gpu.upload(&b, 61, 23).unwrap()).unwrap();
+        let exact: Vec<f32> = matmul(&a, &b, 37, 61, 23).0.iter().map(|&v| v as f32).collect();
+        assert_eq!(gpu.read(&c).await.unwrap(), exact);
+    }
+
+    async fn compute_matvec_matches_on_webgpu_and_is_refused_on_webgl2(kind) {
+        let gpu = device(kind).await;
+        for (i, &(m, k)) in [(1, 1), (7, 5), (13, 29), (33, 64), (100, 1000), (257, 3), (300, 257)].iter().enumerate() {
+            let mut rng = Rng::new(90 + i as u32);
+            let (a, x) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k, -1.0, 1.0));
+            let (ga, gx) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&x, k, 1).unwrap());
+            match (kind, gpu.mul_vec_compute(&ga, &gx)) {
+                (BackendKind::WebGpu, Ok(y)) => {
+                    assert_eq!((y.rows(), y.cols()), (m, 1));
+                    within_bound("compute A x", &gpu.read(&y).await.unwrap(), &a, &x, (m, k, 1));
+                }
+                (BackendKind::WebGl2, Err(e)) => assert!(e.to_string().contains("needs WebGPU"), "{e}"),
+                (_, other) => panic!("{kind:?}: unexpected {:?}", other.map(|_| ())),
+            }
+        }
+        let a = gpu.fill(3, 4, 1.0).unwrap();
+        let err = gpu.mul_vec_compute(&a, &gpu.fill(3, 1, 1.0).unwrap()).unwrap_err();
+        assert!(err.to_string().contains("4x1 vector"), "{err}");
     }
 
     async fn tall_times_thin_100x1000_by_1000x3(kind) {

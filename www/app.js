@@ -1,13 +1,13 @@
 // The page: opens a GPU (WebGPU, else WebGL2), squares and multiplies matrices on it, reads the
 // results back and compares them with JavaScript float64 math. `?backend=webgpu|webgl2|auto`
-// picks the backend; `?bench=products|functions|matvec|solvers` runs a benchmark on load
+// picks the backend; `?bench=products|functions|matvec|solvers|lcp` runs a benchmark on load
 // (`&sizes=64,128` to choose sizes; `&n=` the order of the solver benchmark's dense problems).
 
 import { product } from "./products.js";
 import { initWall } from "./wall.js";
 import { explore, OPERATIONS } from "./explorer.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
-import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, MATVEC_SIZES } from "./bench.js";
+import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, runLcpBenchmark, MATVEC_SIZES } from "./bench.js";
 import { MATMUL_PATHS } from "./paths.js";
 import { plotProducts, loadRecordedPeers } from "./gflops-plot.js";
 import { cg64, jacobi64, lcp64, complementarity64, relativeResidual64, plotResiduals, plateau } from "./solvers.js";
@@ -92,7 +92,7 @@ async function start() {
     runSolver(texla);
   });
   $("solver-kind").addEventListener("change", (e) => {
-    if (e.target.value === "lcp") $("solver-problem").value = "lcp";
+    if (e.target.value.startsWith("lcp")) $("solver-problem").value = "lcp";
     else if ($("solver-problem").value === "lcp") $("solver-problem").value = "poisson1d";
   });
   $("accuracy-form").addEventListener("submit", (e) => {
@@ -104,7 +104,7 @@ async function start() {
     runBench($("bench-kind").value, $("bench-sizes").value, texla);
   });
   $("bench-kind").addEventListener("change", (e) => {
-    const sizes = { matvec: MATVEC_SIZES.join(","), functions: "512", solvers: "1024,2048,4096", products: "64,128,256,512,1024" };
+    const sizes = { matvec: MATVEC_SIZES.join(","), functions: "512", solvers: "1024,2048,4096", products: "64,128,256,512,1024", lcp: "400" };
     $("bench-sizes").value = sizes[e.target.value];
   });
   if (params.has("bench")) {
@@ -152,7 +152,9 @@ async function runSolver(texla) {
   cancel.onclick = () => controller.abort();
   await guarded(out, async () => {
     cancel.disabled = false;
-    const kind = $("solver-kind").value;
+    const solver = $("solver-kind").value;
+    // Both projected Jacobi paths are "lcp" below; `solver` tells them apart.
+    const kind = solver.startsWith("lcp") ? "lcp" : solver;
     const problem = $("solver-problem").value;
     if ((kind === "lcp") !== (problem === "lcp")) throw new Error("projected Jacobi solves the LCP problem, and the LCP problem needs projected Jacobi");
     const n = whole("solver-n", "n", 1, problem === "poisson2d" ? 45 : 2048);
@@ -184,7 +186,11 @@ async function runSolver(texla) {
         gpuResiduals = [];
         let x = null;
         for (let done = 0; done < maxIter; done += step) {
-          const r = await gpu.lcpJacobi(A, B, { omega, iterations: Math.min(step, maxIter - done), x0: x ?? undefined, residual: true, signal: controller.signal });
+          const chunk = { omega, iterations: Math.min(step, maxIter - done), x0: x ?? undefined, residual: true };
+          const r = solver === "lcp-compute"
+            ? await gpu.lcpJacobiCompute(A, B, chunk)
+            : await gpu.lcpJacobi(A, B, { ...chunk, signal: controller.signal });
+          if (controller.signal.aborted) throw new Error("cancelled");
           x?.free();
           x = r.x;
           gpuResiduals.push(r.residuals[0]);
@@ -227,7 +233,7 @@ async function runSolver(texla) {
     const measure = kind === "lcp" ? "max |min(x, Ax + b)|" : "|b − Ax| / |b|";
     out.innerHTML = `<div class="summary" id="solver-summary" data-gpu-error="${gpuErr}" data-js-error="${jsErr}" data-iterations="${result.iterations}">
       <table class="numbers">
-        <tr><th></th><th>GPU float32 (${gpu.backend})</th><th>JavaScript float64</th></tr>
+        <tr><th></th><th>GPU float32 (${gpu.backend}${solver === "lcp-compute" ? ", one compute dispatch per run" : ""})</th><th>JavaScript float64</th></tr>
         <tr><th>order n</th><td>${N}</td><td>${N}</td></tr>
         <tr><th>iterations</th><td>${result.iterations}${kind === "lcp" ? "" : result.converged ? " (converged)" : " (not converged)"}</td><td>${ref.iterations}</td></tr>
         <tr><th>final ${measure}</th><td>${gpuResiduals.at(-1)?.toExponential(2)}</td><td>${ref.residuals.at(-1).toExponential(2)}</td></tr>
@@ -284,7 +290,7 @@ async function runSquare() {
     const n = whole("square-n", "n", 1, 2048);
     const seed = whole("square-seed", "seed", 0, 2 ** 32 - 1);
     const threshold = positive("square-threshold", "the highlight threshold");
-    await product(gpu, out, { m: n, k: n, n, seed, threshold, square: true });
+    await product(gpu, out, { m: n, k: n, n, seed, threshold, square: true, kernel: $("square-kernel").value });
   });
 }
 
@@ -295,7 +301,7 @@ async function runMultiply() {
     if (m * k * n > 2 ** 31) throw new Error(`m·k·n = ${m * k * n} is more than this page's float64 reference should take (2^31)`);
     const seed = whole("multiply-seed", "seed", 0, 2 ** 32 - 1);
     const threshold = positive("multiply-threshold", "the highlight threshold");
-    await product(gpu, out, { m, k, n, seed, threshold, square: false });
+    await product(gpu, out, { m, k, n, seed, threshold, square: false, kernel: $("multiply-kernel").value });
   });
 }
 
@@ -343,10 +349,14 @@ async function runBench(kind, sizesText, texla) {
       rows = await runSolverBenchmark(gpu, texla, sizes, progress, Number(params.get("n") ?? 1000));
       table.innerHTML = `<tr><th>solver</th><th>n</th><th>GPU ms / iteration</th><th>JS float64 ms / iteration</th><th>JS / GPU</th><th>GPU passes / iteration</th></tr>` +
         rows.map((r) => `<tr><td>${r.solver}</td><td>${r.n}</td>${f(r.gpuMs)}${f(r.jsMs)}<td>${(r.jsMs / r.gpuMs).toFixed(1)}×</td><td>${r.passes.toFixed(1)}</td></tr>`).join("");
+    } else if (kind === "lcp") {
+      rows = await runLcpBenchmark(gpu, texla, sizes, progress);
+      table.innerHTML = `<tr><th>n</th><th>iterations</th><th>path</th><th>GPU ms per solve</th><th>max |x − x64| / max |x64|</th><th>JS float64 ms</th><th>JS / GPU</th></tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td><td>${r.iterations}</td><td>${r.path}</td>${f(r.ms)}<td>${r.error.toExponential(1)}</td>${f(r.jsMs)}<td>${(r.jsMs / r.ms).toFixed(1)}×</td></tr>`).join("");
     } else if (kind === "matvec") {
       rows = await runMatvecBenchmark(gpu, sizes, progress);
-      table.innerHTML = `<tr><th>n</th><th>blocked GFLOPS</th><th>naive GFLOPS</th><th>JS float64 GFLOPS</th><th>blocked / naive</th></tr>` +
-        rows.map((r) => `<tr><td>${r.n}</td>${f(r.blocked)}${f(r.naive)}${f(r.js)}<td>${(r.blocked / r.naive).toFixed(1)}×</td></tr>`).join("");
+      table.innerHTML = `<tr><th>n</th><th>blocked GFLOPS</th><th>naive GFLOPS</th><th>compute path GFLOPS</th><th>JS float64 GFLOPS</th><th>blocked / naive</th></tr>` +
+        rows.map((r) => `<tr><td>${r.n}</td>${f(r.blocked)}${f(r.naive)}${r.compute === null ? "<td>WebGPU only</td>" : f(r.compute)}${f(r.js)}<td>${(r.blocked / r.naive).toFixed(1)}×</td></tr>`).join("");
     } else {
       rows = await runBenchmark(gpu, sizes, progress);
       const mib = (v) => `<td>${v === null ? "–" : (v / 2 ** 20).toFixed(2)}</td>`;

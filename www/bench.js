@@ -169,8 +169,8 @@ export const MATVEC_SIZES = [16, 31, 64, 100, 128, 250, 256, 500, 512, 1000, 102
 
 /**
  * GFLOPS (2 n^2 per product) of y = A x for n x n A: blocked (partial sums, then a reduction),
- * naive (one fragment per four rows), both resident (10 products, one finish), and JavaScript
- * float64 (seed 003's comparison).
+ * naive (one fragment per four rows), the compute path (WebGPU only, else null), all resident
+ * (10 products, one finish), and JavaScript float64 (seed 003's comparison).
  */
 export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = () => {}) {
   const rows = [];
@@ -187,6 +187,7 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
     });
     const blockedMs = await time((m, v) => gpu.mulVec(m, v));
     const naiveMs = await time((m, v) => gpu.mulVecNaive(m, v));
+    const computeMs = gpu.backend === "webgpu" ? await time((m, v) => gpu.mulVecCompute(m, v)) : null;
     ga.free();
     gx.free();
     const a64 = Float64Array.from(a);
@@ -202,7 +203,7 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
       }),
     );
     const gflops = (count, ms) => (count * 2 * n * n) / (ms * 1e6);
-    rows.push({ n, blocked: gflops(CHAIN, blockedMs), naive: gflops(CHAIN, naiveMs), js: gflops(1, jsMs) });
+    rows.push({ n, blocked: gflops(CHAIN, blockedMs), naive: gflops(CHAIN, naiveMs), compute: computeMs === null ? null : gflops(CHAIN, computeMs), js: gflops(1, jsMs) });
   }
   return rows;
 }
@@ -247,10 +248,57 @@ export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {},
   await run("CG fused", dense, spd, (A, B) => gpu.cg(A, B, { tol: 0, maxIter: it, fused: true }), (a, b, k) => cg64(a, b, dense, 0, k));
   const lcp = texla.Gpgpu.problem("lcp", dense, 1);
   await run("projected Jacobi", dense, lcp, (A, B) => gpu.lcpJacobi(A, B, { omega: -0.8, iterations: it, residual: false }), (a, b, k) => lcp64(a, b, dense, -0.8, k, k));
+  if (gpu.backend === "webgpu") {
+    await run("projected Jacobi, one dispatch", dense, lcp, (A, B) => gpu.lcpJacobiCompute(A, B, { omega: -0.8, iterations: it, residual: false }), (a, b, k) => lcp64(a, b, dense, -0.8, k, k));
+  }
   for (const n of sizes) {
     const sys = texla.Gpgpu.problem("jacobi", n, 1, 1.2);
     const jit = 20;
     await run("Jacobi", n, sys, (A, B) => gpu.jacobi(A, B, { tol: 0, maxIter: jit, checkEvery: jit }), (a, b, k) => jacobi64(a, b, n, 0, k));
+  }
+  return rows;
+}
+
+/**
+ * The wall's solve: projected Jacobi on the dense LCP of order n with 2n iterations (omega -0.8),
+ * per n of `sizes`: ms per solve on the fragment path (3 passes per iteration) and, on WebGPU,
+ * in one compute dispatch; JavaScript float64 runs the same iterations, and each GPU answer is
+ * compared with it (max |x - x64| / max |x64|).
+ */
+export async function runLcpBenchmark(gpu, texla, sizes, progress = () => {}) {
+  const { lcp64 } = await import("./solvers.js");
+  const rows = [];
+  for (const n of sizes) {
+    const iterations = 2 * n;
+    const p = texla.Gpgpu.problem("lcp", n, 1);
+    progress(`n = ${n}: JavaScript float64, ${iterations} iterations`);
+    const t0 = performance.now();
+    const ref = lcp64(Float64Array.from(p.a), Float64Array.from(p.b), n, -0.8, iterations, iterations);
+    const jsMs = performance.now() - t0;
+    const scale = ref.x.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
+    const A = gpu.upload(p.a, n, n);
+    const B = gpu.upload(p.b, n, 1);
+    const paths = [["fragment, 3 passes per iteration", (o) => gpu.lcpJacobi(A, B, o)]];
+    if (gpu.backend === "webgpu") paths.push(["compute, one dispatch", (o) => gpu.lcpJacobiCompute(A, B, o)]);
+    try {
+      for (const [path, solve] of paths) {
+        progress(`n = ${n}: ${path}, ${iterations} iterations`);
+        let x = null;
+        const ms = await best(1, async () => {
+          x?.free();
+          const r = await solve({ omega: -0.8, iterations, residual: false });
+          await gpu.finish();
+          x = r.x;
+        });
+        const got = await x.read();
+        x.free();
+        const error = got.reduce((m, v, i) => Math.max(m, Math.abs(v - ref.x[i])), 0) / scale;
+        rows.push({ n, iterations, path, ms, error, jsMs });
+      }
+    } finally {
+      A.free();
+      B.free();
+    }
   }
   return rows;
 }

@@ -25,8 +25,14 @@ export const OPERATIONS = {
     gpu: (gpu, [a, b]) => gpu.matmul(a, b),
     reference: (_t, [a, b], [[m, k], [, n]]) => matmul64(a, b, m, k, n).c,
   },
+  matmulFast: {
+    label: "A·B, fast fragment kernel (one output texel per render target, up to 8 per fragment)",
+    shapes: (m, k, n) => [[m, k], [k, n]],
+    gpu: (gpu, [a, b]) => gpu.matmulFast(a, b),
+    reference: (_t, [a, b], [[m, k], [, n]]) => matmul64(a, b, m, k, n).c,
+  },
   matmulCompute: {
-    label: "A·B on the compute path (WebGPU only: workgroup tiling)",
+    label: "A·B on the compute path (WebGPU only: workgroup tiling, 8×8 outputs per thread)",
     shapes: (m, k, n) => [[m, k], [k, n]],
     gpu: (gpu, [a, b]) => gpu.matmulCompute(a, b),
     reference: (_t, [a, b], [[m, k], [, n]]) => matmul64(a, b, m, k, n).c,
@@ -53,6 +59,12 @@ export const OPERATIONS = {
     label: "A·x blocked: partial sums, then a reduction (A is m×k)",
     shapes: (m, k) => [[m, k], [k, 1]],
     gpu: (gpu, [a, x]) => gpu.mulVec(a, x),
+    reference: (_t, [a, x], [[m, k]]) => matmul64(a, x, m, k, 1).c,
+  },
+  mulVecCompute: {
+    label: "A·x on the compute path (WebGPU only: one dispatch, partial sums in workgroup memory)",
+    shapes: (m, k) => [[m, k], [k, 1]],
+    gpu: (gpu, [a, x]) => gpu.mulVecCompute(a, x),
     reference: (_t, [a, x], [[m, k]]) => matmul64(a, x, m, k, 1).c,
   },
   mulVecNaive: {

@@ -6,11 +6,26 @@ import { reference } from "./worker-client.js";
 const fmt = (v, digits = 3) => (Number.isFinite(v) ? v.toPrecision(digits) : String(v));
 const ms = (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
 
-/** Computes A·B (or M·M) on the GPU and in float64, and shows the comparison in `out`. */
-export async function product(gpu, out, { m, k, n, seed, threshold, square }) {
+/**
+ * The kernels that compute a product, side by side: [name, description, call(gpu, a, b, square)].
+ * The compute path exists on WebGPU only.
+ */
+export const KERNELS = [
+  ["teaching", "teaching fragment kernel: one output texel (4 rows of a column) per fragment, 5 texel fetches per 16 multiply-adds",
+    (gpu, a, b, square) => (square ? gpu.square(a) : gpu.matmul(a, b))],
+  ["fast", "fast fragment kernel: one output texel per render target, up to 8 per fragment, sharing its A texels (4 + 8 fetches per 128 multiply-adds)",
+    (gpu, a, b, square) => (square ? gpu.squareFast(a) : gpu.matmulFast(a, b))],
+  ["compute", "compute path: 16×16 threads per 128×128 block, tiles in workgroup memory, 8×8 outputs per thread",
+    (gpu, a, b) => gpu.matmulCompute(a, b)],
+];
+
+/** Computes A·B (or M·M) on the GPU with `kernel` and in float64, and shows the comparison in
+ * `out`, then the same product with every kernel, timed and checked, side by side. */
+export async function product(gpu, out, { m, k, n, seed, threshold, square, kernel = "teaching" }) {
   const next = mulberry32(seed);
   const a = randomMatrix(next, m * k);
   const b = square ? a : randomMatrix(next, k * n);
+  const [, description, call] = KERNELS.find(([name]) => name === kernel) ?? KERNELS[0];
 
   out.innerHTML = `<div class="status">uploading and computing on the GPU…</div>`;
   const t0 = performance.now();
@@ -18,15 +33,27 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square }) {
   const gb = square ? ga : gpu.upload(b, k, n);
   await gpu.finish();
   const t1 = performance.now();
-  const gc = square ? gpu.square(ga) : gpu.matmul(ga, gb);
+  let gc;
+  try {
+    gc = call(gpu, ga, gb, square);
+  } catch (e) {
+    [ga, gb].forEach((x) => x.free());
+    throw e;
+  }
   await gpu.finish();
   const t2 = performance.now();
   const c = await gc.read();
   const t3 = performance.now();
-  [ga, gb, gc].forEach((x) => x.free());
+  gc.free();
 
   out.innerHTML = `<div class="status">computing the float64 reference in JavaScript (${m}×${k} times ${k}×${n})…</div>`;
-  const ref = await reference(a, b, m, k, n);
+  let ref;
+  try {
+    ref = await reference(a, b, m, k, n);
+  } catch (e) {
+    [ga, gb].forEach((x) => x.free());
+    throw e;
+  }
   const cmp = compare(c, ref.c, ref.s, k);
   const within = cmp.worstRatio <= 1;
   const gflops = (2 * m * k * n) / ((t2 - t1) * 1e6);
@@ -34,7 +61,7 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square }) {
 
   out.innerHTML = `
     <div class="summary" id="${out.id}-summary" data-within-bound="${within}" data-max-rel="${cmp.maxRel}" data-max-abs="${cmp.maxAbs}">
-      <p>${square ? `R = M·M with n = ${n}` : `C = A·B with m = ${m}, k = ${k}, n = ${n}`}: ${m * n} elements in ${texels}.</p>
+      <p>${square ? `R = M·M with n = ${n}` : `C = A·B with m = ${m}, k = ${k}, n = ${n}`}: ${m * n} elements in ${texels}, by the ${description}.</p>
       <p class="${within ? "ok" : "bad"}">${within
         ? `All ${m * n} elements are within the float32 error bound 2(k+2)·2⁻²⁴·Σ|a·b| (worst element at ${fmt(cmp.worstRatio, 2)} of its bound).`
         : `Element (${Math.floor(cmp.worstIndex / n)}, ${cmp.worstIndex % n}) is ${fmt(cmp.worstRatio, 3)} times its float32 error bound: the GPU result is wrong.`}</p>
@@ -47,6 +74,9 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square }) {
         <tr><th>GPU total</th><td>${ms(t3 - t0)}</td></tr>
         <tr><th>JavaScript float64</th><td>${ms(ref.ms)}</td></tr>
       </table>
+      <table class="numbers kernels" id="${out.id}-kernels"><caption>The same product by each kernel (after one warm-up run each)</caption>
+        <tr><th>kernel</th><th>GPU compute</th><th>GFLOPS</th><th>worst element / bound</th></tr>
+        <tr><td colspan="4">timing…</td></tr></table>
     </div>
     <div class="result-grid">
       <table class="numbers samples" id="${out.id}-table"></table>
@@ -55,6 +85,34 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square }) {
     </div>`;
   sampleTable(document.getElementById(`${out.id}-table`), c, ref.c, m, n, cmp.worstIndex, threshold, seed);
   heatmap(document.getElementById(`${out.id}-heatmap`), c, ref.c, ref.s, m, n, k);
+
+  // Every kernel on the same inputs: time (after a warm-up run, which builds its pipeline) and
+  // the worst element against the same float64 bound.
+  const rows = [];
+  try {
+    for (const [name, what, run] of KERNELS) {
+      if (name === "compute" && gpu.backend !== "webgpu") {
+        rows.push(`<tr data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3">WebGPU only (WebGL2 has no compute shaders)</td></tr>`);
+        continue;
+      }
+      run(gpu, ga, gb, square).free();
+      await gpu.finish();
+      const s0 = performance.now();
+      const r = run(gpu, ga, gb, square);
+      await gpu.finish();
+      const s1 = performance.now();
+      const got = await r.read();
+      r.free();
+      const worst = compare(got, ref.c, ref.s, k).worstRatio;
+      rows.push(`<tr data-kernel="${name}" data-within-bound="${worst <= 1}"><td title="${what}">${name}</td><td>${ms(s1 - s0)}</td><td>${fmt((2 * m * k * n) / ((s1 - s0) * 1e6))}</td><td class="${worst <= 1 ? "ok" : "bad"}">${fmt(worst, 2)}</td></tr>`);
+    }
+  } finally {
+    [ga, gb].forEach((x) => x.free());
+  }
+  const table = document.getElementById(`${out.id}-kernels`);
+  table.querySelectorAll("tr:not(:first-child)").forEach((tr) => tr.remove());
+  table.insertAdjacentHTML("beforeend", rows.join(""));
+  table.dataset.done = "true";
 }
 
 /** A table of sample elements: corners, diagonal, the worst one and a few random ones. */

@@ -33,6 +33,12 @@ pub struct Capabilities {
     pub adapter: String,
     /// Largest texture side in texels: matrices up to `max * 4` rows and `max` columns.
     pub max_texture_size: u32,
+    /// RGBA32F render targets one fragment pass may write (at least 1).
+    pub max_render_targets: usize,
+    /// Bytes of workgroup memory a compute kernel may declare (0 without a compute path).
+    pub max_workgroup_storage: usize,
+    /// Whether the adapter is a software renderer (a CPU, such as SwiftShader).
+    pub software: bool,
 }
 
 /// A GPU that stores matrices as RGBA32F textures and runs fragment-shader programs on them.
@@ -64,6 +70,17 @@ pub trait Backend: Sized + 'static {
         program: &Program,
         inputs: &[&Self::Texture],
         outputs: &[&Self::Texture],
+    ) -> Result<()>;
+
+    /// Copies texels `(0..width, 0..height)` of `src` to `(x..x + width, 0..height)` of `dst`,
+    /// in order with the runs around it.
+    fn copy_columns(
+        &self,
+        src: &Self::Texture,
+        dst: &Self::Texture,
+        x: usize,
+        width: usize,
+        height: usize,
     ) -> Result<()>;
 
     /// Reads all texels back, in the layout of [`Backend::write_texture`].

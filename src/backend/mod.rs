@@ -7,3 +7,11 @@ mod webgpu;
 pub use api::{Backend, BackendKind, Capabilities, Instance, Scene, MAX_INSTANCES, SCENE_VERTICES};
 pub use webgl2::WebGl2;
 pub use webgpu::WebGpu;
+
+/// Whether an adapter or renderer description names a software renderer.
+pub(crate) fn is_software(description: &str) -> bool {
+    let d = description.to_lowercase();
+    ["swiftshader", "llvmpipe", "lavapipe", "software"]
+        .iter()
+        .any(|s| d.contains(s))
+}

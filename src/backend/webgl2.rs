@@ -157,6 +157,18 @@ impl WebGl2 {
             .ok()
             .and_then(|v| v.as_f64())
             .unwrap_or(2048.0) as u32;
+        let parameter = |p: u32| {
+            context
+                .get_parameter(p)
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(1.0) as usize
+        };
+        let max_render_targets = parameter(web_sys::WebGl2RenderingContext::MAX_DRAW_BUFFERS)
+            .min(parameter(
+                web_sys::WebGl2RenderingContext::MAX_COLOR_ATTACHMENTS,
+            ))
+            .max(1);
         let gl = Rc::new(glow::Context::from_webgl2_context(context));
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
@@ -167,8 +179,11 @@ impl WebGl2 {
             gl,
             capabilities: Capabilities {
                 backend: super::BackendKind::WebGl2,
+                software: super::is_software(&renderer),
                 adapter: renderer,
                 max_texture_size,
+                max_render_targets,
+                max_workgroup_storage: 0,
             },
             programs: RefCell::new(HashMap::new()),
             vertex_array,
@@ -297,6 +312,17 @@ impl Backend for WebGl2 {
                         0,
                     );
                 }
+                // Detach what an earlier run with more targets left: attachments of other sizes
+                // would clip the render area, and a freed texture must not stay attached.
+                for i in outputs.len()..self.capabilities.max_render_targets {
+                    gl.framebuffer_texture_2d(
+                        glow::FRAMEBUFFER,
+                        glow::COLOR_ATTACHMENT0 + i as u32,
+                        glow::TEXTURE_2D,
+                        None,
+                        0,
+                    );
+                }
                 gl.draw_buffers(&attachments);
             }
             gl.viewport(
@@ -321,6 +347,40 @@ impl Backend for WebGl2 {
                 gl.bind_texture(glow::TEXTURE_2D, None);
             }
             gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+        }
+        Ok(())
+    }
+
+    fn copy_columns(
+        &self,
+        src: &Texture,
+        dst: &Texture,
+        x: usize,
+        width: usize,
+        height: usize,
+    ) -> Result<()> {
+        let (x, w, h) = (x as i32, width as i32, height as i32);
+        // SAFETY: both framebuffers belong to this context and hold RGBA32F textures at least
+        // this large; the bindings are reset afterwards.
+        unsafe {
+            self.gl
+                .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(src.framebuffer));
+            self.gl
+                .bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(dst.framebuffer));
+            self.gl.blit_framebuffer(
+                0,
+                0,
+                w,
+                h,
+                x,
+                0,
+                x + w,
+                h,
+                glow::COLOR_BUFFER_BIT,
+                glow::NEAREST,
+            );
+            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
+            self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
         }
         Ok(())
     }

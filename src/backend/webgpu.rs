@@ -18,6 +18,10 @@ use crate::kernel::{Kernel, Program};
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 const TEXEL_BYTES: usize = 16;
 
+fn unavailable(why: &str) -> Error {
+    Error::BackendUnavailable(format!("WebGPU unavailable: {why}"))
+}
+
 /// A WebGPU device that runs texla programs.
 pub struct WebGpu {
     device: wgpu::Device,
@@ -34,6 +38,9 @@ pub struct WebGpu {
     adapter: wgpu::Adapter,
     /// The wall's canvas, surface and pipeline, made on the first draw.
     scene: RefCell<Option<SceneTarget>>,
+    /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
+    /// where the native benchmark measures what they cost).
+    checks: std::cell::Cell<Option<wgpu::ShaderRuntimeChecks>>,
 }
 
 /// Where and how [`Backend::draw`] renders.
@@ -65,9 +72,8 @@ impl Drop for Texture {
 
 impl WebGpu {
     /// Opens the browser's WebGPU adapter and device, or says exactly what is missing.
+    #[cfg(target_arch = "wasm32")]
     pub async fn create() -> Result<Self> {
-        let unavailable =
-            |why: &str| Error::BackendUnavailable(format!("WebGPU unavailable: {why}"));
         let gpu = js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
             .and_then(|nav| js_sys::Reflect::get(&nav, &"gpu".into()))
             .unwrap_or(wasm_bindgen::JsValue::UNDEFINED);
@@ -92,12 +98,48 @@ impl WebGpu {
                     "navigator.gpu.requestAdapter() gave no adapter ({e})"
                 ))
             })?;
+        let names = browser_adapter_info(&gpu).await;
+        Self::open(instance, adapter, names).await
+    }
+
+    /// Opens a native adapter (Vulkan unless `WGPU_BACKEND` names others) and its device: the
+    /// same backend code as in the browser, for the native benchmark.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn create() -> Result<Self> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN),
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| unavailable(&format!("no native adapter ({e})")))?;
+        let info = adapter.get_info();
+        let names = vec![format!("{:?} {}", info.backend, info.driver_info)];
+        Self::open(instance, adapter, names).await
+    }
+
+    /// Asks `adapter` for a device with the limits texla's kernels use, as large as the adapter
+    /// allows: texture size, render targets per pass, workgroup memory, buffer sizes.
+    async fn open(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+        mut adapter_name: Vec<String>,
+    ) -> Result<Self> {
         let limits = adapter.limits();
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("texla"),
                 required_limits: wgpu::Limits {
                     max_texture_dimension_2d: limits.max_texture_dimension_2d,
+                    max_color_attachments: limits.max_color_attachments,
+                    max_color_attachment_bytes_per_sample: limits
+                        .max_color_attachment_bytes_per_sample,
+                    max_compute_workgroup_storage_size: limits.max_compute_workgroup_storage_size,
+                    max_buffer_size: limits.max_buffer_size,
                     ..wgpu::Limits::downlevel_defaults()
                 },
                 ..Default::default()
@@ -112,21 +154,27 @@ impl WebGpu {
             }
         }));
         let info = adapter.get_info();
-        let mut adapter_name = browser_adapter_info(&gpu).await;
         if !info.name.is_empty() {
             adapter_name.insert(0, info.name);
         }
         if info.device_type == wgpu::DeviceType::Cpu {
             adapter_name.push("software fallback adapter".into());
         }
+        let name = if adapter_name.is_empty() {
+            "(the browser does not name its adapter)".into()
+        } else {
+            adapter_name.join(", ")
+        };
+        let limits = device.limits();
         let capabilities = Capabilities {
             backend: BackendKind::WebGpu,
-            adapter: if adapter_name.is_empty() {
-                "(the browser does not name its adapter)".into()
-            } else {
-                adapter_name.join(", ")
-            },
-            max_texture_size: device.limits().max_texture_dimension_2d,
+            software: info.device_type == wgpu::DeviceType::Cpu || super::is_software(&name),
+            adapter: name,
+            max_texture_size: limits.max_texture_dimension_2d,
+            max_render_targets: (limits.max_color_attachments as usize)
+                .min(limits.max_color_attachment_bytes_per_sample as usize / TEXEL_BYTES)
+                .max(1),
+            max_workgroup_storage: limits.max_compute_workgroup_storage_size as usize,
         };
         Ok(WebGpu {
             device,
@@ -139,6 +187,7 @@ impl WebGpu {
             instance,
             adapter,
             scene: RefCell::new(None),
+            checks: std::cell::Cell::new(None),
         })
     }
 
@@ -276,6 +325,26 @@ impl WebGpu {
             .create_view(&Default::default())
     }
 
+    /// Chooses the run-time checks wgpu builds into shaders (bounds checks, loop bounding,
+    /// integer division checks; native only: a browser compiles WGSL its own way), so that the
+    /// native benchmark can measure what they cost. Pipelines built so far are dropped.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn set_runtime_checks(&self, checks: wgpu::ShaderRuntimeChecks) {
+        self.checks.set(Some(checks));
+        self.pipelines.borrow_mut().clear();
+        self.compute_pipelines.borrow_mut().clear();
+    }
+
+    /// Waits for the GPU natively, where callbacks run only from a poll (the browser runs them
+    /// from its event loop).
+    fn wait(&self) -> Result<()> {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("waiting for the GPU failed: {e}")))?;
+        Ok(())
+    }
+
     /// Turns errors reported since the last check into one `Error::Gpu`.
     fn check_errors(&self) -> Result<()> {
         let mut list = self
@@ -347,12 +416,16 @@ impl WebGpu {
         wgpu::BindGroupLayout,
         wgpu::PipelineLayout,
     ) {
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&kernel.name),
-                source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
-            });
+        let descriptor = wgpu::ShaderModuleDescriptor {
+            label: Some(&kernel.name),
+            source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
+        };
+        let module = match self.checks.get() {
+            None => self.device.create_shader_module(descriptor),
+            // SAFETY: only the native benchmark turns checks off, for texla's own kernels, whose
+            // indices stay in bounds (every load is guarded or clamped) and whose loops end.
+            Some(checks) => unsafe { self.device.create_shader_module_trusted(descriptor, checks) },
+        };
         let layout = self
             .device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -370,7 +443,7 @@ impl WebGpu {
     }
 
     /// The compute pipeline of a compute kernel, built on first use; its output is a storage
-    /// texture at binding 7.
+    /// texture at binding 7, its scratch storage (if any) a buffer at binding 8.
     fn compute_pipeline(
         &self,
         program: &Program,
@@ -390,6 +463,18 @@ impl WebGpu {
             },
             count: None,
         });
+        if kernel.compute.is_some_and(|c| c.scratch_words > 0) {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: 8,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+        }
         let (module, layout, pipeline_layout) = self.module_and_layouts(kernel, &entries);
         let pipeline = self
             .device
@@ -409,13 +494,14 @@ impl WebGpu {
     }
 
     /// The bind group of one run: the uniforms (a cached buffer, see `uniform_buffer`), the
-    /// inputs, and a storage output if given.
+    /// inputs, and a storage output and scratch buffer if given.
     fn bind_group(
         &self,
         program: &Program,
         layout: &wgpu::BindGroupLayout,
         inputs: &[&Texture],
         storage: Option<&Texture>,
+        scratch: Option<&wgpu::Buffer>,
     ) -> wgpu::BindGroup {
         let uniforms = self.uniform_buffer(program);
         let mut entries = vec![wgpu::BindGroupEntry {
@@ -432,6 +518,12 @@ impl WebGpu {
             entries.push(wgpu::BindGroupEntry {
                 binding: 7,
                 resource: wgpu::BindingResource::TextureView(&out.view),
+            });
+        }
+        if let Some(buffer) = scratch {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 8,
+                resource: buffer.as_entire_binding(),
             });
         }
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -467,9 +559,19 @@ impl WebGpu {
 
     /// Dispatches a compute kernel: one workgroup per block of output texels.
     fn run_compute(&self, program: &Program, inputs: &[&Texture], output: &Texture) -> Result<()> {
-        let (per_x, per_y) = program.kernel.compute.expect("a compute kernel");
+        let compute = program.kernel.compute.expect("a compute kernel");
+        let (per_x, per_y) = compute.per_group;
         let (pipeline, layout) = self.compute_pipeline(program);
-        let bind_group = self.bind_group(program, &layout, inputs, Some(output));
+        // New buffers start zeroed: the kernel's counters start at 0 on every run.
+        let scratch = (compute.scratch_words > 0).then(|| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("scratch"),
+                size: (4 * compute.scratch_words) as u64,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        });
+        let bind_group = self.bind_group(program, &layout, inputs, Some(output), scratch.as_ref());
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -483,6 +585,7 @@ impl WebGpu {
             pass.dispatch_workgroups(groups_x, groups_y, 1);
         }
         self.queue.submit([encoder.finish()]);
+        // `scratch` is dropped here; wgpu frees it once the GPU is done with it.
         Ok(())
     }
 }
@@ -568,7 +671,7 @@ impl Backend for WebGpu {
             return self.run_compute(program, inputs, outputs[0]);
         }
         let (pipeline, layout) = self.pipeline(program);
-        let bind_group = self.bind_group(program, &layout, inputs, None);
+        let bind_group = self.bind_group(program, &layout, inputs, None, None);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -596,6 +699,33 @@ impl Backend for WebGpu {
             pass.set_bind_group(0, &bind_group, &[]);
             pass.draw(0..3, 0..1);
         }
+        self.queue.submit([encoder.finish()]);
+        Ok(())
+    }
+
+    fn copy_columns(
+        &self,
+        src: &Texture,
+        dst: &Texture,
+        x: usize,
+        width: usize,
+        height: usize,
+    ) -> Result<()> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_texture_to_texture(
+            src.texture.as_image_copy(),
+            wgpu::TexelCopyTextureInfo {
+                texture: &dst.texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d {
+                    x: x as u32,
+                    y: 0,
+                    z: 0,
+                },
+                aspect: wgpu::TextureAspect::All,
+            },
+            extent(width, height),
+        );
         self.queue.submit([encoder.finish()]);
         Ok(())
     }
@@ -629,6 +759,7 @@ impl Backend for WebGpu {
         buffer.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
         });
+        self.wait()?;
         let mapped = rx
             .await
             .map_err(|_| Error::Gpu("read-back was cancelled".into()))?;
@@ -658,6 +789,7 @@ impl Backend for WebGpu {
         self.queue.on_submitted_work_done(move || {
             let _ = tx.send(());
         });
+        self.wait()?;
         rx.await
             .map_err(|_| Error::Gpu("the device was lost".into()))?;
         self.check_errors()
@@ -766,6 +898,7 @@ fn canvas_surface(
 
 /// Vendor, architecture, device and description from `GPUAdapter.info`, the ones the browser
 /// fills in (wgpu passes on only the description, which browsers often leave empty).
+#[cfg(target_arch = "wasm32")]
 async fn browser_adapter_info(gpu: &wasm_bindgen::JsValue) -> Vec<String> {
     use wasm_bindgen::JsCast;
     let get = |o: &wasm_bindgen::JsValue, k: &str| js_sys::Reflect::get(o, &k.into()).ok();

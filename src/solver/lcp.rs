@@ -92,6 +92,53 @@ pub async fn lcp_jacobi(
     })
 }
 
+/// The same iteration as [`lcp_jacobi`], every iteration in ONE compute dispatch (WebGPU only;
+/// on WebGL2 a clear `Unsupported` error): see [`Device::lcp_jacobi_compute`]. `workgroups`
+/// overrides the device's choice. Reads back the diagonal (to refuse a zero) and, if asked, the
+/// residual; nothing in between, so there is no progress to report until it is done.
+pub async fn lcp_jacobi_compute(
+    gpu: &dyn Device,
+    a: &Matrix,
+    b: &Matrix,
+    x0: Option<&Matrix>,
+    options: LcpOptions,
+    workgroups: Option<usize>,
+) -> Result<Solution> {
+    let n = check_system(a, b, x0)?;
+    let start = gpu.counts();
+    // Refuses a zero diagonal with the same message as the fragment path.
+    inverse_diagonal(gpu, a, options.omega).await?;
+    let zero;
+    let x0 = match x0 {
+        Some(x0) => x0,
+        None => {
+            zero = gpu.fill(n, 1, 0.0)?;
+            &zero
+        }
+    };
+    let x = gpu.lcp_jacobi_compute(a, b, x0, options.omega, options.iterations, workgroups)?;
+    let mut residuals = Vec::new();
+    if options.residual {
+        let res = f64::from(complementarity(gpu, a, b, &x).await?);
+        if res.is_nan() && gpu.max_abs(&x).await?.is_nan() {
+            return Err(Error::Solver(
+                "projected Jacobi (single dispatch) gave NaN: A or b holds NaN or infinity, or \
+                 this GPU did not run the solver's workgroups side by side (try workgroups = 1)"
+                    .into(),
+            ));
+        }
+        check_finite("projected Jacobi", options.iterations, res)?;
+        residuals.push(res);
+    }
+    Ok(Solution {
+        x,
+        iterations: options.iterations,
+        residuals,
+        converged: false,
+        counts: gpu.counts() - start,
+    })
+}
+
 /// max |min(x, Ax + b)|: zero exactly at a solution of the LCP (NaN if anything is NaN).
 pub async fn complementarity(gpu: &dyn Device, a: &Matrix, b: &Matrix, x: &Matrix) -> Result<f32> {
     let w = gpu.mul_vec(a, x)?;

@@ -11,5 +11,5 @@ mod solution;
 pub use cg::{cg, CgOptions};
 pub use contact::{contact_jacobi, gpu_frame, ContactSystem};
 pub use jacobi::{jacobi, JacobiOptions};
-pub use lcp::{complementarity, lcp_jacobi, LcpOptions};
+pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};
 pub use solution::{Observer, Progress, Solution};

@@ -1,5 +1,5 @@
 // Runs the page's benchmark mode on both backends in headless Chromium and prints a table and
-// JSON. Usage: node tests/e2e/bench.mjs [products|functions|matvec|solvers] [sizes]
+// JSON. Usage: node tests/e2e/bench.mjs [products|functions|matvec|solvers|lcp] [sizes]
 import { serve, launch } from "./browser.mjs";
 
 const kind = process.argv[2] ?? "products";
@@ -40,9 +40,12 @@ if (kind === "functions") {
 } else if (kind === "solvers") {
   print(["backend", "solver", "n", "iterations", "GPU ms/it", "JS ms/it", "JS/GPU", "passes/it"]);
   for (const r of reports) for (const row of r.rows) print([r.backend, row.solver, row.n, row.iterations, row.gpuMs.toFixed(3), row.jsMs.toFixed(3), `${(row.jsMs / row.gpuMs).toFixed(2)}x`, row.passes.toFixed(1)]);
+} else if (kind === "lcp") {
+  print(["backend", "n", "iterations", "path", "GPU ms", "error", "JS ms", "JS/GPU"]);
+  for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.iterations, row.path.split(",")[0], row.ms.toFixed(2), row.error.toExponential(1), row.jsMs.toFixed(1), `${(row.jsMs / row.ms).toFixed(1)}x`]);
 } else if (kind === "matvec") {
-  print(["backend", "n", "blocked GFLOPS", "naive GFLOPS", "JS GFLOPS", "blocked/naive"]);
-  for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.blocked.toFixed(3), row.naive.toFixed(3), row.js.toFixed(3), `${(row.blocked / row.naive).toFixed(1)}x`]);
+  print(["backend", "n", "blocked GFLOPS", "naive GFLOPS", "compute GFLOPS", "JS GFLOPS", "blocked/naive"]);
+  for (const r of reports) for (const row of r.rows) print([r.backend, row.n, row.blocked.toFixed(3), row.naive.toFixed(3), row.compute?.toFixed(3) ?? "-", row.js.toFixed(3), `${(row.blocked / row.naive).toFixed(1)}x`]);
 } else {
   // Columns from the rows themselves: every path of www/paths.js that ran, end-to-end and resident.
   const keys = Object.keys(reports[0]?.rows[0] ?? {}).filter((k) => /(E2E|Resident)$/.test(k));

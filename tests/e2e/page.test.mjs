@@ -47,6 +47,23 @@ for (const backend of ["webgpu", "webgl2"]) {
       assert.ok(Math.abs(Number(g) - Number(e)) <= 1e-4 * Math.max(1, Math.abs(Number(e))), `${g} vs ${e}`);
     }
 
+    // Every kernel on the same product, side by side: the teaching and the fast fragment
+    // kernels everywhere, the compute path on WebGPU only; all within the bound.
+    await page.waitForSelector("#square-result-kernels[data-done]", { timeout: 60_000 });
+    const kernels = await page.$$eval("#square-result-kernels tr[data-kernel]", (trs) => trs.map((tr) => [tr.dataset.kernel, tr.dataset.withinBound ?? tr.textContent]));
+    assert.deepEqual(kernels.map(([k]) => k), ["teaching", "fast", "compute"]);
+    assert.equal(kernels[0][1], "true");
+    assert.equal(kernels[1][1], "true");
+    if (backend === "webgpu") assert.equal(kernels[2][1], "true");
+    else assert.match(kernels[2][1], /WebGPU only/);
+    await page.selectOption("#square-kernel", "fast");
+    await page.fill("#square-n", "67");
+    await page.click("#square-form button");
+    await page.waitForFunction(() => document.querySelector("#square-result-summary p")?.textContent.includes("fast fragment kernel"), null, { timeout: 60_000 });
+    assert.equal(await page.getAttribute("#square-result-summary", "data-within-bound"), "true");
+    await page.waitForSelector("#square-result-kernels[data-done]", { timeout: 60_000 });
+    await page.selectOption("#square-kernel", "teaching");
+
     // A general product with odd shapes, through the form as a person would.
     await page.fill("#multiply-m", "13");
     await page.fill("#multiply-k", "29");
@@ -54,6 +71,9 @@ for (const backend of ["webgpu", "webgl2"]) {
     await page.click("#multiply-form button");
     await page.waitForSelector("#multiply-result-summary", { timeout: 60_000 });
     assert.equal(await page.getAttribute("#multiply-result-summary", "data-within-bound"), "true");
+    // The page is busy until every kernel has run the same product too.
+    await page.waitForSelector("#multiply-result-kernels[data-done]", { timeout: 60_000 });
+    assert.equal(await page.$$eval("#multiply-result-kernels tr[data-within-bound=true]", (trs) => trs.length), backend === "webgpu" ? 3 : 2);
 
     // Bad input is a clear message, and the page keeps working.
     await page.fill("#square-n", "0");
@@ -80,11 +100,15 @@ for (const backend of ["webgpu", "webgl2"]) {
     await page.click("#explorer-form button");
     if (backend === "webgpu") {
       await page.waitForFunction(() => document.querySelector("#explorer-summary p")?.textContent.includes("compute path"));
-      assert.match(await page.textContent("#explorer-shader"), /@compute @workgroup_size\(8, 8\)/);
+      assert.match(await page.textContent("#explorer-shader"), /@compute @workgroup_size\(16, 16\)/);
     } else {
       await page.waitForSelector("#explorer-result .error");
       assert.match(await page.textContent("#explorer-result .error"), /needs WebGPU/);
     }
+    await page.selectOption("#explorer-op", "matmulFast");
+    await page.click("#explorer-form button");
+    await page.waitForFunction(() => document.querySelector("#explorer-summary p")?.textContent.includes("fast fragment kernel"));
+    assert.match(await page.textContent("#explorer-shader"), backend === "webgpu" ? /@location\(1\) o1: vec4<f32>/ : /layout\(location = 1\) out vec4 out_1;/);
     await page.selectOption("#explorer-op", "mulVec");
     await page.click("#explorer-form button");
     await page.waitForFunction(() => document.querySelector("#explorer-summary p")?.textContent.includes("blocked"));
@@ -122,7 +146,7 @@ test("the benchmark mode fills its table, JSON and plot, with peak bytes and the
   assert.equal(report.backend, "webgl2");
   assert.deepEqual(report.rows.map((r) => r.n), [16, 32]);
   for (const r of report.rows) {
-    for (const key of ["squareE2E", "squareResident", "mulE2E", "mulResident", "js"]) assert.ok(r[key] > 0, `${key} = ${r[key]}`);
+    for (const key of ["squareE2E", "squareResident", "squareFastResident", "mulE2E", "mulResident", "mulFastResident", "js"]) assert.ok(r[key] > 0, `${key} = ${r[key]}`);
     assert.equal(r.computeResident, null, "no compute path on WebGL2");
     assert.equal(r.computePeak, null);
     // Peak texture bytes: n/4 x n texels of 16 bytes per matrix; at most A, X and X² live at
@@ -234,8 +258,9 @@ test("with no GPU backend at all, the page names what is missing on both", async
 test("the function and matrix-vector benchmarks fill their tables", async () => {
   for (const [kind, sizes, check] of [
     ["functions", "64", (r) => r.gpu > 0 && r.js > 0],
-    ["matvec", "16,31", (r) => r.blocked > 0 && r.naive > 0 && r.js > 0],
-    ["products", "16,32", (r) => r.computeResident > 0 && r.mulResident > 0],
+    ["matvec", "16,31", (r) => r.blocked > 0 && r.naive > 0 && r.compute > 0 && r.js > 0],
+    ["products", "16,32", (r) => r.computeResident > 0 && r.mulResident > 0 && r.mulFastResident > 0 && r.squareFastResident > 0],
+    ["lcp", "40", (r) => r.ms > 0 && r.jsMs > 0 && r.error < 1e-5],
   ]) {
     const { page, problems } = await open(`?backend=webgpu&bench=${kind}&sizes=${sizes}`);
     await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });
@@ -251,7 +276,8 @@ test("the solvers run on the page beside float64, with a plot", async () => {
   for (const backend of ["webgpu", "webgl2"]) {
     const { page, problems } = await open(`?backend=${backend}`);
     await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
-    for (const [kind, problem, bound] of [["cg", "poisson1d", 1e-4], ["cg-fused", "spd", 1e-4], ["jacobi", "jacobi", 1e-4], ["lcp", "lcp", 1e-5]]) {
+    const lcpCompute = backend === "webgpu" ? [["lcp-compute", "lcp", 1e-5]] : [];
+    for (const [kind, problem, bound] of [["cg", "poisson1d", 1e-4], ["cg-fused", "spd", 1e-4], ["jacobi", "jacobi", 1e-4], ["lcp", "lcp", 1e-5], ...lcpCompute]) {
       await page.selectOption("#solver-kind", kind);
       await page.selectOption("#solver-problem", problem);
       await page.fill("#solver-n", "60");
@@ -265,6 +291,14 @@ test("the solvers run on the page beside float64, with a plot", async () => {
       const plotted = await page.$eval("#solver-plot", (c) => c.width > 0 && c.getContext("2d").getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 0 && v < 200));
       assert.ok(plotted, "the convergence plot is drawn");
       await page.evaluate(() => document.getElementById("solver-result").replaceChildren());
+    }
+    if (backend === "webgl2") {
+      // The single-dispatch solver needs compute shaders: a clear message.
+      await page.selectOption("#solver-kind", "lcp-compute");
+      await page.selectOption("#solver-problem", "lcp");
+      await page.click("#solver-form button[type=submit]");
+      await page.waitForSelector("#solver-result .error");
+      assert.match(await page.textContent("#solver-result .error"), /needs WebGPU/);
     }
     // A mismatched choice is a clear message, and cancel stops a long run.
     await page.selectOption("#solver-kind", "cg");

@@ -1,0 +1,116 @@
+//! Browser tests of the single-dispatch projected-Jacobi solver (the WebGPU compute path), on
+//! both backends: against the same iterations in float64 (relative to max |x|, 1e-5) and the
+//! known answer on WebGPU, a clear `Unsupported` error on WebGL2. In a file of its own because
+//! the float64 reference at the wall's size (n = 400, 800 iterations) takes seconds in a debug
+//! build, and each test file gets 20 s.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::device;
+use texla::backend::BackendKind;
+use texla::device::Device;
+use texla::matrix::Matrix;
+use texla::problems::{self, Problem};
+use texla::solver::{lcp_jacobi, lcp_jacobi_compute, LcpOptions};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn upload(gpu: &dyn Device, p: &Problem) -> (Matrix, Matrix) {
+    (
+        gpu.upload(&p.a, p.n, p.n).unwrap(),
+        gpu.upload(&p.b, p.n, 1).unwrap(),
+    )
+}
+
+fn keep_going(_: texla::solver::Progress) -> bool {
+    true
+}
+
+/// max |x - x*| / max |x*| against the problem's known answer.
+async fn error(gpu: &dyn Device, x: &Matrix, p: &Problem) -> f64 {
+    error_to(gpu, x, &p.x).await
+}
+
+/// Projected Jacobi in float64, the same iteration the GPU runs, from x = 0.
+fn lcp64(p: &Problem, omega: f64, iterations: usize) -> Vec<f64> {
+    let n = p.n;
+    let mut x = vec![0.0f64; n];
+    for _ in 0..iterations {
+        x = (0..n)
+            .map(|i| {
+                let w: f64 = (0..n).map(|j| f64::from(p.a[i * n + j]) * x[j]).sum();
+                (x[i] + (f64::from(p.b[i]) + w) * omega / f64::from(p.a[i * n + i])).max(0.0)
+            })
+            .collect();
+    }
+    x
+}
+
+/// max |x - reference| / max |reference|.
+async fn error_to(gpu: &dyn Device, x: &Matrix, reference: &[f64]) -> f64 {
+    let got = gpu.read(x).await.unwrap();
+    let scale = reference.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    got.iter()
+        .zip(reference)
+        .map(|(g, e)| (f64::from(*g) - e).abs())
+        .fold(
+            0.0,
+            |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
+        )
+        / scale
+}
+
+on_both_backends! {
+    async fn single_dispatch_lcp_solver_matches_float64_on_webgpu(kind) {
+        let gpu = device(kind).await;
+        let p = problems::lcp(90, 4);
+        let (a, b) = upload(gpu.as_ref(), &p);
+        let options = LcpOptions { omega: -0.8, iterations: 300, residual: true, progress_every: 50 };
+        let result = lcp_jacobi_compute(gpu.as_ref(), &a, &b, None, options, None).await;
+        if kind == BackendKind::WebGl2 {
+            let err = result.unwrap_err();
+            assert!(err.to_string().contains("needs WebGPU"), "{err}");
+            return;
+        }
+        let s = result.unwrap();
+        // The same iterations in float64, and the known answer they approach.
+        let reference = lcp64(&p, -0.8, 300);
+        let e = error_to(gpu.as_ref(), &s.x, &reference).await;
+        assert!(e <= 1e-5, "against float64 Jacobi: {e:e}");
+        assert!(error(gpu.as_ref(), &s.x, &p).await <= 1e-5);
+        assert!(s.residuals[0] <= 1e-5, "complementarity {:e}", s.residuals[0]);
+        // ONE pass for all 300 iterations (+ the diagonal check's 2 and the residual's).
+        let fragment = lcp_jacobi(gpu.as_ref(), &a, &b, None, options, &mut keep_going).await.unwrap();
+        assert!(s.counts.passes < 20, "{} passes", s.counts.passes);
+        assert!(fragment.counts.passes >= 900);
+        // Few iterations, where x is still far from the answer, and a warm start.
+        let few = lcp_jacobi_compute(gpu.as_ref(), &a, &b, None, LcpOptions { iterations: 3, ..options }, None).await.unwrap();
+        assert!(error_to(gpu.as_ref(), &few.x, &lcp64(&p, -0.8, 3)).await <= 1e-5);
+        let exact: Vec<f32> = p.x.iter().map(|v| *v as f32).collect();
+        let x0 = gpu.upload(&exact, p.n, 1).unwrap();
+        let warm = lcp_jacobi_compute(gpu.as_ref(), &a, &b, Some(&x0), LcpOptions { iterations: 1, ..options }, Some(1)).await.unwrap();
+        assert!(warm.residuals[0] <= 1e-5, "{:e}", warm.residuals[0]);
+        // (Several workgroups, which wait for each other, are not tried here: SwiftShader runs
+        // them side by side only sometimes, and giving up takes longer than a test may. The
+        // native benchmark checks 13 to 100 of them on a GPU against float64.)
+        // The wall's size: n = 400, 2n iterations.
+        let p = problems::lcp(400, 2);
+        let (a, b) = upload(gpu.as_ref(), &p);
+        let s = lcp_jacobi_compute(gpu.as_ref(), &a, &b, None, LcpOptions { iterations: 800, ..options }, None).await.unwrap();
+        let e = error_to(gpu.as_ref(), &s.x, &lcp64(&p, -0.8, 800)).await;
+        assert!(e <= 1e-5, "n = 400: {e:e}");
+        // Failures: bad omega, a zero diagonal, shapes.
+        let err = lcp_jacobi_compute(gpu.as_ref(), &a, &b, None, LcpOptions { omega: 0.5, ..options }, None).await.unwrap_err();
+        assert!(err.to_string().contains("omega must be negative"), "{err}");
+        let zero = gpu.upload(&[0.0, 1.0, 1.0, 2.0], 2, 2).unwrap();
+        let two = gpu.upload(&[1.0, 1.0], 2, 1).unwrap();
+        let err = lcp_jacobi_compute(gpu.as_ref(), &zero, &two, None, options, None).await.unwrap_err();
+        assert!(err.to_string().contains("0 on its diagonal at row 0"), "{err}");
+        let err = lcp_jacobi_compute(gpu.as_ref(), &a, &two, None, options, None).await.unwrap_err();
+        assert!(err.to_string().contains("b must be a 400x1 vector"), "{err}");
+        let err = gpu.lcp_jacobi_compute(&a, &b, &b, -0.8, 10, Some(0)).unwrap_err();
+        assert!(err.to_string().contains("workgroups must be at least 1"), "{err}");
+    }
+}
