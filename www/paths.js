@@ -8,9 +8,9 @@ export const MATMUL_PATHS = [
   { method: "square", key: "square", label: "square (fragment)", square: true, backends: ["webgpu", "webgl2"] },
   { method: "matmul", key: "mul", label: "matmul (fragment)", backends: ["webgpu", "webgl2"] },
   { method: "matmulCompute", key: "compute", label: "matmulCompute (WebGPU compute)", backends: ["webgpu"] },
-  // Branch `kernels` (fast fragment kernels, several render targets): measured once it is built.
+  // The fast fragment kernels: several render targets, one output texel per target.
   { method: "squareFast", key: "squareFast", label: "squareFast (fragment, multi-target)", square: true, backends: ["webgpu", "webgl2"] },
-  { method: "matmulFast", key: "fast", label: "matmulFast (fragment, multi-target)", backends: ["webgpu", "webgl2"] },
+  { method: "matmulFast", key: "mulFast", label: "matmulFast (fragment, multi-target)", backends: ["webgpu", "webgl2"] },
 ];
 
 /** The paths that run on `gpu` (its backend, and a method the build has). */
