@@ -554,14 +554,7 @@ impl Gpgpu {
     /// The collapsing wall of seed 000 (60 cubes, contacts solved as an LCP on this GPU), built
     /// from `seed` (default 1).
     pub fn wall(&self, seed: Option<u32>) -> Wall {
-        Wall::new(self.device.clone(), self.device.clone(), seed.unwrap_or(1))
-    }
-
-    /// The wall solved on this GPU but drawn by `view` (another `Gpgpu`): the page draws
-    /// with WebGL2 when the solve runs on WebGPU (see the README's known issues).
-    #[wasm_bindgen(js_name = wallDrawnBy)]
-    pub fn wall_drawn_by(&self, view: &Gpgpu, seed: Option<u32>) -> Wall {
-        Wall::new(self.device.clone(), view.device.clone(), seed.unwrap_or(1))
+        Wall::new(self.device.clone(), seed.unwrap_or(1))
     }
 
     /// Resolves once all GPU work submitted so far has finished (for timings).
@@ -855,8 +848,6 @@ fn dimension(name: &str, v: f64) -> Result<usize, Error> {
 #[wasm_bindgen]
 pub struct Wall {
     device: Rc<dyn Device>,
-    /// The device that draws (usually `device`).
-    view: Rc<dyn Device>,
     state: Rc<RefCell<WallState>>,
 }
 
@@ -884,7 +875,7 @@ fn now_ms() -> f64 {
 }
 
 impl Wall {
-    fn new(device: Rc<dyn Device>, view: Rc<dyn Device>, seed: u32) -> Self {
+    fn new(device: Rc<dyn Device>, seed: u32) -> Self {
         let state = WallState {
             world: Self::world(seed, physics::Settings::default()),
             camera: physics::Camera::default(),
@@ -897,7 +888,6 @@ impl Wall {
         };
         Wall {
             device,
-            view,
             state: Rc::new(RefCell::new(state)),
         }
     }
@@ -956,15 +946,15 @@ impl Wall {
     /// Draws the current frame into `canvas()` (sized by the page) from the orbit camera.
     pub fn draw(&self) -> Result<(), JsValue> {
         let mut s = self.state.borrow_mut();
-        let canvas = self.view.scene_canvas()?;
+        let canvas = self.device.scene_canvas()?;
         s.camera.aspect = f64::from(canvas.width().max(1)) / f64::from(canvas.height().max(1));
         let scene = s.camera.scene(&s.world);
-        Ok(self.view.draw_scene(&scene)?)
+        Ok(self.device.draw_scene(&scene)?)
     }
 
     /// The canvas the wall is drawn into, for the page to place and size.
     pub fn canvas(&self) -> Result<web_sys::HtmlCanvasElement, JsValue> {
-        Ok(self.view.scene_canvas()?)
+        Ok(self.device.scene_canvas()?)
     }
 
     /// Turns the camera by `yaw` and `pitch` radians and scales its distance by `zoom`.

@@ -64,8 +64,7 @@ async function start() {
   warm.free();
 
   try {
-    const view = gpu.backend === "webgpu" ? await texla.Gpgpu.create("webgl2").catch(() => undefined) : undefined;
-    initWall(gpu, view);
+    initWall(gpu);
   } catch (e) {
     $("wall-error").textContent = `The wall could not start: ${e.message ?? e}`;
     $("wall-error").hidden = false;

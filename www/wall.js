@@ -4,13 +4,10 @@
 
 const $ = (id) => document.getElementById(id);
 
-/** Sets up the wall section on `gpu` (drawn by `view`, a WebGL2 Gpgpu, when given); returns
- * the Wall. */
-export function initWall(gpu, view) {
-  const wall = view ? gpu.wallDrawnBy(view, 1) : gpu.wall(1);
-  $("wall-status").textContent = view
-    ? "The LCP is solved on WebGPU; the view is drawn with WebGL2 (drawing through a WebGPU canvas lost the device on this browser: see the README's known issues)."
-    : `The LCP is solved and the view drawn on ${gpu.backend === "webgpu" ? "WebGPU" : "WebGL2"}.`;
+/** Sets up the wall section on `gpu`; returns the Wall. */
+export function initWall(gpu) {
+  const wall = gpu.wall(1);
+  $("wall-status").textContent = `The LCP is solved and the view drawn on ${gpu.backend === "webgpu" ? "WebGPU" : "WebGL2"}.`;
   const canvas = wall.canvas();
   canvas.id = "wall-canvas";
   $("wall-view").prepend(canvas);

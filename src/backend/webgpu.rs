@@ -7,6 +7,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
@@ -33,28 +34,40 @@ pub struct WebGpu {
     errors: Arc<Mutex<Vec<String>>>,
     /// Uniform buffers by content (see `uniform_buffer`).
     uniforms: RefCell<HashMap<Vec<u8>, wgpu::Buffer>>,
-    /// Kept to make the wall's drawing surface.
-    instance: wgpu::Instance,
-    adapter: wgpu::Adapter,
-    /// The wall's canvas, surface and pipeline, made on the first draw.
+    /// The wall's canvas, render target and pipeline, made on the first draw.
     scene: RefCell<Option<SceneTarget>>,
     /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
     /// where the native benchmark measures what they cost).
     checks: std::cell::Cell<Option<wgpu::ShaderRuntimeChecks>>,
 }
 
-/// Where and how [`Backend::draw`] renders.
+/// Where and how [`Backend::draw`] renders. The scene is drawn into `color`, copied into a
+/// read-back buffer and put on a 2D canvas when the buffer maps, instead of into a WebGPU canvas
+/// context: on Chromium 156 with SwiftShader, `getCurrentTexture()` of any WebGPU canvas breaks
+/// every buffer mapping of every device that exists at that moment ("A valid external Instance
+/// reference no longer exists"), so the next read-back of the solver would fail. The copy costs
+/// one RGBA8 frame per draw.
 struct SceneTarget {
     canvas: web_sys::HtmlCanvasElement,
-    surface: wgpu::Surface<'static>,
-    config: wgpu::SurfaceConfiguration,
+    color: wgpu::Texture,
     depth: wgpu::TextureView,
     pipeline: wgpu::RenderPipeline,
     buffer: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    /// Read-back buffers of the current size, free for the next frame.
+    staging: Rc<RefCell<Staging>>,
+}
+
+/// Read-back buffers of one frame size; a frame whose buffer comes back after a resize drops it.
+#[derive(Default)]
+struct Staging {
+    size: (u32, u32),
+    free: Vec<wgpu::Buffer>,
 }
 
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24Plus;
+/// The scene's colour target: bytes in the order of a 2D canvas's `ImageData`.
+const SCENE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 /// Most uniform buffers kept for reuse.
 const UNIFORM_CACHE: usize = 512;
 
@@ -99,7 +112,7 @@ impl WebGpu {
                 ))
             })?;
         let names = browser_adapter_info(&gpu).await;
-        Self::open(instance, adapter, names).await
+        Self::open(adapter, names).await
     }
 
     /// Opens a native adapter (Vulkan unless `WGPU_BACKEND` names others) and its device: the
@@ -119,16 +132,12 @@ impl WebGpu {
             .map_err(|e| unavailable(&format!("no native adapter ({e})")))?;
         let info = adapter.get_info();
         let names = vec![format!("{:?} {}", info.backend, info.driver_info)];
-        Self::open(instance, adapter, names).await
+        Self::open(adapter, names).await
     }
 
     /// Asks `adapter` for a device with the limits texla's kernels use, as large as the adapter
     /// allows: texture size, render targets per pass, workgroup memory, buffer sizes.
-    async fn open(
-        instance: wgpu::Instance,
-        adapter: wgpu::Adapter,
-        mut adapter_name: Vec<String>,
-    ) -> Result<Self> {
+    async fn open(adapter: wgpu::Adapter, mut adapter_name: Vec<String>) -> Result<Self> {
         let limits = adapter.limits();
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -184,8 +193,6 @@ impl WebGpu {
             compute_pipelines: RefCell::new(HashMap::new()),
             errors,
             uniforms: RefCell::new(HashMap::new()),
-            instance,
-            adapter,
             scene: RefCell::new(None),
             checks: std::cell::Cell::new(None),
         })
@@ -200,30 +207,10 @@ impl WebGpu {
         Ok(())
     }
 
-    /// A new canvas with a configured surface, and the scene pipeline (`shaders/scene.wgsl`).
+    /// A new canvas, its render targets, and the scene pipeline (`shaders/scene.wgsl`).
     fn scene_target(&self) -> Result<SceneTarget> {
-        let (canvas, surface) = canvas_surface(&self.instance)?;
-        let caps = surface.get_capabilities(&self.adapter);
-        let format = caps
-            .formats
-            .iter()
-            .copied()
-            .find(|f| !f.is_srgb())
-            .or_else(|| caps.formats.first().copied())
-            .ok_or_else(|| Error::Gpu("the canvas offers no texture format".into()))?;
+        let canvas = new_canvas()?;
         let (width, height) = (canvas.width().max(1), canvas.height().max(1));
-        let config = wgpu::SurfaceConfiguration {
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            format,
-            color_space: Default::default(),
-            width,
-            height,
-            desired_maximum_frame_latency: 2,
-            present_mode: wgpu::PresentMode::Fifo,
-            alpha_mode: wgpu::CompositeAlphaMode::Auto,
-            view_formats: vec![],
-        };
-        surface.configure(&self.device, &config);
         let module = self
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -290,39 +277,40 @@ impl WebGpu {
                     module: &module,
                     entry_point: Some("fs_main"),
                     compilation_options: Default::default(),
-                    targets: &[Some(format.into())],
+                    targets: &[Some(SCENE_FORMAT.into())],
                 }),
                 multiview_mask: None,
                 cache: None,
             });
         Ok(SceneTarget {
-            depth: self.depth_view(width, height),
+            color: self.scene_texture(width, height, SCENE_FORMAT),
+            depth: self
+                .scene_texture(width, height, DEPTH_FORMAT)
+                .create_view(&Default::default()),
             canvas,
-            surface,
-            config,
             pipeline,
             buffer,
             bind_group,
+            staging: Default::default(),
         })
     }
 
-    fn depth_view(&self, width: u32, height: u32) -> wgpu::TextureView {
-        self.device
-            .create_texture(&wgpu::TextureDescriptor {
-                label: Some("scene depth"),
-                size: wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: DEPTH_FORMAT,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                view_formats: &[],
-            })
-            .create_view(&Default::default())
+    /// A `width x height` target of the scene pass (colour or depth).
+    fn scene_texture(&self, width: u32, height: u32, format: wgpu::TextureFormat) -> wgpu::Texture {
+        self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("scene"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
     }
 
     /// Chooses the run-time checks wgpu builds into shaders (bounds checks, loop bounding,
@@ -344,6 +332,34 @@ impl WebGpu {
             .map_err(|e| Error::Gpu(format!("waiting for the GPU failed: {e}")))?;
         Ok(())
     }
+
+    /// Maps `staging` (the frame just copied into it, rows of `row` bytes) and puts it on the
+    /// scene's canvas when it maps; then the buffer goes back to the pool of its size.
+    #[cfg(target_arch = "wasm32")]
+    fn show_when_mapped(&self, t: &SceneTarget, staging: wgpu::Buffer, row: u32) {
+        let (canvas, pool, errors) = (t.canvas.clone(), t.staging.clone(), self.errors.clone());
+        let (width, height) = (t.color.width(), t.color.height());
+        let mapped = staging.clone();
+        staging.map_async(wgpu::MapMode::Read, .., move |result| {
+            let shown = result
+                .map_err(|e| e.to_string())
+                .and_then(|()| show_frame(&canvas, &mapped, width, height, row));
+            mapped.unmap();
+            if let Err(e) = shown {
+                if let Ok(mut list) = errors.lock() {
+                    list.push(format!("showing a frame of the wall failed: {e}"));
+                }
+            }
+            let mut pool = pool.borrow_mut();
+            if pool.size == (width, height) {
+                pool.free.push(mapped);
+            }
+        });
+    }
+
+    /// Natively there is no canvas to show a frame on (and `draw` fails before it gets here).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn show_when_mapped(&self, _: &SceneTarget, _: wgpu::Buffer, _: u32) {}
 
     /// Turns errors reported since the last check into one `Error::Gpu`.
     fn check_errors(&self) -> Result<()> {
@@ -800,24 +816,15 @@ impl Backend for WebGpu {
         let mut guard = self.scene.borrow_mut();
         let t = guard.as_mut().expect("made above");
         let (width, height) = (t.canvas.width().max(1), t.canvas.height().max(1));
-        if (width, height) != (t.config.width, t.config.height) {
-            t.config.width = width;
-            t.config.height = height;
-            t.surface.configure(&self.device, &t.config);
-            t.depth = self.depth_view(width, height);
+        if (width, height) != (t.color.width(), t.color.height()) {
+            t.color = self.scene_texture(width, height, SCENE_FORMAT);
+            t.depth = self
+                .scene_texture(width, height, DEPTH_FORMAT)
+                .create_view(&Default::default());
         }
-        let frame = match t.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(f)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
-            other => {
-                return Err(Error::Gpu(format!(
-                    "the canvas gave no frame to draw into ({other:?})"
-                )))
-            }
-        };
         self.queue
             .write_buffer(&t.buffer, 0, bytemuck::bytes_of(scene));
-        let view = frame.texture.create_view(&Default::default());
+        let view = t.color.create_view(&Default::default());
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -852,8 +859,40 @@ impl Backend for WebGpu {
             pass.set_bind_group(0, &t.bind_group, &[]);
             pass.draw(0..SCENE_VERTICES, 0..scene.count[0]);
         }
+        // The frame goes to a read-back buffer, and from there to the canvas once it maps.
+        let row = (4 * width).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+            * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let staging = {
+            let mut pool = t.staging.borrow_mut();
+            if pool.size != (width, height) {
+                *pool = Staging {
+                    size: (width, height),
+                    free: Vec::new(),
+                };
+            }
+            pool.free.pop().unwrap_or_else(|| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("scene read-back"),
+                    size: u64::from(row * height),
+                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                    mapped_at_creation: false,
+                })
+            })
+        };
+        encoder.copy_texture_to_buffer(
+            t.color.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &staging,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(height),
+                },
+            },
+            extent(width as usize, height as usize),
+        );
         self.queue.submit([encoder.finish()]);
-        self.queue.present(frame);
+        self.show_when_mapped(t, staging, row);
         self.check_errors()
     }
 
@@ -869,31 +908,56 @@ impl Backend for WebGpu {
     }
 }
 
-/// A new canvas element and a WebGPU surface on it, for the scene.
+/// A new canvas element for the scene.
 #[cfg(target_arch = "wasm32")]
-fn canvas_surface(
-    instance: &wgpu::Instance,
-) -> Result<(web_sys::HtmlCanvasElement, wgpu::Surface<'static>)> {
+fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
     use wasm_bindgen::JsCast;
-    let canvas: web_sys::HtmlCanvasElement = web_sys::window()
+    web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.create_element("canvas").ok())
         .and_then(|c| c.dyn_into().ok())
-        .ok_or_else(|| Error::Gpu("could not create a canvas".into()))?;
-    let surface = instance
-        .create_surface(wgpu::SurfaceTarget::Canvas(canvas.clone()))
-        .map_err(|e| Error::Gpu(format!("WebGPU could not draw into a canvas: {e}")))?;
-    Ok((canvas, surface))
+        .ok_or_else(|| Error::Gpu("could not create a canvas".into()))
 }
 
 /// Drawing needs a browser canvas.
 #[cfg(not(target_arch = "wasm32"))]
-fn canvas_surface(
-    _: &wgpu::Instance,
-) -> Result<(web_sys::HtmlCanvasElement, wgpu::Surface<'static>)> {
+fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
     Err(Error::Unsupported(
         "drawing the scene needs a browser canvas".into(),
     ))
+}
+
+/// Puts the mapped frame (`height` rows of `row` bytes, RGBA8) on `canvas` through its 2D
+/// context.
+#[cfg(target_arch = "wasm32")]
+fn show_frame(
+    canvas: &web_sys::HtmlCanvasElement,
+    buffer: &wgpu::Buffer,
+    width: u32,
+    height: u32,
+    row: u32,
+) -> std::result::Result<(), String> {
+    use wasm_bindgen::JsCast;
+    let js = |e: wasm_bindgen::JsValue| format!("{e:?}");
+    let context: web_sys::CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .map_err(js)?
+        .ok_or("the canvas has no 2D context")?
+        .dyn_into()
+        .map_err(|_| "the canvas has no 2D context")?;
+    let bytes = buffer.get_mapped_range(..).map_err(|e| e.to_string())?;
+    let pixels: Vec<u8> = bytes
+        .chunks_exact(row as usize)
+        .flat_map(|r| &r[..4 * width as usize])
+        .copied()
+        .collect();
+    let image = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
+        wasm_bindgen::Clamped(&pixels),
+        width,
+        height,
+    )
+    .map_err(js)?;
+    context.put_image_data(&image, 0.0, 0.0).map_err(js)
 }
 
 /// Vendor, architecture, device and description from `GPUAdapter.info`, the ones the browser

@@ -332,3 +332,81 @@ test("the solver benchmark fills its table", async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+/**
+ * What a person sees of the wall's canvas: a screenshot (whatever the backend draws with),
+ * decoded in the page; fractions of sky-coloured (the clear colour) and brick-coloured pixels.
+ */
+async function wallPicture(page) {
+  const png = (await page.locator("#wall-canvas").screenshot()).toString("base64");
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement("canvas");
+    [c.width, c.height] = [img.width, img.height];
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let sky = 0, brick = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (Math.abs(d[i] - 204) < 8 && Math.abs(d[i + 1] - 219) < 8 && Math.abs(d[i + 2] - 237) < 8) sky++;
+      if (d[i] > d[i + 2] + 40) brick++;
+    }
+    const n = d.length / 4;
+    return { sky: sky / n, brick: brick / n, pixels: Array.from(d.filter((_, i) => i % 4000 === 0)) };
+  }, png);
+}
+
+for (const backend of ["webgpu", "webgl2"]) {
+  test(`the wall is drawn on ${backend}, steps, takes a thrown ball and verifies in float64`, async () => {
+    const { page, problems } = await open(`?backend=${backend}`);
+    await page.waitForSelector("#wall-canvas", { timeout: 60_000 });
+    assert.equal(await page.textContent("#wall-status"), `The LCP is solved and the view drawn on ${backend === "webgpu" ? "WebGPU" : "WebGL2"}.`);
+    // The standing wall: sky above, bricks in the middle, the floor below.
+    await page.waitForTimeout(300);
+    const standing = await wallPicture(page);
+    assert.ok(standing.sky > 0.05 && standing.sky < 0.9, `sky ${standing.sky}`);
+    assert.ok(standing.brick > 0.05, `bricks ${standing.brick}`);
+
+    // Fewer iterations than 2n keep the test short; a click (no drag) throws the ball.
+    await page.fill("#wall-iterations", "200");
+    await page.dispatchEvent("#wall-iterations", "change");
+    const box = await page.locator("#wall-canvas").boundingBox();
+    await page.locator("#wall-canvas").click({ position: { x: box.width * 0.5, y: box.height * 0.55 } });
+    for (let frame = 1; frame <= 4; frame++) {
+      await page.click("#wall-step");
+      await page.waitForFunction((f) => document.getElementById("wall-stats").dataset.frame === String(f), frame, { timeout: 60_000 });
+    }
+    assert.equal(await page.$eval("#wall-error", (e) => e.hidden), true, await page.textContent("#wall-error"));
+    const stats = await page.textContent("#wall-stats");
+    assert.match(stats, /bodies 61/, "the ball joined the 60 cubes");
+    assert.match(stats, /iterations 200/);
+    const [, energy, energyIn] = stats.match(/energy (\d+) of (\d+) J put in/).map(Number);
+    assert.ok(energyIn > 20_000 && energy <= energyIn * 1.005, stats);
+    // The picture follows the simulation (the ball is in it now), drawn after solves that read
+    // back from the same device.
+    await page.waitForTimeout(300);
+    const hit = await wallPicture(page);
+    assert.ok(hit.pixels.some((v, i) => v !== standing.pixels[i]), "the picture changed");
+
+    // Verify: the float64 projected Jacobi of the same LCP agrees with the GPU's impulses.
+    await page.click("#wall-verify");
+    const cell = page.locator("#wall-verify-table td[data-diff]");
+    const diff = Number(await cell.getAttribute("data-diff"));
+    const largest = Number((await cell.textContent()).match(/of ([\d.e+-]+)/)[1]);
+    assert.ok(largest > 0 && diff <= 1e-3 * largest, `max |GPU - float64| ${diff} of ${largest}`);
+
+    // Dragging orbits the camera: the picture changes without a step.
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.3);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.35, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForTimeout(300);
+    const turned = await wallPicture(page);
+    assert.ok(turned.pixels.some((v, i) => v !== hit.pixels[i]), "the camera turned");
+    assert.equal(await page.textContent("#wall-stats").then((s) => s.match(/frame (\d+)/)[1]), "4");
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
