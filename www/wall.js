@@ -134,14 +134,14 @@ export function initWall(gpu) {
 }
 
 /** Projected Jacobi in float64 on the dense LCP `lcp` (the GPU's algorithm, same start,
- * omega and iterations): x <- proj(x + omega D (A x + b)). */
-export function contactJacobi64(lcp, iterations = lcp.iterations) {
+ * omega and iterations): x <- proj(x + omega D (A x + b)). Rows skip their zeros, as the GPU's
+ * block layout does, unless `dense` (every element, as the GPU's dense mode does). */
+export function contactJacobi64(lcp, iterations = lcp.iterations, dense = false) {
   const { size: n, a, b, mu, omega } = lcp;
-  // Rows as lists of non-zeros: the GPU's block layout skips the same zeros.
   const rows = [];
   for (let i = 0; i < n; i++) {
     const cols = [], vals = [];
-    for (let j = 0; j < n; j++) if (a[i * n + j] !== 0) { cols.push(j); vals.push(a[i * n + j]); }
+    for (let j = 0; j < n; j++) if (dense || a[i * n + j] !== 0) { cols.push(j); vals.push(a[i * n + j]); }
     rows.push({ cols, vals, inv: 1 / a[i * n + i] });
   }
   let x = Float64Array.from(lcp.x0);
