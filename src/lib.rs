@@ -420,17 +420,8 @@ impl Gpgpu {
         b: &GpuMatrix,
         #[wasm_bindgen(unchecked_param_type = "LcpOptions | undefined")] options: JsValue,
     ) -> Promise {
-        let defaults = solver::LcpOptions::default();
         let args = (|| {
-            let x0 = self.option_matrix(&options, "x0")?;
-            let opts = solver::LcpOptions {
-                omega: option_number(&options, "omega")?.map_or(defaults.omega, |v| v as f32),
-                iterations: option_count(&options, "iterations")?.unwrap_or(defaults.iterations),
-                residual: option_value(&options, "residual")
-                    .as_bool()
-                    .unwrap_or(defaults.residual),
-                progress_every: defaults.progress_every,
-            };
+            let (x0, opts) = self.lcp_options(&options)?;
             Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
         })();
         self.solve(
@@ -447,7 +438,7 @@ impl Gpgpu {
     /// Projected Jacobi for the LCP with every iteration in ONE compute dispatch (WebGPU only;
     /// on WebGL2 the promise rejects with a clear error). Options as `lcpJacobi` (no progress:
     /// nothing comes back until the end), plus `workgroups` (default: 1 on a software adapter,
-    /// else one per 16 rows, at most 64).
+    /// else one per 16 rows, at most 128).
     #[wasm_bindgen(js_name = lcpJacobiCompute, unchecked_return_type = "Promise<SolveResult>")]
     pub fn lcp_jacobi_compute(
         &self,
@@ -455,17 +446,8 @@ impl Gpgpu {
         b: &GpuMatrix,
         #[wasm_bindgen(unchecked_param_type = "LcpComputeOptions | undefined")] options: JsValue,
     ) -> Promise {
-        let defaults = solver::LcpOptions::default();
         let args = (|| {
-            let x0 = self.option_matrix(&options, "x0")?;
-            let opts = solver::LcpOptions {
-                omega: option_number(&options, "omega")?.map_or(defaults.omega, |v| v as f32),
-                iterations: option_count(&options, "iterations")?.unwrap_or(defaults.iterations),
-                residual: option_value(&options, "residual")
-                    .as_bool()
-                    .unwrap_or(defaults.residual),
-                progress_every: defaults.progress_every,
-            };
+            let (x0, opts) = self.lcp_options(&options)?;
             let workgroups = option_count(&options, "workgroups")?;
             Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts, workgroups))
         })();
@@ -626,6 +608,23 @@ impl Gpgpu {
             return Ok(None);
         }
         Ok(Some(self.matrices(&js_sys::Array::of1(&v))?.remove(0)))
+    }
+
+    /// The options both LCP solvers share: `x0` and the iteration settings.
+    fn lcp_options(
+        &self,
+        options: &JsValue,
+    ) -> Result<(Option<Matrix>, solver::LcpOptions), Error> {
+        let defaults = solver::LcpOptions::default();
+        let opts = solver::LcpOptions {
+            omega: option_number(options, "omega")?.map_or(defaults.omega, |v| v as f32),
+            iterations: option_count(options, "iterations")?.unwrap_or(defaults.iterations),
+            residual: option_value(options, "residual")
+                .as_bool()
+                .unwrap_or(defaults.residual),
+            progress_every: defaults.progress_every,
+        };
+        Ok((self.option_matrix(options, "x0")?, opts))
     }
 
     fn wrap(&self, m: Matrix) -> GpuMatrix {
