@@ -4,12 +4,15 @@
 //! products at each n (default 1024, 2048, 4096, 8192): TFLOPS of the teaching fragment kernel,
 //! the fast fragment kernel and the compute path (several block shapes), each checked against
 //! float64 on a sample of elements; then matrix-vector products; then the dense LCP
-//! (n = 400, 800 projected-Jacobi iterations) in one dispatch, beside the per-iteration paths.
+//! (n = 400, 800 projected-Jacobi iterations) in one dispatch, beside the per-iteration paths;
+//! then one frame of the collapsing wall's contact LCP (with friction, 2n iterations) in dense
+//! and block mode, as the page solves it, beside the float64 solve of the same LCP on the CPU.
 //!
 //! Timing: every operation runs once to build its pipeline, then in batches of back-to-back runs
 //! between two waits for the GPU (`finish` polls the device until the queue is idle); the
 //! median batch is reported. Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`,
-//! `--no-products`, `--quick` (fewer variants), `--lcp-n 400`, `--lcp-iterations 800`.
+//! `--no-products`, `--no-wall`, `--quick` (fewer variants), `--lcp-n 400`,
+//! `--lcp-iterations 800`.
 
 use std::future::Future;
 use std::pin::pin;
@@ -41,6 +44,7 @@ struct Options {
     batches: usize,
     products: bool,
     lcp: bool,
+    wall: bool,
     quick: bool,
     lcp_n: usize,
     lcp_iterations: usize,
@@ -52,6 +56,7 @@ fn options() -> Options {
         batches: 5,
         products: true,
         lcp: true,
+        wall: true,
         quick: false,
         lcp_n: 400,
         lcp_iterations: 800,
@@ -78,6 +83,7 @@ fn options() -> Options {
                 i += 1;
             }
             "--no-lcp" => o.lcp = false,
+            "--no-wall" => o.wall = false,
             "--no-products" => o.products = false,
             "--quick" => o.quick = true,
             other => eprintln!("ignoring unknown option {other}"),
@@ -479,6 +485,54 @@ fn lcp_paths(
     Ok(())
 }
 
+/// One frame of the standing wall (420 contacts) as the page runs it: the contact LCP with
+/// friction, 2n projected-Jacobi iterations (omega -0.1), solved by `solver::gpu_frame` (upload,
+/// one pass per iteration, read-back), in both modes; beside the float64 CPU solve of the same
+/// LCP (`ContactLcp::solve_jacobi`, the same iteration), and the largest difference.
+fn wall(gpu: &Gpu<WebGpu>) -> Result<()> {
+    use texla::physics::{wall, Mode, Settings, WallSpec, World};
+    let start = Instant::now();
+    let now = || start.elapsed().as_secs_f64() * 1e3;
+    println!("\nThe wall's contact LCP, one frame of the standing wall, 2n iterations:");
+    for mode in [Mode::Blocks, Mode::Dense] {
+        let settings = Settings {
+            mode,
+            ..Settings::default()
+        };
+        let world = World::new(wall(&WallSpec::default()), settings);
+        let mut samples = Vec::new();
+        let mut last = None;
+        for _ in 0..4 {
+            let mut w = world.clone();
+            let (lcp, impulses, ms) = block_on(texla::solver::gpu_frame(gpu, &mut w, &now))?;
+            samples.push(ms);
+            last = Some((lcp, impulses));
+        }
+        samples.remove(0); // the first frame builds the pipeline
+        let (lcp, impulses) = last.expect("ran");
+        let iterations = world.iterations(&lcp);
+        let t0 = Instant::now();
+        let exact = lcp.solve_jacobi(-0.1, iterations);
+        let cpu_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+        let diff = exact
+            .iter()
+            .zip(&impulses)
+            .flat_map(|(e, g)| (0..3).map(move |k| (e[k] - g[k]).abs()))
+            .fold(0.0f64, f64::max);
+        println!(
+            "{:6} contacts {} LCP n = {} iterations {iterations}: GPU {:9.3} ms per frame (median of {}), float64 CPU {:9.3} ms; max |GPU - float64| {diff:.1e} of {scale:.1e}",
+            format!("{mode:?}"),
+            lcp.contacts.len(),
+            lcp.size(),
+            median(samples.clone()),
+            samples.len(),
+            cpu_ms,
+        );
+    }
+    Ok(())
+}
+
 fn main() {
     let o = options();
     let backend = match block_on(WebGpu::create()) {
@@ -497,6 +551,9 @@ fn main() {
     let result = (|| {
         if o.lcp {
             lcp(&gpu, &o)?;
+        }
+        if o.wall {
+            wall(&gpu)?;
         }
         if o.products {
             matvec(&gpu, &o)?;
