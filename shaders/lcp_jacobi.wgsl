@@ -1,6 +1,10 @@
 // Projected Jacobi for the LCP, ALL iterations in ONE dispatch (WebGPU compute path):
 //   x <- max(x + (b + A x) .* d, 0),  d = omega / diag(A)   (omega < 0, as in lcp.rs).
 // Inputs: a (n x n), b (n x 1), c = x0 (n x 1); param(0) = omega, param(1) = iterations.
+// With FRICTION (the wall's contact LCP, src/physics/lcp.rs): texel row y is one contact
+// (normal, tangent 1, tangent 2, padding); inputs d = 1 / diag(A) (0 on padding rows) and
+// e = mu (on the contact's first row); the normal impulse is projected on >= 0 and the two
+// friction impulses on [-mu n, mu n] with the NEW normal impulse n, as shaders/contact_jacobi.
 //
 // The texel rows of A come in blocks of {BR}; workgroup g of W owns blocks g, g + W, ... Every
 // workgroup keeps the whole current x in workgroup memory. Where every workgroup owns one block,
@@ -8,7 +12,8 @@
 // out once per register texel, kernel.rs), else they fetch them each iteration. Per iteration,
 // thread (lane, r) sums texel row r of the block against x over the columns lane, lane + LANES,
 // ...; the partial sums meet in workgroup memory, and the new x of the block goes to
-// scratch storage, each word tagged with this iteration's tag in its sign bit (x >= 0 has none).
+// scratch storage, each word tagged with this iteration's tag in its lowest bit (the last bit
+// of the mantissa, given up: 6e-8 relative).
 // Then every workgroup polls the words of the new x until all carry the tag, and keeps them:
 // each word proves itself, so no counter and no fence is needed, and one trip through memory
 // passes x on. No pass, no submission, no read-back per iteration.
@@ -25,7 +30,8 @@ const LANES: i32 = 256 / {BR};    // threads per texel row
 const REG: i32 = {REG};           // texels of A each thread keeps in registers (0: none)
 const SPIN_LIMIT: u32 = 1000000u;
 const X0: i32 = 1;                // scratch[0]: 1 once a wait gave up; then two x buffers
-const SIGN: u32 = 0x80000000u;
+const TAG: u32 = 1u;
+const FRICTION: bool = {FRICTION};
 
 @group(0) @binding(8) var<storage, read_write> scratch: array<atomic<u32>>;
 
@@ -66,7 +72,7 @@ fn cs_main(
     var my_d = 0.0;
     var my_b = 0.0;
     if (cached && lane < 4 && 4 * my_row + lane < n) {
-        my_d = omega / a_texel(4 * my_row + lane, my_row)[lane];
+        my_d = step_scale(4 * my_row + lane, my_row, lane, omega);
         my_b = b_texel(0, my_row)[lane];
     }
     workgroupBarrier();
@@ -76,7 +82,7 @@ fn cs_main(
         // Consecutive uses of a buffer alternate the tag; the first use of each differs from
         // the zeros it starts with.
         // (Buffer (it + 1) % 2 is used for the (it / 2)-th time.)
-        let tag = select(0u, SIGN, (it / 2) % 2 == 0);
+        let tag = select(0u, TAG, (it / 2) % 2 == 0);
         for (var blk = g; blk < blocks; blk += w_count) {
             let y = blk * BR + r;
             let row = min(y, height - 1);
@@ -107,14 +113,20 @@ fn cs_main(
                     var d = my_d;
                     var bi = my_b;
                     if (!cached) {
-                        d = omega / a_texel(i, y)[lane];
+                        d = step_scale(i, y, lane, omega);
                         bi = b_texel(0, y)[lane];
                     }
-                    var w = 0.0;
-                    w += partial[li - lane + {q}][lane];
-                    v = max(xs[i] + (bi + w) * d, 0.0);
+                    var w = vec4<f32>(0.0);
+                    w += partial[li - lane + {q}];
+                    v = max(xs[i] + (bi + w[lane]) * d, 0.0);
+                    if (FRICTION) {
+                        // Every thread of the contact finds its new normal impulse.
+                        let normal = max(xs[4 * y] + (b_texel(0, y).x + w.x) * step_scale(4 * y, y, 0, omega), 0.0);
+                        let limit = e_texel(0, y).x * normal;
+                        v = select(clamp(xs[i] + (bi + w[lane]) * d, -limit, limit), normal, lane == 0);
+                    }
                 }
-                atomicStore(&scratch[next + i], (bitcast<u32>(v) & ~SIGN) | tag);
+                atomicStore(&scratch[next + i], (bitcast<u32>(v) & ~TAG) | tag);
             }
             if (!cached) {
                 workgroupBarrier(); // before the next block reuses `partial`
@@ -131,8 +143,8 @@ fn cs_main(
             workgroupBarrier();
             for (var j = li; j < 4 * height; j += 256) {
                 let word = atomicLoad(&scratch[next + j]);
-                if ((word & SIGN) == tag) {
-                    xs[j] = bitcast<f32>(word & ~SIGN);
+                if ((word & TAG) == tag) {
+                    xs[j] = bitcast<f32>(word & ~TAG);
                 } else {
                     late = 1u;
                 }
@@ -162,4 +174,13 @@ fn cs_main(
         if (failed) { v = vec4<f32>(bitcast<f32>(0x7fc00000u + u32(min(n, 0)))); }
         textureStore(out_tex, vec2<i32>(0, y), v);
     }
+}
+
+// d of row i (matrix row i = component `lane` of texel row y): omega / A_ii, or with FRICTION
+// omega times the given 1 / A_ii (0 on padding rows, which then keep their zero).
+fn step_scale(i: i32, y: i32, lane: i32, omega: f32) -> f32 {
+    if (FRICTION) {
+        return omega * d_texel(0, y)[lane];
+    }
+    return omega / a_texel(i, y)[lane];
 }

@@ -116,6 +116,18 @@ pub trait Device {
         omega: f32,
     ) -> Result<Matrix>;
 
+    /// `omega_iterations.1` projected Jacobi iterations (omega `omega_iterations.0`) of a dense
+    /// contact LCP (friction included) from `x`, ALL in one compute dispatch (WebGPU only): the solver of
+    /// [`Device::lcp_jacobi_compute`] with the projection of [`Device::contact_step`].
+    /// `workgroups` as there. The block layout and WebGL2 give clear `Unsupported` errors.
+    fn contact_jacobi_compute(
+        &self,
+        system: &crate::solver::ContactSystem,
+        x: &Matrix,
+        omega_iterations: (f32, usize),
+        workgroups: Option<usize>,
+    ) -> Result<Matrix>;
+
     /// The diagonal of a square matrix as a column vector.
     fn diagonal(&self, a: &Matrix) -> Result<Matrix>;
 

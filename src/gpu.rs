@@ -240,14 +240,14 @@ impl<B: Backend> Gpu<B> {
     /// 4; else one workgroup per block of 4 texel rows (16 rows; at most
     /// [`LCP_DEFAULT_WORKGROUPS`]), with A's texels in registers where they fit (n <= 1024).
     /// Measured on an H100 at n = 400, blocks of 4 beat blocks of 2 and 1 (more workgroups).
+    /// `friction` (1 / diag(A) and mu, n x 1 each) solves the wall's contact LCP instead: one
+    /// contact per texel row, friction bounded by mu times the new normal impulse.
     pub fn lcp_jacobi_blocks(
         &self,
-        a: &Matrix,
-        b: &Matrix,
-        x0: &Matrix,
+        (a, b, x0): (&Matrix, &Matrix, &Matrix),
+        friction: Option<(&Matrix, &Matrix)>,
         (omega, iterations): (f32, usize),
-        workgroups: Option<usize>,
-        block_rows: Option<usize>,
+        (workgroups, block_rows): (Option<usize>, Option<usize>),
     ) -> Result<Matrix> {
         let n = a.rows();
         if a.cols() != n {
@@ -257,7 +257,8 @@ impl<B: Backend> Gpu<B> {
                 a.cols()
             )));
         }
-        for (name, v) in [("b", b), ("x0", x0)] {
+        let extra = friction.map_or(vec![], |(d, mu)| vec![("1 / diag(A)", d), ("mu", mu)]);
+        for (name, v) in [("b", b), ("x0", x0)].into_iter().chain(extra) {
             if v.rows() != n || v.cols() != 1 {
                 return Err(Error::Shape(format!(
                     "{name} must be a {n}x1 vector for a {n}x{n} A, got {}x{}",
@@ -316,13 +317,27 @@ impl<B: Backend> Gpu<B> {
                 "the single-dispatch LCP solver keeps x in workgroup memory: n = {n} needs {needed} bytes, this device allows {available}"
             )));
         }
+        if friction.is_some() && !n.is_multiple_of(4) {
+            return Err(Error::Shape(format!(
+                "a contact LCP has 4 rows per contact, got n = {n}"
+            )));
+        }
+        // Without friction, d and e are bound (to b) but unused.
+        let (d, mu) = friction.unwrap_or((b, b));
         let program = Program::new(
-            kernel::lcp_jacobi(x_words, block_rows, registers, height, workgroups),
-            vec![a.layout, b.layout, x0.layout],
+            kernel::lcp_jacobi(
+                x_words,
+                block_rows,
+                registers,
+                height,
+                workgroups,
+                friction.is_some(),
+            ),
+            vec![a.layout, b.layout, x0.layout, d.layout, mu.layout],
             x0.layout,
         )
         .with_params(&[omega, iterations as f32]);
-        self.run(program, &[a, b, x0])
+        self.run(program, &[a, b, x0, d, mu])
     }
 }
 
@@ -509,7 +524,7 @@ impl<B: Backend> Device for Gpu<B> {
         iterations: usize,
         workgroups: Option<usize>,
     ) -> Result<Matrix> {
-        self.lcp_jacobi_blocks(a, b, x0, (omega, iterations), workgroups, None)
+        self.lcp_jacobi_blocks((a, b, x0), None, (omega, iterations), (workgroups, None))
     }
 
     fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix> {
@@ -576,6 +591,26 @@ impl<B: Backend> Device for Gpu<B> {
             let s = self.reduce(Reduction::MaxAbs, a, None)?;
             self.read_scalar(s).await
         })
+    }
+
+    fn contact_jacobi_compute(
+        &self,
+        system: &crate::solver::ContactSystem,
+        x: &Matrix,
+        (omega, iterations): (f32, usize),
+        workgroups: Option<usize>,
+    ) -> Result<Matrix> {
+        if !system.dense {
+            return Err(Error::Unsupported(
+                "the single-dispatch contact solver takes the dense layout".into(),
+            ));
+        }
+        self.lcp_jacobi_blocks(
+            (&system.matrix, &system.b, x),
+            Some((&system.inv_diag, &system.mu)),
+            (omega, iterations),
+            (workgroups, None),
+        )
     }
 
     fn contact_step(

@@ -282,18 +282,21 @@ pub const LCP_PARTIAL_BYTES: usize = 256 * 16;
 /// omega and the iteration count. `x_words` (a multiple of 4, at least 4 texel rows' worth and
 /// `registers * 256 / block_rows`) words of x in workgroup memory; blocks of `block_rows` (1, 2
 /// or 4) texel rows; `registers` texels of A per thread kept in registers (0 for none);
-/// `workgroups` workgroups for `height` texel rows of x.
+/// `workgroups` workgroups for `height` texel rows of x. With `friction`, the wall's contact
+/// LCP: inputs d = 1 / diag(A) and e = mu too, and the friction projection (see the shader);
+/// without, d and e are bound but unused.
 pub fn lcp_jacobi(
     x_words: usize,
     block_rows: usize,
     registers: usize,
     height: usize,
     workgroups: usize,
+    friction: bool,
 ) -> Kernel {
     debug_assert!([1, 2, 4].contains(&block_rows) && registers <= LCP_MAX_REGISTERS);
     Kernel {
-        name: format!("lcp_jacobi_{x_words}_{block_rows}_{registers}").into(),
-        inputs: &["a", "b", "c"],
+        name: format!("lcp_jacobi_{x_words}_{block_rows}_{registers}_{friction}").into(),
+        inputs: &["a", "b", "c", "d", "e"],
         wgsl: repeat_lines(
             &repeat_lines(
                 &repeat_lines(include_str!("../shaders/lcp_jacobi.wgsl"), "{m}", registers),
@@ -306,6 +309,7 @@ pub fn lcp_jacobi(
         .replace("{XW}", &x_words.to_string())
         .replace("{BR}", &block_rows.to_string())
         .replace("{REG}", &registers.to_string())
+        .replace("{FRICTION}", &friction.to_string())
         .into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
@@ -519,12 +523,16 @@ mod tests {
             assert!(!src.contains("{e}") && !src.contains("{BK}"));
             assert_eq!(src.matches("fetch_a(li + 256 *").count(), 2 * bk / 8);
         }
-        let src = lcp_jacobi(512, 4, 7, 100, 25).wgsl_source();
+        let src = lcp_jacobi(512, 4, 7, 100, 25, true).wgsl_source();
         assert!(!src.contains("{m}") && !src.contains("{XW}") && !src.contains("{REG}"));
+        assert!(src.contains("const FRICTION: bool = true;"));
         assert!(!src.contains("{p}") && !src.contains("{q}") && src.contains("lane + 15]"));
         assert!(src.contains("var ra6 = ") && !src.contains("var ra7 = "));
         assert_eq!(
-            lcp_jacobi(512, 4, 0, 100, 25).compute.unwrap().per_group,
+            lcp_jacobi(512, 4, 0, 100, 25, false)
+                .compute
+                .unwrap()
+                .per_group,
             (1, 4)
         );
     }

@@ -132,6 +132,39 @@ on_both_backends! {
         assert_eq!(runs[0], runs[1]);
     }
 
+    async fn single_dispatch_contact_solve_matches_float64(kind) {
+        // The dense contact LCP, every iteration in one compute dispatch (one workgroup: nothing
+        // waits on another, so SwiftShader runs it too), against the same iterations in float64.
+        let gpu = device(kind).await;
+        let lcp = busy_lcp();
+        let layout = lcp.gpu_layout(Mode::Dense);
+        let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
+        let x0 = gpu.upload(&layout.x0, layout.rows, 1).unwrap();
+        let result = gpu.contact_jacobi_compute(&system, &x0, (-0.1, 30), Some(1));
+        if kind == BackendKind::WebGl2 {
+            let e = result.unwrap_err();
+            assert!(e.to_string().contains("needs WebGPU"), "{e}");
+            return;
+        }
+        let got = gpu.read(&result.unwrap()).await.unwrap();
+        let exact = lcp.solve_jacobi(-0.1, 30);
+        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+        let mut worst = 0.0f64;
+        for (i, e) in exact.iter().enumerate() {
+            for r in 0..3 {
+                worst = worst.max((f64::from(got[4 * i + r]) - e[r]).abs());
+            }
+            assert_eq!(got[4 * i + 3], 0.0, "padding rows stay zero");
+            let (n, t1, t2) = (got[4 * i], got[4 * i + 1], got[4 * i + 2]);
+            assert!(n >= 0.0 && t1.abs() <= lcp.mu as f32 * n * 1.000001 && t2.abs() <= lcp.mu as f32 * n * 1.000001);
+        }
+        assert!(worst <= 1e-4 * scale, "worst {worst} of {scale}");
+        // The block layout has no single-dispatch solver: a clear error.
+        let blocks = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Blocks)).unwrap();
+        let e = gpu.contact_jacobi_compute(&blocks, &x0, (-0.1, 30), Some(1)).unwrap_err();
+        assert!(e.to_string().contains("dense layout"), "{e}");
+    }
+
     async fn bad_impulse_vector_is_a_clear_error(kind) {
         let gpu = device(kind).await;
         let lcp = standing(Mode::Blocks).begin_frame();

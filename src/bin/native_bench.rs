@@ -444,7 +444,7 @@ fn lcp_paths(
 ) -> Result<()> {
     let _ = n;
     for &(w, rows) in counts {
-        let op = || gpu.lcp_jacobi_blocks(a, b, x0, (omega, iterations), w, rows);
+        let op = || gpu.lcp_jacobi_blocks((a, b, x0), None, (omega, iterations), (w, rows));
         let (frame, _) = time(gpu, 21, 1, op)?;
         let (batch, x) = time(gpu, 3, 10, op)?;
         let name = match (w, rows) {
@@ -521,8 +521,9 @@ fn wall(gpu: &Gpu<WebGpu>) -> Result<()> {
             .flat_map(|(e, g)| (0..3).map(move |k| (e[k] - g[k]).abs()))
             .fold(0.0f64, f64::max);
         println!(
-            "{:6} contacts {} LCP n = {} iterations {iterations}: GPU {:9.3} ms per frame (median of {}), float64 CPU {:9.3} ms; max |GPU - float64| {diff:.1e} of {scale:.1e}",
+            "{:6} ({}) contacts {} LCP n = {} iterations {iterations}: GPU {:9.3} ms per frame (median of {}), float64 CPU {:9.3} ms; max |GPU - float64| {diff:.1e} of {scale:.1e}",
             format!("{mode:?}"),
+            if mode == Mode::Dense { "one dispatch" } else { "a pass per iteration" },
             lcp.contacts.len(),
             lcp.size(),
             median(samples.clone()),

@@ -1,6 +1,7 @@
 //! Projected Jacobi for the wall's contact LCP, with Coulomb friction: one pass per iteration,
 //! no read-back inside the loop (see [`crate::physics::ContactLcp`] for the layout).
 
+use crate::backend::BackendKind;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::matrix::Matrix;
@@ -65,8 +66,18 @@ pub fn contact_jacobi(
     Ok(x)
 }
 
+/// Whether [`gpu_frame`] solves `system` in one compute dispatch: the dense layout on WebGPU
+/// with a hardware adapter. A software renderer runs the dispatch's workgroups one after
+/// another on one core (SwiftShader: slower than the passes), and the block layout has no
+/// single-dispatch solver yet.
+pub fn single_dispatch(gpu: &dyn Device, system: &ContactSystem) -> bool {
+    let caps = gpu.capabilities();
+    system.dense && caps.backend == BackendKind::WebGpu && !caps.software
+}
+
 /// One frame of `world` with its contact LCP solved on the GPU: the LCP's textures are
-/// uploaded, `iterations` passes run, the impulses come back in one read. Returns the frame's
+/// uploaded, `iterations` passes run (dense mode on WebGPU with a hardware adapter: all of
+/// them in ONE compute dispatch, see [`single_dispatch`]), the impulses come back in one read. Returns the frame's
 /// LCP, the impulses applied and the milliseconds the GPU part took (upload, passes and
 /// read-back), timed by `now` (ms).
 pub async fn gpu_frame(
@@ -83,7 +94,12 @@ pub async fn gpu_frame(
         let layout = lcp.gpu_layout(world.settings.mode);
         let system = ContactSystem::upload(gpu, &layout)?;
         let x0 = gpu.upload(&layout.x0, layout.rows, 1)?;
-        let x = contact_jacobi(gpu, &system, &x0, world.settings.omega as f32, iterations)?;
+        let omega = world.settings.omega as f32;
+        let x = if single_dispatch(gpu, &system) {
+            gpu.contact_jacobi_compute(&system, &x0, (omega, iterations), None)?
+        } else {
+            contact_jacobi(gpu, &system, &x0, omega, iterations)?
+        };
         let data = gpu.read(&x).await?;
         data.chunks_exact(4)
             .map(|c| [c[0].into(), c[1].into(), c[2].into()])
