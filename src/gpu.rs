@@ -249,29 +249,12 @@ impl<B: Backend> Gpu<B> {
         (omega, iterations): (f32, usize),
         (workgroups, block_rows): (Option<usize>, Option<usize>),
     ) -> Result<Matrix> {
-        let n = a.rows();
-        if a.cols() != n {
-            return Err(Error::Shape(format!(
-                "A must be square, got {}x{}",
-                a.rows(),
-                a.cols()
-            )));
+        let mut vectors = vec![("b", b), ("x0", x0)];
+        if let Some((d, mu)) = friction {
+            vectors.extend([("1 / diag(A)", d), ("mu", mu)]);
         }
-        let extra = friction.map_or(vec![], |(d, mu)| vec![("1 / diag(A)", d), ("mu", mu)]);
-        for (name, v) in [("b", b), ("x0", x0)].into_iter().chain(extra) {
-            if v.rows() != n || v.cols() != 1 {
-                return Err(Error::Shape(format!(
-                    "{name} must be a {n}x1 vector for a {n}x{n} A, got {}x{}",
-                    v.rows(),
-                    v.cols()
-                )));
-            }
-        }
-        if !(omega < 0.0 && omega.is_finite()) {
-            return Err(Error::Solver(format!(
-                "omega must be negative in this convention (x + omega D (Ax + b), the seed uses -0.1), got {omega}"
-            )));
-        }
+        let n = crate::solver::check_vectors(a, &vectors)?;
+        crate::solver::check_omega(omega)?;
         if !(1..=MAX_KERNEL_ITERATIONS).contains(&iterations) {
             return Err(Error::Solver(format!(
                 "iterations must be from 1 to {MAX_KERNEL_ITERATIONS}, got {iterations}"

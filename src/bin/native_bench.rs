@@ -509,6 +509,7 @@ fn wall(gpu: &Gpu<WebGpu>) -> Result<()> {
             last = Some((lcp, impulses));
         }
         samples.remove(0); // the first frame builds the pipeline
+        let runs = samples.len();
         let (lcp, impulses) = last.expect("ran");
         let iterations = world.iterations(&lcp);
         let t0 = Instant::now();
@@ -526,8 +527,8 @@ fn wall(gpu: &Gpu<WebGpu>) -> Result<()> {
             if mode == Mode::Dense { "one dispatch" } else { "a pass per iteration" },
             lcp.contacts.len(),
             lcp.size(),
-            median(samples.clone()),
-            samples.len(),
+            median(samples),
+            runs,
             cpu_ms,
         );
     }

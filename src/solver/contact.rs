@@ -3,7 +3,7 @@
 
 use crate::backend::BackendKind;
 use crate::device::Device;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::matrix::Matrix;
 use crate::physics::{ContactLcp, GpuLayout, World};
 
@@ -54,11 +54,7 @@ pub fn contact_jacobi(
     omega: f32,
     iterations: usize,
 ) -> Result<Matrix> {
-    if !(omega < 0.0 && omega.is_finite()) {
-        return Err(Error::Solver(format!(
-            "omega must be negative in this convention (x + omega D (Ax + b), the seed uses -0.1), got {omega}"
-        )));
-    }
+    super::check_omega(omega)?;
     let mut x = x0.clone();
     for _ in 0..iterations {
         x = gpu.contact_step(system, &x, omega)?;
@@ -70,7 +66,7 @@ pub fn contact_jacobi(
 /// with a hardware adapter. A software renderer runs the dispatch's workgroups one after
 /// another on one core (SwiftShader: slower than the passes), and the block layout has no
 /// single-dispatch solver yet.
-pub fn single_dispatch(gpu: &dyn Device, system: &ContactSystem) -> bool {
+fn single_dispatch(gpu: &dyn Device, system: &ContactSystem) -> bool {
     let caps = gpu.capabilities();
     system.dense && caps.backend == BackendKind::WebGpu && !caps.software
 }

@@ -3,9 +3,10 @@
 //! D = diag(A)^-1, omega negative in the seed's convention (-0.1 there).
 
 use super::solution::{
-    breathe, check_finite, check_system, inverse_diagonal, Observer, Progress, Solution,
+    breathe, check_finite, check_omega, check_system, inverse_diagonal, Observer, Progress,
+    Solution,
 };
-use crate::device::Device;
+use crate::device::{Counts, Device};
 use crate::error::{Error, Result};
 use crate::expr::Expr;
 use crate::matrix::Matrix;
@@ -46,12 +47,7 @@ pub async fn lcp_jacobi(
     observe: Observer<'_>,
 ) -> Result<Solution> {
     let n = check_system(a, b, x0)?;
-    if !(options.omega < 0.0 && options.omega.is_finite()) {
-        return Err(Error::Solver(format!(
-            "omega must be negative in this convention (x + omega D (Ax + b), the seed uses -0.1), got {}",
-            options.omega
-        )));
-    }
+    check_omega(options.omega)?;
     let start = gpu.counts();
     let d = inverse_diagonal(gpu, a, options.omega).await?;
     let mut x = match x0 {
@@ -77,19 +73,7 @@ pub async fn lcp_jacobi(
             }
         }
     }
-    let mut residuals = Vec::new();
-    if options.residual {
-        let res = f64::from(complementarity(gpu, a, b, &x).await?);
-        check_finite("projected Jacobi", options.iterations, res)?;
-        residuals.push(res);
-    }
-    Ok(Solution {
-        x,
-        iterations: options.iterations,
-        residuals,
-        converged: false,
-        counts: gpu.counts() - start,
-    })
+    solution(gpu, (a, b, x), &options, start, None).await
 }
 
 /// The same iteration as [`lcp_jacobi`], every iteration in ONE compute dispatch (WebGPU only;
@@ -117,15 +101,28 @@ pub async fn lcp_jacobi_compute(
         }
     };
     let x = gpu.lcp_jacobi_compute(a, b, x0, options.omega, options.iterations, workgroups)?;
+    let nan = "projected Jacobi (single dispatch) gave NaN: A or b holds NaN or infinity, or \
+               this GPU did not run the solver's workgroups side by side (try workgroups = 1)";
+    solution(gpu, (a, b, x), &options, start, Some(nan)).await
+}
+
+/// The answer of `options.iterations` projected Jacobi iterations that ended at `x`, with the
+/// complementarity residual if asked for. `nan`: the error to give where the residual is NaN
+/// because x itself is.
+async fn solution(
+    gpu: &dyn Device,
+    (a, b, x): (&Matrix, &Matrix, Matrix),
+    options: &LcpOptions,
+    start: Counts,
+    nan: Option<&str>,
+) -> Result<Solution> {
     let mut residuals = Vec::new();
     if options.residual {
         let res = f64::from(complementarity(gpu, a, b, &x).await?);
-        if res.is_nan() && gpu.max_abs(&x).await?.is_nan() {
-            return Err(Error::Solver(
-                "projected Jacobi (single dispatch) gave NaN: A or b holds NaN or infinity, or \
-                 this GPU did not run the solver's workgroups side by side (try workgroups = 1)"
-                    .into(),
-            ));
+        if let Some(nan) = nan {
+            if res.is_nan() && gpu.max_abs(&x).await?.is_nan() {
+                return Err(Error::Solver(nan.into()));
+            }
         }
         check_finite("projected Jacobi", options.iterations, res)?;
         residuals.push(res);

@@ -12,4 +12,5 @@ pub use cg::{cg, CgOptions};
 pub use contact::{contact_jacobi, gpu_frame, ContactSystem};
 pub use jacobi::{jacobi, JacobiOptions};
 pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};
+pub(crate) use solution::{check_omega, check_vectors};
 pub use solution::{Observer, Progress, Solution};

@@ -37,6 +37,13 @@ pub type Observer<'a> = &'a mut dyn FnMut(Progress) -> bool;
 
 /// Checks that `a` is n x n and `b` (and `x0`) are n x 1; returns n.
 pub(crate) fn check_system(a: &Matrix, b: &Matrix, x0: Option<&Matrix>) -> Result<usize> {
+    let mut vectors = vec![("b", b)];
+    vectors.extend(x0.map(|x0| ("x0", x0)));
+    check_vectors(a, &vectors)
+}
+
+/// Checks that `a` is n x n and each named vector n x 1; returns n.
+pub(crate) fn check_vectors(a: &Matrix, vectors: &[(&str, &Matrix)]) -> Result<usize> {
     let n = a.rows();
     if a.cols() != n {
         return Err(Error::Shape(format!(
@@ -45,18 +52,27 @@ pub(crate) fn check_system(a: &Matrix, b: &Matrix, x0: Option<&Matrix>) -> Resul
             a.cols()
         )));
     }
-    for (name, v) in [("b", Some(b)), ("x0", x0)] {
-        if let Some(v) = v {
-            if v.rows() != n || v.cols() != 1 {
-                return Err(Error::Shape(format!(
-                    "{name} must be a {n}x1 vector for a {n}x{n} A, got {}x{}",
-                    v.rows(),
-                    v.cols()
-                )));
-            }
+    for (name, v) in vectors {
+        if v.rows() != n || v.cols() != 1 {
+            return Err(Error::Shape(format!(
+                "{name} must be a {n}x1 vector for a {n}x{n} A, got {}x{}",
+                v.rows(),
+                v.cols()
+            )));
         }
     }
     Ok(n)
+}
+
+/// Projected Jacobi's omega: negative and finite, in the seed's convention.
+pub(crate) fn check_omega(omega: f32) -> Result<()> {
+    if omega < 0.0 && omega.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::Solver(format!(
+            "omega must be negative in this convention (x + omega D (Ax + b), the seed uses -0.1), got {omega}"
+        )))
+    }
 }
 
 /// d = omega / diag(A), refusing a zero (or non-finite) diagonal element.
