@@ -23,6 +23,10 @@ pub trait Device {
     /// Facts about the backend and adapter.
     fn capabilities(&self) -> &Capabilities;
 
+    /// Runs `program` (a kernel of [`crate::kernel`] on concrete shapes) with `inputs` bound, into
+    /// a new matrix of shape `program.output`: how a domain runs a kernel of its own.
+    fn run(&self, program: crate::kernel::Program, inputs: &[&Matrix]) -> Result<Matrix>;
+
     /// Copies row-major `data` (`rows * cols` values) into a new GPU matrix.
     fn upload(&self, data: &[f32], rows: usize, cols: usize) -> Result<Matrix>;
 
@@ -64,23 +68,6 @@ pub trait Device {
     /// sums added in workgroup memory. On WebGL2 a clear `Unsupported` error.
     fn mul_vec_compute(&self, a: &Matrix, x: &Matrix) -> Result<Matrix>;
 
-    /// `iterations` steps of projected Jacobi for the LCP (`x <- max(x + omega D (Ax + b), 0)`,
-    /// `D = diag(A)^-1`, omega negative) from `x0`, ALL in one compute dispatch (WebGPU only):
-    /// no pass, submission or read-back per iteration. `workgroups` (default: 1 on a software
-    /// adapter, else one per 16 rows, at most 128) share the rows and pass x to each other
-    /// through storage memory each iteration; if the GPU does not run them side by side the
-    /// wait gives up and the result is NaN. On WebGL2 a clear `Unsupported` error. The caller
-    /// checks the diagonal (a zero gives inf).
-    fn lcp_jacobi_compute(
-        &self,
-        a: &Matrix,
-        b: &Matrix,
-        x0: &Matrix,
-        omega: f32,
-        iterations: usize,
-        workgroups: Option<usize>,
-    ) -> Result<Matrix>;
-
     /// The element-wise expression `expr` over `inputs` (all of one shape), in one pass.
     fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix>;
 
@@ -107,27 +94,6 @@ pub trait Device {
     /// The largest |element| (NaN if any element is NaN), reduced on the GPU.
     fn max_abs<'a>(&'a self, a: &'a Matrix) -> LocalFuture<'a, Result<f32>>;
 
-    /// One projected Jacobi iteration of a contact LCP with friction, in one pass: the new
-    /// impulses from `x` (see [`crate::solver::contact_jacobi`]).
-    fn contact_step(
-        &self,
-        system: &crate::solver::ContactSystem,
-        x: &Matrix,
-        omega: f32,
-    ) -> Result<Matrix>;
-
-    /// `omega_iterations.1` projected Jacobi iterations (omega `omega_iterations.0`) of a dense
-    /// contact LCP (friction included) from `x`, ALL in one compute dispatch (WebGPU only): the solver of
-    /// [`Device::lcp_jacobi_compute`] with the projection of [`Device::contact_step`].
-    /// `workgroups` as there. The block layout and WebGL2 give clear `Unsupported` errors.
-    fn contact_jacobi_compute(
-        &self,
-        system: &crate::solver::ContactSystem,
-        x: &Matrix,
-        omega_iterations: (f32, usize),
-        workgroups: Option<usize>,
-    ) -> Result<Matrix>;
-
     /// The diagonal of a square matrix as a column vector.
     fn diagonal(&self, a: &Matrix) -> Result<Matrix>;
 
@@ -147,7 +113,7 @@ pub trait Device {
     fn release_pooled(&self);
 
     /// Draws a scene of lit boxes into [`Device::scene_canvas`] (the wall's view).
-    fn draw_scene(&self, scene: &crate::backend::Scene) -> Result<()>;
+    fn draw_scene(&self, scene: &crate::scene::Scene) -> Result<()>;
 
     /// The canvas [`Device::draw_scene`] draws into, for the page to place and size.
     fn scene_canvas(&self) -> Result<web_sys::HtmlCanvasElement>;

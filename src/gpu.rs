@@ -157,16 +157,6 @@ impl<B: Backend> Gpu<B> {
         Ok(self.read(&m).await?[0])
     }
 
-    /// A clear error where the backend has no compute shaders.
-    fn needs_compute(&self, what: &str) -> Result<()> {
-        match self.capabilities().backend {
-            BackendKind::WebGpu => Ok(()),
-            BackendKind::WebGl2 => Err(Error::Unsupported(format!(
-                "{what} is a compute shader, and WebGL2 has none: it needs WebGPU"
-            ))),
-        }
-    }
-
     /// The chunk depth of the compute-path product: 8, measured fastest on an H100 (the
     /// native benchmark tries the others).
     pub fn tiling(&self) -> usize {
@@ -182,9 +172,7 @@ impl<B: Backend> Gpu<B> {
             )));
         }
         let bytes = kernel::tiled_workgroup_bytes(bk);
-        if self.capabilities().backend == BackendKind::WebGpu
-            && bytes > self.capabilities().max_workgroup_storage
-        {
+        if self.capabilities().compute && bytes > self.capabilities().max_workgroup_storage {
             return Err(Error::Unsupported(format!(
                 "chunks of {bk} need {bytes} bytes of workgroup memory, this device allows {}",
                 self.capabilities().max_workgroup_storage
@@ -233,103 +221,6 @@ impl<B: Backend> Gpu<B> {
         Ok(c)
     }
 }
-
-impl<B: Backend> Gpu<B> {
-    /// [`Device::lcp_jacobi_compute`] with the blocks chosen too: `block_rows` texel rows (1, 2
-    /// or 4) per block of rows. By default: on a software adapter one workgroup of blocks of
-    /// 4; else one workgroup per block of 4 texel rows (16 rows; at most
-    /// [`LCP_DEFAULT_WORKGROUPS`]), with A's texels in registers where they fit (n <= 1024).
-    /// Measured on an H100 at n = 400, blocks of 4 beat blocks of 2 and 1 (more workgroups).
-    /// `friction` (1 / diag(A) and mu, n x 1 each) solves the wall's contact LCP instead: one
-    /// contact per texel row, friction bounded by mu times the new normal impulse.
-    pub fn lcp_jacobi_blocks(
-        &self,
-        (a, b, x0): (&Matrix, &Matrix, &Matrix),
-        friction: Option<(&Matrix, &Matrix)>,
-        (omega, iterations): (f32, usize),
-        (workgroups, block_rows): (Option<usize>, Option<usize>),
-    ) -> Result<Matrix> {
-        let mut vectors = vec![("b", b), ("x0", x0)];
-        if let Some((d, mu)) = friction {
-            vectors.extend([("1 / diag(A)", d), ("mu", mu)]);
-        }
-        let n = crate::solver::check_vectors(a, &vectors)?;
-        crate::solver::check_omega(omega)?;
-        if !(1..=MAX_KERNEL_ITERATIONS).contains(&iterations) {
-            return Err(Error::Solver(format!(
-                "iterations must be from 1 to {MAX_KERNEL_ITERATIONS}, got {iterations}"
-            )));
-        }
-        if workgroups == Some(0) {
-            return Err(Error::Solver("workgroups must be at least 1".into()));
-        }
-        if block_rows.is_some_and(|r| ![1, 2, 4].contains(&r)) {
-            return Err(Error::Solver("blocks take 1, 2 or 4 texel rows".into()));
-        }
-        self.needs_compute("the single-dispatch LCP solver")?;
-        let height = a.layout.height();
-        let software = self.capabilities().software;
-        // Blocks: as given; else 4 texel rows where one workgroup does all (the software
-        // default, or a small number asked for), else the smallest that give few enough.
-        let wanted = workgroups.unwrap_or(if software {
-            1
-        } else {
-            height.div_ceil(4).min(LCP_DEFAULT_WORKGROUPS)
-        });
-        let block_rows = block_rows.unwrap_or_else(|| {
-            [4, 2, 1]
-                .into_iter()
-                .find(|&r| height.div_ceil(r) <= wanted)
-                .unwrap_or(4)
-        });
-        let blocks = height.div_ceil(block_rows);
-        let workgroups = wanted.min(blocks);
-        // A in registers where every workgroup has one block and its row fits.
-        let lanes = 256 / block_rows;
-        let registers = if workgroups >= blocks && n.div_ceil(lanes) <= kernel::LCP_MAX_REGISTERS {
-            n.div_ceil(lanes)
-        } else {
-            0
-        };
-        // x in workgroup memory, rounded up to 256 words so that few pipelines are built.
-        let x_words = (4 * height).max(lanes * registers).div_ceil(256) * 256;
-        let needed = 4 * x_words + kernel::LCP_PARTIAL_BYTES;
-        let available = self.capabilities().max_workgroup_storage;
-        if needed > available {
-            return Err(Error::Unsupported(format!(
-                "the single-dispatch LCP solver keeps x in workgroup memory: n = {n} needs {needed} bytes, this device allows {available}"
-            )));
-        }
-        if friction.is_some() && !n.is_multiple_of(4) {
-            return Err(Error::Shape(format!(
-                "a contact LCP has 4 rows per contact, got n = {n}"
-            )));
-        }
-        // Without friction, d and e are bound (to b) but unused.
-        let (d, mu) = friction.unwrap_or((b, b));
-        let program = Program::new(
-            kernel::lcp_jacobi(
-                x_words,
-                block_rows,
-                registers,
-                height,
-                workgroups,
-                friction.is_some(),
-            ),
-            vec![a.layout, b.layout, x0.layout, d.layout, mu.layout],
-            x0.layout,
-        )
-        .with_params(&[omega, iterations as f32]);
-        self.run(program, &[a, b, x0, d, mu])
-    }
-}
-
-/// Workgroups [`Device::lcp_jacobi_compute`] uses at most by default on a hardware GPU: few
-/// enough to run side by side on any of them.
-pub const LCP_DEFAULT_WORKGROUPS: usize = 128;
-
-/// Most iterations one kernel run takes: the count travels as a float parameter.
-pub const MAX_KERNEL_ITERATIONS: usize = 1 << 24;
 
 fn same_shape(what: &str, a: &Matrix, b: &Matrix) -> Result<()> {
     if a.layout == b.layout {
@@ -400,6 +291,10 @@ fn inner_mismatch(a: &Matrix, b: &Matrix, op: &str, ka: usize, kb: usize) -> Err
 impl<B: Backend> Device for Gpu<B> {
     fn capabilities(&self) -> &Capabilities {
         self.backend.capabilities()
+    }
+
+    fn run(&self, program: Program, inputs: &[&Matrix]) -> Result<Matrix> {
+        Gpu::run(self, program, inputs)
     }
 
     fn upload(&self, data: &[f32], rows: usize, cols: usize) -> Result<Matrix> {
@@ -494,20 +389,9 @@ impl<B: Backend> Device for Gpu<B> {
 
     fn mul_vec_compute(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
         check_vector(a, x)?;
-        self.needs_compute("the compute-path matrix-vector product")?;
+        self.capabilities()
+            .needs_compute("the compute-path matrix-vector product")?;
         self.run_kernel(kernel::MATVEC_TILED, &[a, x], self.layout(a.rows(), 1)?)
-    }
-
-    fn lcp_jacobi_compute(
-        &self,
-        a: &Matrix,
-        b: &Matrix,
-        x0: &Matrix,
-        omega: f32,
-        iterations: usize,
-        workgroups: Option<usize>,
-    ) -> Result<Matrix> {
-        self.lcp_jacobi_blocks((a, b, x0), None, (omega, iterations), (workgroups, None))
     }
 
     fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix> {
@@ -576,60 +460,6 @@ impl<B: Backend> Device for Gpu<B> {
         })
     }
 
-    fn contact_jacobi_compute(
-        &self,
-        system: &crate::solver::ContactSystem,
-        x: &Matrix,
-        (omega, iterations): (f32, usize),
-        workgroups: Option<usize>,
-    ) -> Result<Matrix> {
-        if !system.dense {
-            return Err(Error::Unsupported(
-                "the single-dispatch contact solver takes the dense layout".into(),
-            ));
-        }
-        self.lcp_jacobi_blocks(
-            (&system.matrix, &system.b, x),
-            Some((&system.inv_diag, &system.mu)),
-            (omega, iterations),
-            (workgroups, None),
-        )
-    }
-
-    fn contact_step(
-        &self,
-        system: &crate::solver::ContactSystem,
-        x: &Matrix,
-        omega: f32,
-    ) -> Result<Matrix> {
-        let rows = system.matrix.rows();
-        if x.cols() != 1 || x.rows() != rows || !rows.is_multiple_of(4) {
-            return Err(Error::Shape(format!(
-                "the contact impulses must be a {rows}x1 vector (4 rows per contact), got {}x{}",
-                x.rows(),
-                x.cols()
-            )));
-        }
-        let inputs = [
-            &system.matrix,
-            &system.neighbours,
-            x,
-            &system.b,
-            &system.inv_diag,
-            &system.mu,
-        ];
-        let dense = if system.dense { 1.0 } else { 0.0 };
-        self.run(
-            Program::new(
-                kernel::CONTACT_JACOBI,
-                inputs.iter().map(|m| m.layout).collect(),
-                x.layout,
-            )
-            .with_params(&[omega, system.count as f32, dense]),
-            &inputs,
-        )
-    }
-
     fn diagonal(&self, a: &Matrix) -> Result<Matrix> {
         if a.rows() != a.cols() {
             return Err(Error::Shape(format!(
@@ -671,7 +501,7 @@ impl<B: Backend> Device for Gpu<B> {
         self.pool.borrow_mut().clear();
     }
 
-    fn draw_scene(&self, scene: &crate::backend::Scene) -> Result<()> {
+    fn draw_scene(&self, scene: &crate::scene::Scene) -> Result<()> {
         self.backend.draw(scene)
     }
 

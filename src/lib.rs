@@ -20,6 +20,7 @@ pub mod physics;
 pub mod pool;
 pub mod problems;
 pub mod reference;
+pub mod scene;
 pub mod solver;
 
 use std::cell::RefCell;
@@ -918,7 +919,7 @@ impl Wall {
                 (s.world.clone(), s.generation)
             };
             let start = now_ms();
-            let result = solver::gpu_frame(device.as_ref(), &mut world, &now_ms).await;
+            let result = physics::gpu_frame(device.as_ref(), &mut world, &now_ms).await;
             let mut s = state.borrow_mut();
             s.stepping = false;
             let (lcp, impulses, solve_ms) = result?;

@@ -188,7 +188,7 @@ mod tests {
             Ok(())
         }
 
-        fn draw(&self, _: &crate::backend::Scene) -> Result<()> {
+        fn draw(&self, _: &crate::scene::Scene) -> Result<()> {
             unimplemented!("pool tests draw nothing")
         }
 
@@ -206,6 +206,7 @@ mod tests {
                 max_render_targets: 8,
                 max_workgroup_storage: 0,
                 software: true,
+                compute: false,
             },
             created: Cell::new(0),
         }

@@ -12,7 +12,7 @@ use texla::backend::BackendKind;
 use texla::device::Device;
 use texla::matrix::Matrix;
 use texla::problems::{self, Problem};
-use texla::solver::{lcp_jacobi, lcp_jacobi_compute, LcpOptions};
+use texla::solver::{lcp_jacobi, lcp_jacobi_blocks, lcp_jacobi_compute, LcpOptions};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -110,7 +110,7 @@ on_both_backends! {
         assert!(err.to_string().contains("0 on its diagonal at row 0"), "{err}");
         let err = lcp_jacobi_compute(gpu.as_ref(), &a, &two, None, options, None).await.unwrap_err();
         assert!(err.to_string().contains("b must be a 400x1 vector"), "{err}");
-        let err = gpu.lcp_jacobi_compute(&a, &b, &b, -0.8, 10, Some(0)).unwrap_err();
+        let err = lcp_jacobi_blocks(gpu.as_ref(), (&a, &b, &b), None, (-0.8, 10), (Some(0), None)).unwrap_err();
         assert!(err.to_string().contains("workgroups must be at least 1"), "{err}");
     }
 }

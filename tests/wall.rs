@@ -7,8 +7,9 @@ mod common;
 use common::device;
 use texla::backend::BackendKind;
 use texla::device::Device;
+use texla::physics::gpu_frame;
 use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
-use texla::solver::{contact_jacobi, gpu_frame, ContactSystem};
+use texla::solver::{contact_jacobi, contact_jacobi_compute, ContactSystem};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -140,7 +141,7 @@ on_both_backends! {
         let layout = lcp.gpu_layout(Mode::Dense);
         let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
         let x0 = gpu.upload(&layout.x0, layout.rows, 1).unwrap();
-        let result = gpu.contact_jacobi_compute(&system, &x0, (-0.1, 30), Some(1));
+        let result = contact_jacobi_compute(gpu.as_ref(), &system, &x0, (-0.1, 30), Some(1));
         if kind == BackendKind::WebGl2 {
             let e = result.unwrap_err();
             assert!(e.to_string().contains("needs WebGPU"), "{e}");
@@ -161,7 +162,7 @@ on_both_backends! {
         assert!(worst <= 1e-4 * scale, "worst {worst} of {scale}");
         // The block layout has no single-dispatch solver: a clear error.
         let blocks = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Blocks)).unwrap();
-        let e = gpu.contact_jacobi_compute(&blocks, &x0, (-0.1, 30), Some(1)).unwrap_err();
+        let e = contact_jacobi_compute(gpu.as_ref(), &blocks, &x0, (-0.1, 30), Some(1)).unwrap_err();
         assert!(e.to_string().contains("dense layout"), "{e}");
     }
 

@@ -4,6 +4,7 @@ use std::future::Future;
 
 use crate::error::Result;
 use crate::kernel::Program;
+use crate::scene::Scene;
 
 /// Which backend runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +40,21 @@ pub struct Capabilities {
     pub max_workgroup_storage: usize,
     /// Whether the adapter is a software renderer (a CPU, such as SwiftShader).
     pub software: bool,
+    /// Whether compute kernels run (WebGPU: yes; WebGL2 has no compute shaders).
+    pub compute: bool,
+}
+
+impl Capabilities {
+    /// A clear `Unsupported` error where `what` needs compute kernels and they do not run here.
+    pub fn needs_compute(&self, what: &str) -> Result<()> {
+        if self.compute {
+            Ok(())
+        } else {
+            Err(crate::error::Error::Unsupported(format!(
+                "{what} is a compute shader, and WebGL2 has none: it needs WebGPU"
+            )))
+        }
+    }
 }
 
 /// A GPU that stores matrices as RGBA32F textures and runs fragment-shader programs on them.
@@ -101,35 +117,3 @@ pub trait Backend: Sized + 'static {
     /// The canvas [`Backend::draw`] renders into, for the page to show.
     fn canvas(&self) -> Result<web_sys::HtmlCanvasElement>;
 }
-
-/// Most instances one [`Scene`] draws.
-pub const MAX_INSTANCES: usize = 64;
-
-/// One frame of the wall to draw: the uniform block of `shaders/scene.*`, std140 layout.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct Scene {
-    /// Clip from world, column-major.
-    pub view_proj: [[f32; 4]; 4],
-    /// Direction towards the light (xyz, unit), w unused.
-    pub light: [f32; 4],
-    /// Instances used in `instances`, in x; the rest unused.
-    pub count: [u32; 4],
-    /// The boxes, the ball and the floor.
-    pub instances: [Instance; MAX_INSTANCES],
-}
-
-/// A box or ball to draw: the unit cube [-1, 1]^3 (or the unit ball) through `model`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct Instance {
-    /// World from model, column-major (scale included).
-    pub model: [[f32; 4]; 4],
-    /// Linear RGB, and in w the kind: 0 a cube, 1 a ball, 2 the checkered floor.
-    pub color: [f32; 4],
-}
-
-/// Vertices drawn per instance: 6 faces of `SEGMENTS x SEGMENTS` quads, 2 triangles each.
-pub const SCENE_VERTICES: u32 = 6 * 6 * SEGMENTS * SEGMENTS;
-/// Quads along each face edge (the ball is a subdivided cube pushed onto the sphere).
-const SEGMENTS: u32 = 6;

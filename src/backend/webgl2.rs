@@ -10,9 +10,10 @@ use std::rc::Rc;
 
 use glow::HasContext;
 
-use super::{Backend, Capabilities, Scene, SCENE_VERTICES};
+use super::{Backend, Capabilities};
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Program};
+use crate::scene::{Scene, SCENE_VERTICES};
 
 /// A WebGL2 context that runs texla programs.
 pub struct WebGl2 {
@@ -184,6 +185,7 @@ impl WebGl2 {
                 max_texture_size,
                 max_render_targets,
                 max_workgroup_storage: 0,
+                compute: false,
             },
             programs: RefCell::new(HashMap::new()),
             vertex_array,

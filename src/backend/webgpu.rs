@@ -12,9 +12,10 @@ use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
 
-use super::{Backend, BackendKind, Capabilities, Scene, SCENE_VERTICES};
+use super::{Backend, BackendKind, Capabilities};
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, Program};
+use crate::scene::{Scene, SCENE_VERTICES};
 
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 const TEXEL_BYTES: usize = 16;
@@ -184,6 +185,7 @@ impl WebGpu {
                 .min(limits.max_color_attachment_bytes_per_sample as usize / TEXEL_BYTES)
                 .max(1),
             max_workgroup_storage: limits.max_compute_workgroup_storage_size as usize,
+            compute: true,
         };
         Ok(WebGpu {
             device,

@@ -444,7 +444,9 @@ fn lcp_paths(
 ) -> Result<()> {
     let _ = n;
     for &(w, rows) in counts {
-        let op = || gpu.lcp_jacobi_blocks((a, b, x0), None, (omega, iterations), (w, rows));
+        let op = || {
+            texla::solver::lcp_jacobi_blocks(gpu, (a, b, x0), None, (omega, iterations), (w, rows))
+        };
         let (frame, _) = time(gpu, 21, 1, op)?;
         let (batch, x) = time(gpu, 3, 10, op)?;
         let name = match (w, rows) {
@@ -486,7 +488,7 @@ fn lcp_paths(
 }
 
 /// One frame of the standing wall (420 contacts) as the page runs it: the contact LCP with
-/// friction, 2n projected-Jacobi iterations (omega -0.1), solved by `solver::gpu_frame` (upload,
+/// friction, 2n projected-Jacobi iterations (omega -0.1), solved by `physics::gpu_frame` (upload,
 /// one pass per iteration, read-back), in both modes; beside the float64 CPU solve of the same
 /// LCP (`ContactLcp::solve_jacobi`, the same iteration), and the largest difference.
 fn wall(gpu: &Gpu<WebGpu>) -> Result<()> {
@@ -504,7 +506,7 @@ fn wall(gpu: &Gpu<WebGpu>) -> Result<()> {
         let mut last = None;
         for _ in 0..4 {
             let mut w = world.clone();
-            let (lcp, impulses, ms) = block_on(texla::solver::gpu_frame(gpu, &mut w, &now))?;
+            let (lcp, impulses, ms) = block_on(texla::physics::gpu_frame(gpu, &mut w, &now))?;
             samples.push(ms);
             last = Some((lcp, impulses));
         }

@@ -26,6 +26,7 @@ use glam::DVec3;
 
 use super::body::Body;
 use super::contact::Contact;
+use crate::solver::ContactLayout;
 
 /// How the LCP is laid out for the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,29 +59,6 @@ pub struct ContactLcp {
     pub x0: Vec<[f64; 3]>,
     /// Island of each contact (contacts of different islands share no moving body).
     pub island: Vec<usize>,
-}
-
-/// The LCP as textures for the contact kernel (row-major data of each matrix).
-#[derive(Debug, Clone, PartialEq)]
-pub struct GpuLayout {
-    /// Rows of every matrix: 4 per contact.
-    pub rows: usize,
-    /// Columns of `matrix`: 4C (dense) or 4K (blocks).
-    pub width: usize,
-    /// The matrix, `rows x width`.
-    pub matrix: Vec<f32>,
-    /// Blocks mode: the neighbour lists, `rows x width/16` (-1 where a list has ended).
-    pub neighbours: Option<Vec<f32>>,
-    /// Blocks the kernel loops over per contact: C (dense) or K (blocks).
-    pub count: usize,
-    /// b, `rows x 1`.
-    pub b: Vec<f32>,
-    /// 1 / diag(A), `rows x 1` (0 on padding rows).
-    pub inv_diag: Vec<f32>,
-    /// mu on each contact's first row, `rows x 1`.
-    pub mu: Vec<f32>,
-    /// The warm start, `rows x 1`.
-    pub x0: Vec<f32>,
 }
 
 /// Relative regularisation of the diagonal (constraint force mixing): keeps A positive
@@ -264,7 +242,7 @@ impl ContactLcp {
     }
 
     /// The textures of the GPU kernel in `mode`.
-    pub fn gpu_layout(&self, mode: Mode) -> GpuLayout {
+    pub fn gpu_layout(&self, mode: Mode) -> ContactLayout {
         let contacts = self.contacts.len();
         let rows = 4 * contacts;
         let count = match mode {
@@ -306,7 +284,7 @@ impl ContactLcp {
                 })
                 .collect()
         };
-        GpuLayout {
+        ContactLayout {
             rows,
             width,
             matrix,

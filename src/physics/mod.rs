@@ -3,11 +3,12 @@
 //!
 //! Units: metres, seconds, kilograms; gravity points along -y and the ground is the plane y = 0.
 //! The CPU finds contacts and assembles the LCP in float64 ([`ContactLcp`]); the GPU solves it
-//! by projected Jacobi ([`crate::solver::contact_jacobi`]); the CPU applies the impulses and
+//! by projected Jacobi ([`crate::solver::solve_contacts`], conducted by [`gpu_frame`]); the CPU applies the impulses and
 //! integrates ([`World`]).
 
 mod body;
 mod contact;
+mod frame;
 mod lcp;
 mod view;
 mod wall;
@@ -15,7 +16,8 @@ mod world;
 
 pub use body::{Body, Shape};
 pub use contact::{find_contacts, Contact};
-pub use lcp::{ContactLcp, GpuLayout, Mode};
+pub use frame::gpu_frame;
+pub use lcp::{ContactLcp, Mode};
 pub use view::Camera;
 pub use wall::{wall, WallSpec};
 pub use world::{Settings, Stats, World};

@@ -5,7 +5,7 @@ use glam::{DMat4, DVec3, DVec4, Mat4, Vec4};
 
 use super::body::Shape;
 use super::world::World;
-use crate::backend::{Instance, Scene, MAX_INSTANCES};
+use crate::scene::{Instance, Scene, MAX_INSTANCES};
 
 /// A camera orbiting a target point, looking at it.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,11 +1,36 @@
 //! Projected Jacobi for the wall's contact LCP, with Coulomb friction: one pass per iteration,
-//! no read-back inside the loop (see [`crate::physics::ContactLcp`] for the layout).
+//! or every iteration in one compute dispatch, and no read-back inside the loop.
+//!
+//! The system arrives as plain vectors ([`ContactLayout`]): one contact per texel row, rows
+//! `(normal, tangent 1, tangent 2, 0)`; the solver knows nothing of bodies or frames.
 
-use crate::backend::BackendKind;
 use crate::device::Device;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::kernel::{self, Program};
 use crate::matrix::Matrix;
-use crate::physics::{ContactLcp, GpuLayout, World};
+
+/// A contact LCP as the data of its textures (row-major data of each matrix).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactLayout {
+    /// Rows of every matrix: 4 per contact.
+    pub rows: usize,
+    /// Columns of `matrix`: 4C (dense) or 4K (blocks).
+    pub width: usize,
+    /// The matrix, `rows x width`.
+    pub matrix: Vec<f32>,
+    /// Blocks mode: the neighbour lists, `rows x width/16` (-1 where a list has ended).
+    pub neighbours: Option<Vec<f32>>,
+    /// Blocks the kernel loops over per contact: C (dense) or K (blocks).
+    pub count: usize,
+    /// b, `rows x 1`.
+    pub b: Vec<f32>,
+    /// 1 / diag(A), `rows x 1` (0 on padding rows).
+    pub inv_diag: Vec<f32>,
+    /// mu on each contact's first row, `rows x 1`.
+    pub mu: Vec<f32>,
+    /// The warm start, `rows x 1`.
+    pub x0: Vec<f32>,
+}
 
 /// One frame's contact LCP on the GPU.
 pub struct ContactSystem {
@@ -27,7 +52,7 @@ pub struct ContactSystem {
 
 impl ContactSystem {
     /// Uploads the textures of `layout`.
-    pub fn upload(gpu: &dyn Device, layout: &GpuLayout) -> Result<Self> {
+    pub fn upload(gpu: &dyn Device, layout: &ContactLayout) -> Result<Self> {
         let rows = layout.rows;
         let neighbours = match &layout.neighbours {
             Some(list) => gpu.upload(list, rows, layout.count / 4)?,
@@ -45,6 +70,42 @@ impl ContactSystem {
     }
 }
 
+/// One projected Jacobi iteration of a contact LCP with friction, in one pass: the new impulses
+/// from `x`.
+pub fn contact_step(
+    gpu: &dyn Device,
+    system: &ContactSystem,
+    x: &Matrix,
+    omega: f32,
+) -> Result<Matrix> {
+    let rows = system.matrix.rows();
+    if x.cols() != 1 || x.rows() != rows || !rows.is_multiple_of(4) {
+        return Err(Error::Shape(format!(
+            "the contact impulses must be a {rows}x1 vector (4 rows per contact), got {}x{}",
+            x.rows(),
+            x.cols()
+        )));
+    }
+    let inputs = [
+        &system.matrix,
+        &system.neighbours,
+        x,
+        &system.b,
+        &system.inv_diag,
+        &system.mu,
+    ];
+    let dense = if system.dense { 1.0 } else { 0.0 };
+    gpu.run(
+        Program::new(
+            kernel::CONTACT_JACOBI,
+            inputs.iter().map(|m| m.layout()).collect(),
+            x.layout(),
+        )
+        .with_params(&[omega, system.count as f32, dense]),
+        &inputs,
+    )
+}
+
 /// Runs `iterations` projected Jacobi passes from `x0` (4C x 1): per contact
 /// x <- proj(x + omega D (A x + b)), normal impulse >= 0, friction within mu times it.
 pub fn contact_jacobi(
@@ -57,51 +118,58 @@ pub fn contact_jacobi(
     super::check_omega(omega)?;
     let mut x = x0.clone();
     for _ in 0..iterations {
-        x = gpu.contact_step(system, &x, omega)?;
+        x = contact_step(gpu, system, &x, omega)?;
     }
     Ok(x)
 }
 
-/// Whether [`gpu_frame`] solves `system` in one compute dispatch: the dense layout on WebGPU
-/// with a hardware adapter. A software renderer runs the dispatch's workgroups one after
-/// another on one core (SwiftShader: slower than the passes), and the block layout has no
-/// single-dispatch solver yet.
-fn single_dispatch(gpu: &dyn Device, system: &ContactSystem) -> bool {
-    let caps = gpu.capabilities();
-    system.dense && caps.backend == BackendKind::WebGpu && !caps.software
+/// `iterations` projected Jacobi iterations (omega `omega`) of a dense contact LCP (friction
+/// included) from `x`, ALL in one compute dispatch: the solver of
+/// [`super::lcp_jacobi_blocks`] with the projection of [`contact_step`]. `workgroups` as
+/// there. The block layout and a device without compute kernels give clear `Unsupported`
+/// errors.
+pub fn contact_jacobi_compute(
+    gpu: &dyn Device,
+    system: &ContactSystem,
+    x: &Matrix,
+    (omega, iterations): (f32, usize),
+    workgroups: Option<usize>,
+) -> Result<Matrix> {
+    if !system.dense {
+        return Err(Error::Unsupported(
+            "the single-dispatch contact solver takes the dense layout".into(),
+        ));
+    }
+    super::lcp_jacobi_blocks(
+        gpu,
+        (&system.matrix, &system.b, x),
+        Some((&system.inv_diag, &system.mu)),
+        (omega, iterations),
+        (workgroups, None),
+    )
 }
 
-/// One frame of `world` with its contact LCP solved on the GPU: the LCP's textures are
-/// uploaded, `iterations` passes run (dense mode on WebGPU with a hardware adapter: all of
-/// them in ONE compute dispatch, see [`single_dispatch`]), the impulses come back in one read. Returns the frame's
-/// LCP, the impulses applied and the milliseconds the GPU part took (upload, passes and
-/// read-back), timed by `now` (ms).
-pub async fn gpu_frame(
+/// Whether [`solve_contacts`] solves `system` in one compute dispatch: the dense layout where
+/// compute kernels run on a hardware adapter. A software renderer runs the dispatch's
+/// workgroups one after another on one core (SwiftShader: slower than the passes), and the
+/// block layout has no single-dispatch solver yet.
+fn single_dispatch(gpu: &dyn Device, system: &ContactSystem) -> bool {
+    let caps = gpu.capabilities();
+    system.dense && caps.compute && !caps.software
+}
+
+/// `iterations` projected Jacobi iterations of `system` from `x0`, the fastest way the device
+/// has: one compute dispatch (see [`single_dispatch`]) or one pass per iteration.
+pub fn solve_contacts(
     gpu: &dyn Device,
-    world: &mut World,
-    now: &dyn Fn() -> f64,
-) -> Result<(ContactLcp, Vec<[f64; 3]>, f64)> {
-    let lcp = world.begin_frame();
-    let iterations = world.iterations(&lcp);
-    let start = now();
-    let impulses = if lcp.contacts.is_empty() {
-        Vec::new()
+    system: &ContactSystem,
+    x0: &Matrix,
+    omega: f32,
+    iterations: usize,
+) -> Result<Matrix> {
+    if single_dispatch(gpu, system) {
+        contact_jacobi_compute(gpu, system, x0, (omega, iterations), None)
     } else {
-        let layout = lcp.gpu_layout(world.settings.mode);
-        let system = ContactSystem::upload(gpu, &layout)?;
-        let x0 = gpu.upload(&layout.x0, layout.rows, 1)?;
-        let omega = world.settings.omega as f32;
-        let x = if single_dispatch(gpu, &system) {
-            gpu.contact_jacobi_compute(&system, &x0, (omega, iterations), None)?
-        } else {
-            contact_jacobi(gpu, &system, &x0, omega, iterations)?
-        };
-        let data = gpu.read(&x).await?;
-        data.chunks_exact(4)
-            .map(|c| [c[0].into(), c[1].into(), c[2].into()])
-            .collect()
-    };
-    let solve_ms = now() - start;
-    world.end_frame(&lcp, &impulses, iterations)?;
-    Ok((lcp, impulses, solve_ms))
+        contact_jacobi(gpu, system, x0, omega, iterations)
+    }
 }

@@ -77,7 +77,7 @@ pub async fn lcp_jacobi(
 }
 
 /// The same iteration as [`lcp_jacobi`], every iteration in ONE compute dispatch (WebGPU only;
-/// on WebGL2 a clear `Unsupported` error): see [`Device::lcp_jacobi_compute`]. `workgroups`
+/// on WebGL2 a clear `Unsupported` error): see [`super::lcp_jacobi_blocks`]. `workgroups`
 /// overrides the device's choice. Reads back the diagonal (to refuse a zero) and, if asked, the
 /// residual; nothing in between, so there is no progress to report until it is done.
 pub async fn lcp_jacobi_compute(
@@ -100,7 +100,13 @@ pub async fn lcp_jacobi_compute(
             &zero
         }
     };
-    let x = gpu.lcp_jacobi_compute(a, b, x0, options.omega, options.iterations, workgroups)?;
+    let x = super::lcp_jacobi_blocks(
+        gpu,
+        (a, b, x0),
+        None,
+        (options.omega, options.iterations),
+        (workgroups, None),
+    )?;
     let nan = "projected Jacobi (single dispatch) gave NaN: A or b holds NaN or infinity, or \
                this GPU did not run the solver's workgroups side by side (try workgroups = 1)";
     solution(gpu, (a, b, x), &options, start, Some(nan)).await

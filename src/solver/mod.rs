@@ -6,11 +6,16 @@ mod cg;
 mod contact;
 mod jacobi;
 mod lcp;
+mod lcp_compute;
 mod solution;
 
 pub use cg::{cg, CgOptions};
-pub use contact::{contact_jacobi, gpu_frame, ContactSystem};
+pub use contact::{
+    contact_jacobi, contact_jacobi_compute, contact_step, solve_contacts, ContactLayout,
+    ContactSystem,
+};
 pub use jacobi::{jacobi, JacobiOptions};
 pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};
+pub use lcp_compute::{lcp_jacobi_blocks, LCP_DEFAULT_WORKGROUPS, MAX_KERNEL_ITERATIONS};
 pub(crate) use solution::{check_omega, check_vectors};
 pub use solution::{Observer, Progress, Solution};

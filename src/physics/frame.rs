@@ -1,0 +1,41 @@
+//! Conducts one frame of the wall, as rapier's pipeline does: the world finds its contacts and
+//! assembles the LCP ([`World::begin_frame`]), the LCP becomes plain vectors
+//! ([`ContactLcp::gpu_layout`]), the solver solves them on the GPU
+//! ([`solver::solve_contacts`]), and the world applies the impulses and integrates
+//! ([`World::end_frame`]).
+
+use super::{ContactLcp, World};
+use crate::device::Device;
+use crate::error::Result;
+use crate::solver::{self, ContactSystem};
+
+/// One frame of `world` with its contact LCP solved on the GPU: the LCP's textures are
+/// uploaded, `iterations` projected Jacobi iterations run (in one compute dispatch or one pass
+/// each, as [`solver::solve_contacts`] decides from the device's capabilities), the impulses
+/// come back in one read. Returns the frame's LCP, the impulses applied and the milliseconds the
+/// GPU part took (upload, solve and read-back), timed by `now` (ms).
+pub async fn gpu_frame(
+    gpu: &dyn Device,
+    world: &mut World,
+    now: &dyn Fn() -> f64,
+) -> Result<(ContactLcp, Vec<[f64; 3]>, f64)> {
+    let lcp = world.begin_frame();
+    let iterations = world.iterations(&lcp);
+    let start = now();
+    let impulses = if lcp.contacts.is_empty() {
+        Vec::new()
+    } else {
+        let layout = lcp.gpu_layout(world.settings.mode);
+        let system = ContactSystem::upload(gpu, &layout)?;
+        let x0 = gpu.upload(&layout.x0, layout.rows, 1)?;
+        let omega = world.settings.omega as f32;
+        let x = solver::solve_contacts(gpu, &system, &x0, omega, iterations)?;
+        let data = gpu.read(&x).await?;
+        data.chunks_exact(4)
+            .map(|c| [c[0].into(), c[1].into(), c[2].into()])
+            .collect()
+    };
+    let solve_ms = now() - start;
+    world.end_frame(&lcp, &impulses, iterations)?;
+    Ok((lcp, impulses, solve_ms))
+}
