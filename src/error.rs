@@ -41,6 +41,9 @@ pub enum Error {
         /// The device's maximum texture side.
         max: u32,
     },
+    /// A bad argument or option from JavaScript: not a number, not whole, out of range, an
+    /// unknown name.
+    Argument(String),
     /// Operands whose shapes do not fit the operation.
     Shape(String),
     /// An element-wise expression that does not parse or exceeds a limit.
@@ -88,7 +91,7 @@ impl fmt::Display for Error {
                 f,
                 "a {rows}x{cols} matrix needs a {width}x{height} texture, but this device allows at most {max}x{max}"
             ),
-            Error::Shape(msg) => write!(f, "{msg}"),
+            Error::Argument(msg) | Error::Shape(msg) => write!(f, "{msg}"),
             Error::Expr(msg) => write!(f, "bad expression: {msg}"),
             Error::Freed => write!(f, "this matrix was freed and can no longer be used"),
             Error::ForeignMatrix => write!(

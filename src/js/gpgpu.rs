@@ -1,0 +1,389 @@
+//! `Gpgpu`: a GPU for linear algebra as JavaScript sees it. Opening, capabilities, upload, the
+//! operation library and memory; the solvers are in `solve.rs`, the wall in `wall.rs`.
+
+use std::rc::{Rc, Weak};
+
+use js_sys::{Float32Array, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::gpu_matrix::{wrap_matrix, GpuMatrix, Registry};
+use super::options::{dimension, object};
+use super::wall::Wall;
+use crate::device::{self, Choice, Device};
+use crate::error::Error;
+use crate::expr::{self, Expr};
+use crate::gpu::ops;
+use crate::matrix::Matrix;
+
+/// A GPU for linear algebra, on WebGPU or WebGL2.
+#[wasm_bindgen]
+pub struct Gpgpu {
+    pub(super) device: Rc<dyn Device>,
+    pub(super) reason: String,
+    /// This device's matrices by id, so that arrays of matrices can be passed from JS.
+    pub(super) registry: Registry,
+}
+
+/// Wraps a device call whose result is a matrix: `Ok(GpuMatrix)` or a thrown `Error`.
+macro_rules! matrix_op {
+    ($self:ident, $call:expr) => {{
+        let m = $call?;
+        Ok($self.wrap(m))
+    }};
+}
+#[wasm_bindgen]
+impl Gpgpu {
+    /// Opens a GPU: `"auto"` (the default) tries WebGPU, then WebGL2; `"webgpu"` or `"webgl2"`
+    /// forces one. Rejects with a message naming what is missing when nothing works.
+    pub async fn create(
+        #[wasm_bindgen(unchecked_param_type = "\"auto\" | \"webgpu\" | \"webgl2\" | undefined")]
+        backend: Option<String>,
+    ) -> Result<Gpgpu, JsValue> {
+        console_error_panic_hook::set_once();
+        let choice: Choice = backend.as_deref().unwrap_or("auto").parse()?;
+        let opened = device::open(choice).await?;
+        Ok(Gpgpu {
+            device: Rc::from(opened.device),
+            reason: opened.reason,
+            registry: Rc::default(),
+        })
+    }
+
+    /// The backend that runs: "webgpu" or "webgl2".
+    #[wasm_bindgen(getter, unchecked_return_type = "\"webgpu\" | \"webgl2\"")]
+    pub fn backend(&self) -> String {
+        self.device.capabilities().backend.name().into()
+    }
+
+    /// Backend, adapter, maximum texture size and why this backend was chosen.
+    #[wasm_bindgen(unchecked_return_type = "Capabilities")]
+    pub fn capabilities(&self) -> Object {
+        let caps = self.device.capabilities();
+        object(&[
+            ("backend", self.backend().into()),
+            ("adapter", caps.adapter.clone().into()),
+            ("maxTextureSize", caps.max_texture_size.into()),
+            ("reason", self.reason.clone().into()),
+        ])
+    }
+
+    /// Uploads `rows x cols` row-major values (a Float32Array, or an array of numbers).
+    pub fn upload(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Float32Array | number[]")] data: &JsValue,
+        rows: f64,
+        cols: f64,
+    ) -> Result<GpuMatrix, JsValue> {
+        let data = if let Some(f) = data.dyn_ref::<Float32Array>() {
+            f.to_vec()
+        } else if js_sys::Array::is_array(data) {
+            Float32Array::new(data).to_vec()
+        } else {
+            return Err(Error::Argument(
+                "data must be a Float32Array or an array of numbers".into(),
+            )
+            .into());
+        };
+        let (rows, cols) = (dimension("rows", rows)?, dimension("cols", cols)?);
+        matrix_op!(self, self.device.upload(&data, rows, cols))
+    }
+
+    /// `a * b`, computed on the GPU; the result stays there until read.
+    pub fn matmul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul(&a.matrix()?, &b.matrix()?))
+    }
+
+    /// `a * b` on the WebGPU compute path (workgroup tiling, 4 texels per thread); on WebGL2 a
+    /// clear error. Same result layout as `matmul`, so the two mix freely.
+    #[wasm_bindgen(js_name = matmulCompute)]
+    pub fn matmul_compute(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_compute(&a.matrix()?, &b.matrix()?))
+    }
+
+    /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
+    /// render target, so each A texel fetched serves them all (`matmul` is the teaching kernel).
+    #[wasm_bindgen(js_name = matmulFast)]
+    pub fn matmul_fast(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_fast(&a.matrix()?, &b.matrix()?))
+    }
+
+    /// `m * m` for a square `m`.
+    pub fn square(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.square(&m.matrix()?))
+    }
+
+    /// `m * m` for a square `m`, with the fast fragment kernel of `matmulFast`.
+    #[wasm_bindgen(js_name = squareFast)]
+    pub fn square_fast(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.square_fast(&m.matrix()?))
+    }
+
+    /// `a^T * b`, without building the transpose.
+    #[wasm_bindgen(js_name = trMul)]
+    pub fn tr_mul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.tr_mul(&a.matrix()?, &b.matrix()?))
+    }
+
+    /// `a * b^T`, without building the transpose.
+    #[wasm_bindgen(js_name = mulTr)]
+    pub fn mul_tr(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_tr(&a.matrix()?, &b.matrix()?))
+    }
+
+    /// `a^T`.
+    pub fn transpose(&self, a: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.transpose(&a.matrix()?))
+    }
+
+    /// `a * x` for a column vector x, blocked: partial sums in many fragments, then a reduction.
+    #[wasm_bindgen(js_name = mulVec)]
+    pub fn mul_vec(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_vec(&a.matrix()?, &x.matrix()?))
+    }
+
+    /// `a * x`, one fragment per four output rows: the naive kernel, for comparison.
+    #[wasm_bindgen(js_name = mulVecNaive)]
+    pub fn mul_vec_naive(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_vec_naive(&a.matrix()?, &x.matrix()?))
+    }
+
+    /// `a * x` on the WebGPU compute path (one dispatch, partial sums in workgroup memory); on
+    /// WebGL2 a clear error.
+    #[wasm_bindgen(js_name = mulVecCompute)]
+    pub fn mul_vec_compute(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(
+            self,
+            self.device.mul_vec_compute(&a.matrix()?, &x.matrix()?)
+        )
+    }
+
+    /// A copy of `a`.
+    pub fn copy(&self, a: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::copy(), &[a])
+    }
+
+    /// `a + b`.
+    pub fn add(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::add(), &[a, b])
+    }
+
+    /// `a - b`.
+    pub fn sub(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::sub(), &[a, b])
+    }
+
+    /// `a .* b`, element by element.
+    #[wasm_bindgen(js_name = componentMul)]
+    pub fn component_mul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::component_mul(), &[a, b])
+    }
+
+    /// `a * c` for a number c.
+    pub fn scale(&self, a: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::scale(c), &[a])
+    }
+
+    /// `max(a, c)` element by element.
+    #[wasm_bindgen(js_name = maxScalar)]
+    pub fn max_scalar(&self, a: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::max_scalar(c), &[a])
+    }
+
+    /// `a + b * c` for a number c.
+    #[wasm_bindgen(js_name = addScaled)]
+    pub fn add_scaled(&self, a: &GpuMatrix, b: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::add_scaled(c), &[a, b])
+    }
+
+    /// `a + (b + c) .* d`, seed 000's madad.
+    pub fn madad(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        c: &GpuMatrix,
+        d: &GpuMatrix,
+    ) -> Result<GpuMatrix, JsValue> {
+        self.apply(ops::madad(), &[a, b, c, d])
+    }
+
+    /// An element-wise expression in ONE pass, e.g. `map("a * cos(b) / sqrt(c)", [A, B, C])`:
+    /// inputs `a`..`f`, numbers, `+ - * / ^`, and the functions of `Gpgpu.functions()`.
+    pub fn map(
+        &self,
+        expr: &str,
+        #[wasm_bindgen(unchecked_param_type = "GpuMatrix[]")] inputs: &js_sys::Array,
+    ) -> Result<GpuMatrix, JsValue> {
+        let expr = Expr::parse(expr)?;
+        let inputs = self.matrices(inputs)?;
+        let refs: Vec<&Matrix> = inputs.iter().collect();
+        matrix_op!(self, self.device.map(&expr, &refs))
+    }
+
+    /// The expression as JavaScript float64 over variables a..f (`Math.*`): the page's reference.
+    #[wasm_bindgen(js_name = expressionAsJavaScript)]
+    pub fn expression_as_javascript(expr: &str) -> Result<String, JsValue> {
+        Ok(Expr::parse(expr)?.javascript())
+    }
+
+    /// `[sin(a), cos(a)]`: both in ONE pass (two render targets), as VML's sincos.
+    #[wasm_bindgen(unchecked_return_type = "[GpuMatrix, GpuMatrix]")]
+    pub fn sincos(&self, a: &GpuMatrix) -> Result<js_sys::Array, JsValue> {
+        let a = a.matrix()?;
+        let (s, c) = self.device.map2(
+            &Expr::call(expr::Func::Sin, Expr::Input(0)),
+            &Expr::call(expr::Func::Cos, Expr::Input(0)),
+            &[&a],
+        )?;
+        Ok(js_sys::Array::of2(
+            &self.wrap(s).into(),
+            &self.wrap(c).into(),
+        ))
+    }
+
+    /// Names of the functions `map` knows.
+    #[wasm_bindgen(unchecked_return_type = "string[]")]
+    pub fn functions() -> js_sys::Array {
+        expr::function_names()
+            .into_iter()
+            .map(JsValue::from)
+            .collect()
+    }
+
+    /// A `rows x cols` matrix of zeros.
+    pub fn zeros(&self, rows: f64, cols: f64) -> Result<GpuMatrix, JsValue> {
+        self.fill(rows, cols, 0.0)
+    }
+
+    /// A `rows x cols` matrix of `value`.
+    pub fn fill(&self, rows: f64, cols: f64, value: f32) -> Result<GpuMatrix, JsValue> {
+        let (rows, cols) = (dimension("rows", rows)?, dimension("cols", cols)?);
+        matrix_op!(self, self.device.fill(rows, cols, value))
+    }
+
+    /// The `rows x cols` identity (`cols` defaults to `rows`).
+    pub fn identity(&self, rows: f64, cols: Option<f64>) -> Result<GpuMatrix, JsValue> {
+        let (rows, cols) = (
+            dimension("rows", rows)?,
+            dimension("cols", cols.unwrap_or(rows))?,
+        );
+        matrix_op!(self, self.device.identity(rows, cols))
+    }
+
+    /// `sum a_ij b_ij` (`a^T b` for vectors), reduced on the GPU; only the number is read back.
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn dot(&self, a: &GpuMatrix, b: &GpuMatrix) -> Promise {
+        let (device, a, b) = (self.device.clone(), a.matrix(), b.matrix());
+        future_to_promise(async move { Ok(device.dot(&a?, &b?).await?.into()) })
+    }
+
+    /// `dot(a, a)`, the squared Euclidean (Frobenius) norm.
+    #[wasm_bindgen(js_name = normSquared, unchecked_return_type = "Promise<number>")]
+    pub fn norm_squared(&self, a: &GpuMatrix) -> Promise {
+        self.dot(a, a)
+    }
+
+    /// The sum of all elements, reduced on the GPU.
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn sum(&self, a: &GpuMatrix) -> Promise {
+        let (device, a) = (self.device.clone(), a.matrix());
+        future_to_promise(async move { Ok(device.sum_all(&a?).await?.into()) })
+    }
+
+    /// Live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes, and
+    /// the peak: the most bytes (live plus pooled) held at once. A matrix costs its padded
+    /// texture (16 bytes per texel) and nothing more.
+    #[wasm_bindgen(unchecked_return_type = "MemoryStats")]
+    pub fn memory(&self) -> Object {
+        let m = self.device.memory();
+        object(&[
+            ("liveTextures", m.live_textures.into()),
+            ("liveBytes", m.live_bytes.into()),
+            ("pooledTextures", m.pooled_textures.into()),
+            ("pooledBytes", m.pooled_bytes.into()),
+            ("peakBytes", m.peak_bytes.into()),
+        ])
+    }
+
+    /// Starts a new peak from the bytes held now (call `releasePooled()` first to start from
+    /// the live bytes alone), so that `memory().peakBytes` measures what follows.
+    #[wasm_bindgen(js_name = resetPeak)]
+    pub fn reset_peak(&self) {
+        self.device.reset_peak();
+    }
+
+    /// Frees the pooled textures now (they are kept for reuse otherwise).
+    #[wasm_bindgen(js_name = releasePooled)]
+    pub fn release_pooled(&self) {
+        self.device.release_pooled();
+    }
+
+    /// Source of the last kernel that ran, in the backend's language (WGSL or GLSL).
+    #[wasm_bindgen(js_name = lastShader)]
+    pub fn last_shader(&self) -> Option<String> {
+        self.device.last_shader()
+    }
+
+    /// The collapsing wall of seed 000 (60 cubes, contacts solved as an LCP on this GPU), built
+    /// from `seed` (default 1).
+    pub fn wall(&self, seed: Option<u32>) -> Wall {
+        Wall::new(self.device.clone(), seed.unwrap_or(1))
+    }
+
+    /// Resolves once all GPU work submitted so far has finished (for timings).
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn finish(&self) -> Promise {
+        let device = self.device.clone();
+        future_to_promise(async move {
+            device.finish().await?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+}
+
+impl Gpgpu {
+    /// A function that wraps a matrix of this device as a GpuMatrix later (in a promise).
+    pub(super) fn wrap_fn(&self) -> impl Fn(Matrix) -> GpuMatrix + 'static {
+        let device = self.device.clone();
+        let registry = self.registry.clone();
+        move |m| wrap_matrix(&device, &registry, m)
+    }
+
+    pub(super) fn wrap(&self, m: Matrix) -> GpuMatrix {
+        wrap_matrix(&self.device, &self.registry, m)
+    }
+}
+
+impl Gpgpu {
+    /// Runs an element-wise expression of the operation set on `inputs`.
+    fn apply(&self, expr: Expr, inputs: &[&GpuMatrix]) -> Result<GpuMatrix, JsValue> {
+        let inputs = inputs
+            .iter()
+            .map(|m| m.matrix())
+            .collect::<Result<Vec<_>, _>>()?;
+        let refs: Vec<&Matrix> = inputs.iter().collect();
+        matrix_op!(self, self.device.map(&expr, &refs))
+    }
+
+    /// The matrices of a JS array of this device's GpuMatrix objects.
+    pub(super) fn matrices(&self, array: &js_sys::Array) -> Result<Vec<Matrix>, Error> {
+        let registry = self.registry.borrow();
+        array
+            .iter()
+            .map(|v| {
+                let id = Reflect::get(&v, &"id".into())
+                    .ok()
+                    .and_then(|id| id.as_f64())
+                    .ok_or_else(|| {
+                        Error::Argument("inputs must be an array of GpuMatrix".into())
+                    })?;
+                let cell = registry
+                    .get(&(id as u32))
+                    .and_then(Weak::upgrade)
+                    .ok_or(Error::ForeignMatrix)?;
+                let m = cell.borrow().clone();
+                m.ok_or(Error::Freed)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,60 @@
+//! The JavaScript API (wasm-bindgen): one file per exported class, and the TypeScript types
+//! the generated `texla.d.ts` carries. Everything here turns JavaScript values into Rust ones
+//! (`options.rs`), calls the [`crate::gpu`], [`crate::solver`] and [`crate::physics`] layers, and
+//! turns every [`crate::error::Error`] into a thrown `Error` or a rejected promise.
+
+mod gpgpu;
+mod gpu_matrix;
+mod options;
+mod solve;
+mod wall;
+
+pub use gpgpu::Gpgpu;
+pub use gpu_matrix::GpuMatrix;
+pub use wall::Wall;
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** What `Gpgpu.capabilities()` returns: the facts of the page's capability panel. */
+export interface Capabilities {
+  /** "webgpu" or "webgl2". */
+  backend: "webgpu" | "webgl2";
+  /** The adapter (WebGPU) or renderer (WebGL2), as the browser names it. */
+  adapter: string;
+  /** Largest texture side: matrices up to 4*max rows and max columns. */
+  maxTextureSize: number;
+  /** Why this backend runs and why the other one was not used. */
+  reason: string;
+}
+
+/** Options of `Gpgpu.cg`. */
+export interface CgOptions { x0?: GpuMatrix; tol?: number; maxIter?: number; fused?: boolean;
+  onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** Options of `Gpgpu.jacobi`. */
+export interface JacobiOptions { tol?: number; maxIter?: number; checkEvery?: number;
+  onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** Options of `Gpgpu.lcpJacobi`; omega is negative (x + omega D (Ax + b)). */
+export interface LcpOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
+  onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** Options of `Gpgpu.lcpJacobiCompute`: as `LcpOptions`, without progress, plus the number of
+ * workgroups that share the rows (1 needs no GPU-wide barrier). */
+export interface LcpComputeOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
+  workgroups?: number; }
+/** What the solvers resolve to: the solution stays on the GPU. */
+export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;
+  converged: boolean; passes: number; readbacks: number; }
+/** A test problem with its known solution x. */
+export interface Problem { n: number; a: Float32Array; b: Float32Array; x: Float64Array; }
+
+/** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse, and the most
+ * bytes (live plus pooled) held at once since the Gpgpu opened or since `resetPeak()`. */
+export interface MemoryStats {
+  liveTextures: number;
+  liveBytes: number;
+  pooledTextures: number;
+  pooledBytes: number;
+  peakBytes: number;
+}
+"#;

@@ -1,0 +1,232 @@
+//! The solvers as promises: `cg`, `jacobi`, `lcpJacobi`, `lcpJacobiCompute`, and the test
+//! problems with known answers. Progress goes to `onProgress`, an `AbortSignal` cancels.
+
+use js_sys::{Float32Array, Object, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::gpgpu::Gpgpu;
+use super::gpu_matrix::GpuMatrix;
+use super::options::{dimension, object, option_bool, option_count, option_number, option_value};
+use crate::device::{self, Device};
+use crate::error::Error;
+use crate::matrix::Matrix;
+use crate::problems;
+use crate::solver::{self, Observer, Solution};
+
+#[wasm_bindgen]
+impl Gpgpu {
+    /// Conjugate gradients for symmetric positive definite A. Options: `x0` (warm start), `tol`
+    /// (relative residual, default 1e-6), `maxIter` (default 1000), `fused` (x and r updated in
+    /// one two-target pass), `onProgress(iteration, of, residual)`, `signal` (an AbortSignal).
+    #[wasm_bindgen(unchecked_return_type = "Promise<SolveResult>")]
+    pub fn cg(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(unchecked_param_type = "CgOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let defaults = solver::CgOptions::default();
+        let args = (|| {
+            let x0 = self.option_matrix(&options, "x0")?;
+            let opts = solver::CgOptions {
+                tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
+                max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
+                fused: option_bool(&options, "fused"),
+            };
+            Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
+        })();
+        self.solve(
+            options.clone(),
+            args,
+            |device, (a, b, x0, opts), observe| {
+                Box::pin(
+                    async move { solver::cg(device, &a, &b, x0.as_ref(), opts, observe).await },
+                )
+            },
+        )
+    }
+
+    /// Jacobi's method for Ax = b from x = 0. Options: `tol` (default 1e-6), `maxIter` (default
+    /// 1000), `checkEvery` (residual read-back interval, default 1), `onProgress`, `signal`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<SolveResult>")]
+    pub fn jacobi(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(unchecked_param_type = "JacobiOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let defaults = solver::JacobiOptions::default();
+        let args = (|| {
+            let opts = solver::JacobiOptions {
+                tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
+                max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
+                check_every: option_count(&options, "checkEvery")?.unwrap_or(defaults.check_every),
+            };
+            Ok::<_, Error>((a.matrix()?, b.matrix()?, opts))
+        })();
+        self.solve(options.clone(), args, |device, (a, b, opts), observe| {
+            Box::pin(async move { solver::jacobi(device, &a, &b, opts, observe).await })
+        })
+    }
+
+    /// Projected Jacobi for the LCP x >= 0, Ax + b >= 0, x^T (Ax + b) = 0. Options: `omega`
+    /// (negative, the seed's convention; default -0.1), `iterations` (default 100), `x0`,
+    /// `residual` (measure max |min(x, Ax + b)| at the end; default true), `onProgress`, `signal`.
+    #[wasm_bindgen(js_name = lcpJacobi, unchecked_return_type = "Promise<SolveResult>")]
+    pub fn lcp_jacobi(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(unchecked_param_type = "LcpOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let args = (|| {
+            let (x0, opts) = self.lcp_options(&options)?;
+            Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
+        })();
+        self.solve(
+            options.clone(),
+            args,
+            |device, (a, b, x0, opts), observe| {
+                Box::pin(async move {
+                    solver::lcp_jacobi(device, &a, &b, x0.as_ref(), opts, observe).await
+                })
+            },
+        )
+    }
+
+    /// Projected Jacobi for the LCP with every iteration in ONE compute dispatch (WebGPU only;
+    /// on WebGL2 the promise rejects with a clear error). Options as `lcpJacobi` (no progress:
+    /// nothing comes back until the end), plus `workgroups` (default: 1 on a software adapter,
+    /// else one per 16 rows, at most 128).
+    #[wasm_bindgen(js_name = lcpJacobiCompute, unchecked_return_type = "Promise<SolveResult>")]
+    pub fn lcp_jacobi_compute(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(unchecked_param_type = "LcpComputeOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let args = (|| {
+            let (x0, opts) = self.lcp_options(&options)?;
+            let workgroups = option_count(&options, "workgroups")?;
+            Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts, workgroups))
+        })();
+        self.solve(
+            options.clone(),
+            args,
+            |device, (a, b, x0, opts, workgroups), _observe| {
+                Box::pin(async move {
+                    solver::lcp_jacobi_compute(device, &a, &b, x0.as_ref(), opts, workgroups).await
+                })
+            },
+        )
+    }
+
+    /// A test problem with a known answer: `kind` "poisson1d" (order n), "poisson2d" (an n x n
+    /// grid), "spd" (random SPD), "jacobi" (seed 003's system with `alpha`), "lcp". Returns
+    /// `{n, a, b, x}` with a and b as Float32Array and the known solution x as Float64Array.
+    #[wasm_bindgen(unchecked_return_type = "Problem")]
+    pub fn problem(kind: &str, n: f64, seed: f64, alpha: Option<f64>) -> Result<Object, JsValue> {
+        let n = dimension("n", n)?;
+        if n == 0 || n > 4096 {
+            return Err(Error::Argument(format!("n must be from 1 to 4096, got {n}")).into());
+        }
+        let seed = seed as u32;
+        let p = match kind {
+            "poisson1d" => problems::poisson_1d(n),
+            "poisson2d" if n <= 64 => problems::poisson_2d(n),
+            "poisson2d" => {
+                return Err(Error::Argument(format!(
+                    "a 2D Poisson grid of {n}x{n} is too large for a dense matrix (at most 64x64)"
+                ))
+                .into())
+            }
+            "spd" => problems::random_spd(n, seed),
+            "jacobi" => problems::jacobi_system(n, alpha.unwrap_or(1.2), seed),
+            "lcp" => problems::lcp(n, seed),
+            other => {
+                return Err(Error::Argument(format!(
+                    "unknown problem \"{other}\": use poisson1d, poisson2d, spd, jacobi or lcp"
+                ))
+                .into())
+            }
+        };
+        Ok(object(&[
+            ("n", p.n.into()),
+            ("a", Float32Array::from(p.a.as_slice()).into()),
+            ("b", Float32Array::from(p.b.as_slice()).into()),
+            ("x", js_sys::Float64Array::from(p.x.as_slice()).into()),
+        ]))
+    }
+}
+
+/// A solver run on a device with its own arguments, following `observe`.
+type SolverCall<A> =
+    for<'a> fn(&'a dyn Device, A, Observer<'a>) -> device::LocalFuture<'a, Result<Solution, Error>>;
+
+impl Gpgpu {
+    /// Runs a solver as a promise: progress goes to `options.onProgress`, `options.signal`
+    /// cancels, and the result is `{x, iterations, residuals, converged, passes, readbacks}`.
+    fn solve<A: 'static>(
+        &self,
+        options: JsValue,
+        args: Result<A, Error>,
+        call: SolverCall<A>,
+    ) -> Promise {
+        let device = self.device.clone();
+        let wrap = self.wrap_fn();
+        future_to_promise(async move {
+            let args = args?;
+            let on_progress = option_value(&options, "onProgress")
+                .dyn_into::<js_sys::Function>()
+                .ok();
+            let signal = option_value(&options, "signal");
+            let mut observe = |p: solver::Progress| {
+                if let Some(f) = &on_progress {
+                    let residual = p.residual.map_or(JsValue::NULL, JsValue::from);
+                    let _ = f.call3(&JsValue::NULL, &p.iteration.into(), &p.of.into(), &residual);
+                }
+                !option_value(&signal, "aborted").as_bool().unwrap_or(false)
+            };
+            let s = call(device.as_ref(), args, &mut observe).await?;
+            Ok(object(&[
+                ("x", wrap(s.x).into()),
+                ("iterations", s.iterations.into()),
+                (
+                    "residuals",
+                    js_sys::Float64Array::from(s.residuals.as_slice()).into(),
+                ),
+                ("converged", s.converged.into()),
+                ("passes", (s.counts.passes as f64).into()),
+                ("readbacks", (s.counts.readbacks as f64).into()),
+            ])
+            .into())
+        })
+    }
+
+    /// The GpuMatrix named by `options[key]`, if any.
+    fn option_matrix(&self, options: &JsValue, key: &str) -> Result<Option<Matrix>, Error> {
+        let v = option_value(options, key);
+        if v.is_undefined() || v.is_null() {
+            return Ok(None);
+        }
+        Ok(Some(self.matrices(&js_sys::Array::of1(&v))?.remove(0)))
+    }
+
+    /// The options both LCP solvers share: `x0` and the iteration settings.
+    fn lcp_options(
+        &self,
+        options: &JsValue,
+    ) -> Result<(Option<Matrix>, solver::LcpOptions), Error> {
+        let defaults = solver::LcpOptions::default();
+        let opts = solver::LcpOptions {
+            omega: option_number(options, "omega")?.map_or(defaults.omega, |v| v as f32),
+            iterations: option_count(options, "iterations")?.unwrap_or(defaults.iterations),
+            residual: option_value(options, "residual")
+                .as_bool()
+                .unwrap_or(defaults.residual),
+            progress_every: defaults.progress_every,
+        };
+        Ok((self.option_matrix(options, "x0")?, opts))
+    }
+}

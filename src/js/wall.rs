@@ -1,0 +1,269 @@
+//! `Wall`: the collapsing wall of seed 000 as JavaScript sees it: stepping (a frame conducted
+//! by [`crate::physics::gpu_frame`]), drawing, the camera, throwing and the live settings.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Object, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::options::object;
+use crate::device::Device;
+use crate::error::Error;
+use crate::physics;
+
+/// The collapsing wall: a [`physics::World`] whose contact LCP is solved on the GPU every
+/// frame, drawn with the same backend.
+#[wasm_bindgen]
+pub struct Wall {
+    device: Rc<dyn Device>,
+    state: Rc<RefCell<WallState>>,
+}
+
+struct WallState {
+    world: physics::World,
+    camera: physics::Camera,
+    /// Bumped by every reset, so that a frame started before it is dropped.
+    generation: u64,
+    /// The seed the wall was built from.
+    seed: u32,
+    /// Last frame's LCP and the GPU's impulses, for verification.
+    last: Option<(physics::ContactLcp, Vec<[f64; 3]>)>,
+    solve_ms: f64,
+    frame_ms: f64,
+    stepping: bool,
+}
+
+/// The thrown ball: radius m, mass kg, speed m/s.
+const BALL: (f64, f64, f64) = (0.5, 100.0, 15.0);
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+impl Wall {
+    pub(super) fn new(device: Rc<dyn Device>, seed: u32) -> Self {
+        let state = WallState {
+            world: Self::world(seed, physics::Settings::default()),
+            camera: physics::Camera::default(),
+            generation: 0,
+            seed,
+            last: None,
+            solve_ms: 0.0,
+            frame_ms: 0.0,
+            stepping: false,
+        };
+        Wall {
+            device,
+            state: Rc::new(RefCell::new(state)),
+        }
+    }
+
+    fn world(seed: u32, settings: physics::Settings) -> physics::World {
+        let spec = physics::WallSpec {
+            seed,
+            ..Default::default()
+        };
+        physics::World::new(physics::wall(&spec), settings)
+    }
+}
+
+#[wasm_bindgen]
+impl Wall {
+    /// Simulates one frame (1/60 s): contacts, the LCP solved on the GPU, impulses,
+    /// integration. Resolves to `stats()`; rejects while another step runs or if the
+    /// simulation fails (it then stays at the last good frame).
+    pub fn step(&self) -> Promise {
+        let device = self.device.clone();
+        let state = self.state.clone();
+        future_to_promise(async move {
+            let (mut world, generation) = {
+                let mut s = state.borrow_mut();
+                if s.stepping {
+                    return Err(Error::Simulation("a frame is still being simulated".into()).into());
+                }
+                s.stepping = true;
+                (s.world.clone(), s.generation)
+            };
+            let start = now_ms();
+            let result = physics::gpu_frame(device.as_ref(), &mut world, &now_ms).await;
+            let mut s = state.borrow_mut();
+            s.stepping = false;
+            let (lcp, impulses, solve_ms) = result?;
+            if s.generation == generation {
+                s.world = world;
+                s.last = Some((lcp, impulses));
+                s.solve_ms = solve_ms;
+                s.frame_ms = now_ms() - start;
+            }
+            drop(s);
+            Ok(Self::stats_of(&state.borrow()).into())
+        })
+    }
+
+    /// Back to a standing wall built from `seed` (default: the same one), keeping the settings.
+    pub fn reset(&self, seed: Option<u32>) {
+        let mut s = self.state.borrow_mut();
+        s.seed = seed.unwrap_or(s.seed);
+        s.world = Self::world(s.seed, s.world.settings);
+        s.generation += 1;
+        s.last = None;
+    }
+
+    /// Draws the current frame into `canvas()` (sized by the page) from the orbit camera.
+    pub fn draw(&self) -> Result<(), JsValue> {
+        let mut s = self.state.borrow_mut();
+        let canvas = self.device.scene_canvas()?;
+        s.camera.aspect = f64::from(canvas.width().max(1)) / f64::from(canvas.height().max(1));
+        let scene = s.camera.scene(&s.world);
+        Ok(self.device.draw_scene(&scene)?)
+    }
+
+    /// The canvas the wall is drawn into, for the page to place and size.
+    pub fn canvas(&self) -> Result<web_sys::HtmlCanvasElement, JsValue> {
+        Ok(self.device.scene_canvas()?)
+    }
+
+    /// Turns the camera by `yaw` and `pitch` radians and scales its distance by `zoom`.
+    pub fn orbit(&self, yaw: f64, pitch: f64, zoom: f64) {
+        let mut s = self.state.borrow_mut();
+        let c = &mut s.camera;
+        c.yaw += yaw;
+        c.pitch = (c.pitch + pitch).clamp(0.02, 1.5);
+        if zoom.is_finite() && zoom > 0.0 {
+            c.distance = (c.distance * zoom).clamp(3.0, 40.0);
+        }
+    }
+
+    /// Throws the ball (0.5 m, 100 kg, 15 m/s) from the camera through the canvas point
+    /// (x, y), both in -1..1 with y up.
+    #[wasm_bindgen(js_name = throwBall)]
+    pub fn throw_ball(&self, x: f64, y: f64) {
+        let mut s = self.state.borrow_mut();
+        let (origin, dir) = s.camera.ray(x, y);
+        let (radius, mass, speed) = BALL;
+        s.world
+            .throw_ball(origin + dir * 1.5, dir * speed, radius, mass);
+    }
+
+    /// Pushes the cube under the canvas point (x, y) with an impulse of `impulse` N s (default
+    /// 60) along the view ray; returns whether a cube was hit.
+    pub fn push(&self, x: f64, y: f64, impulse: Option<f64>) -> bool {
+        let mut s = self.state.borrow_mut();
+        let (origin, dir) = s.camera.ray(x, y);
+        s.world.push(origin, dir, impulse.unwrap_or(60.0)).is_some()
+    }
+
+    /// Projected Jacobi relaxation, seed convention (negative; the seed uses -0.1).
+    #[wasm_bindgen(js_name = setOmega)]
+    pub fn set_omega(&self, omega: f64) -> Result<(), JsValue> {
+        if !(omega < 0.0 && omega > -2.0) {
+            return Err(Error::Argument(format!(
+                "omega must lie in (-2, 0) in the seed's convention x + omega D (Ax + b), got {omega}"
+            ))
+            .into());
+        }
+        self.state.borrow_mut().world.settings.omega = omega;
+        Ok(())
+    }
+
+    /// Iterations per frame; 0 or undefined for 2n (the seed's rule).
+    #[wasm_bindgen(js_name = setIterations)]
+    pub fn set_iterations(&self, iterations: Option<u32>) {
+        self.state.borrow_mut().world.settings.iterations =
+            iterations.filter(|&n| n > 0).map(|n| n as usize);
+    }
+
+    /// `"dense"` (one (4C) x (4C) matrix) or `"blocks"` (each contact against its neighbours).
+    #[wasm_bindgen(js_name = setMode)]
+    pub fn set_mode(&self, mode: &str) -> Result<(), JsValue> {
+        let mode = match mode {
+            "dense" => physics::Mode::Dense,
+            "blocks" => physics::Mode::Blocks,
+            other => {
+                return Err(Error::Argument(format!(
+                    "unknown solve mode \"{other}\": \"dense\" or \"blocks\""
+                ))
+                .into())
+            }
+        };
+        self.state.borrow_mut().world.settings.mode = mode;
+        Ok(())
+    }
+
+    /// What the last frame did: `{frame, bodies, contacts, islands, lcpSize, iterations,
+    /// solveMs, frameMs, residual, penetration, energy, energyIn, mode}`.
+    pub fn stats(&self) -> Object {
+        Self::stats_of(&self.state.borrow())
+    }
+
+    /// The last frame's LCP and the GPU's answer, for checking in float64: `{contacts, size,
+    /// a (dense size x size, row-major), b, x0, x (the GPU's impulses), mu, omega, iterations,
+    /// island (per contact)}`; unknowns per contact in the order normal, tangent, tangent.
+    /// `null` before the first frame.
+    pub fn lcp(&self) -> JsValue {
+        let s = self.state.borrow();
+        let Some((lcp, x)) = &s.last else {
+            return JsValue::NULL;
+        };
+        let flat = |v: &[[f64; 3]]| {
+            js_sys::Float64Array::from(v.iter().flatten().copied().collect::<Vec<_>>().as_slice())
+        };
+        let island: Vec<u32> = lcp.island.iter().map(|&i| i as u32).collect();
+        object(&[
+            ("contacts", lcp.contacts.len().into()),
+            ("size", lcp.size().into()),
+            (
+                "a",
+                js_sys::Float64Array::from(lcp.dense().as_slice()).into(),
+            ),
+            ("b", flat(&lcp.b).into()),
+            ("x0", flat(&lcp.x0).into()),
+            ("x", flat(x).into()),
+            ("mu", lcp.mu.into()),
+            ("omega", s.world.settings.omega.into()),
+            ("iterations", s.world.stats.iterations.into()),
+            (
+                "island",
+                js_sys::Uint32Array::from(island.as_slice()).into(),
+            ),
+        ])
+        .into()
+    }
+}
+
+impl Wall {
+    fn stats_of(s: &WallState) -> Object {
+        let w = &s.world;
+        let islands = js_sys::Array::new();
+        for &size in &w.stats.islands {
+            islands.push(&size.into());
+        }
+        object(&[
+            ("frame", (w.stats.frame as f64).into()),
+            ("bodies", w.bodies.len().into()),
+            ("contacts", w.stats.contacts.into()),
+            ("islands", islands.into()),
+            ("lcpSize", (3 * w.stats.contacts).into()),
+            ("iterations", w.stats.iterations.into()),
+            ("solveMs", s.solve_ms.into()),
+            ("frameMs", s.frame_ms.into()),
+            ("residual", w.stats.residual.into()),
+            ("penetration", w.stats.penetration.into()),
+            ("energy", w.energy().into()),
+            ("energyIn", w.energy_in().into()),
+            (
+                "mode",
+                match w.settings.mode {
+                    physics::Mode::Dense => "dense",
+                    physics::Mode::Blocks => "blocks",
+                }
+                .into(),
+            ),
+            ("omega", w.settings.omega.into()),
+        ])
+    }
+}
