@@ -5,8 +5,8 @@ use std::pin::Pin;
 
 use crate::backend::{BackendKind, Capabilities, WebGl2, WebGpu};
 use crate::error::{Error, Result};
-use crate::expr::Expr;
 use crate::gpu::Gpu;
+use crate::kernels::Expr;
 use crate::matrix::Matrix;
 use crate::pool::MemoryStats;
 
@@ -25,7 +25,7 @@ pub trait Device {
 
     /// Runs `program` (a kernel of [`crate::kernel`] on concrete shapes) with `inputs` bound, into
     /// a new matrix of shape `program.output`: how a domain runs a kernel of its own.
-    fn run(&self, program: crate::kernel::Program, inputs: &[&Matrix]) -> Result<Matrix>;
+    fn run(&self, program: crate::kernels::Program, inputs: &[&Matrix]) -> Result<Matrix>;
 
     /// Copies row-major `data` (`rows * cols` values) into a new GPU matrix.
     fn upload(&self, data: &[f32], rows: usize, cols: usize) -> Result<Matrix>;
@@ -38,7 +38,7 @@ pub trait Device {
     fn mul_compute(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
 
     /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
-    /// render target (up to [`crate::kernel::FAST_TARGETS`], as many as the backend allows), A's
+    /// render target (up to [`crate::kernels::FAST_TARGETS`], as many as the backend allows), A's
     /// texels fetched once for all of them; then the slabs are copied into one matrix.
     fn mul_fast(&self, a: &Matrix, b: &Matrix) -> Result<Matrix>;
 

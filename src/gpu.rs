@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use crate::backend::{Backend, BackendKind, Capabilities};
 use crate::device::{Counts, Device, LocalFuture};
 use crate::error::{Error, Result};
-use crate::expr::{Expr, Func2};
-use crate::kernel::{self, Kernel, Program, Reduction};
+use crate::kernels::{self, Kernel, Program, Reduction};
+use crate::kernels::{Expr, Func2};
 use crate::layout::Layout;
 use crate::matrix::Matrix;
 use crate::pool::{MemoryStats, Pool, Pooled};
@@ -166,12 +166,12 @@ impl<B: Backend> Gpu<B> {
     /// `a * b` on the compute path with chunks of `bk` of the inner dimension (8, 16 or 32).
     pub fn mul_compute_tiled(&self, a: &Matrix, b: &Matrix, bk: usize) -> Result<Matrix> {
         check_inner(a, b)?;
-        if !kernel::TILED_CHUNKS.contains(&bk) {
+        if !kernels::TILED_CHUNKS.contains(&bk) {
             return Err(Error::Unsupported(format!(
                 "the compute-path product takes chunks of 8, 16 or 32, not {bk}"
             )));
         }
-        let bytes = kernel::tiled_workgroup_bytes(bk);
+        let bytes = kernels::tiled_workgroup_bytes(bk);
         if self.capabilities().compute && bytes > self.capabilities().max_workgroup_storage {
             return Err(Error::Unsupported(format!(
                 "chunks of {bk} need {bytes} bytes of workgroup memory, this device allows {}",
@@ -179,7 +179,7 @@ impl<B: Backend> Gpu<B> {
             )));
         }
         self.run_kernel(
-            kernel::matmul_tiled(bk),
+            kernels::matmul_tiled(bk),
             &[a, b],
             self.layout(a.rows(), b.cols())?,
         )
@@ -202,7 +202,7 @@ impl<B: Backend> Gpu<B> {
             return self.mul(a, b);
         }
         let program = Program::new(
-            kernel::matmul_fast(targets),
+            kernels::matmul_fast(targets),
             vec![a.layout, b.layout],
             self.layout(a.rows(), w)?,
         );
@@ -318,7 +318,7 @@ impl<B: Backend> Device for Gpu<B> {
 
     fn mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         check_inner(a, b)?;
-        self.run_kernel(kernel::MATMUL, &[a, b], self.layout(a.rows(), b.cols())?)
+        self.run_kernel(kernels::MATMUL, &[a, b], self.layout(a.rows(), b.cols())?)
     }
 
     fn mul_compute(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
@@ -329,7 +329,7 @@ impl<B: Backend> Device for Gpu<B> {
         let targets = self
             .capabilities()
             .max_render_targets
-            .min(kernel::FAST_TARGETS);
+            .min(kernels::FAST_TARGETS);
         self.mul_fast_targets(a, b, targets)
     }
 
@@ -347,18 +347,18 @@ impl<B: Backend> Device for Gpu<B> {
         if a.rows() != b.rows() {
             return Err(inner_mismatch(a, b, "A^T B", a.rows(), b.rows()));
         }
-        self.run_kernel(kernel::TR_MUL, &[a, b], self.layout(a.cols(), b.cols())?)
+        self.run_kernel(kernels::TR_MUL, &[a, b], self.layout(a.cols(), b.cols())?)
     }
 
     fn mul_tr(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         if a.cols() != b.cols() {
             return Err(inner_mismatch(a, b, "A B^T", a.cols(), b.cols()));
         }
-        self.run_kernel(kernel::MUL_TR, &[a, b], self.layout(a.rows(), b.rows())?)
+        self.run_kernel(kernels::MUL_TR, &[a, b], self.layout(a.rows(), b.rows())?)
     }
 
     fn transpose(&self, a: &Matrix) -> Result<Matrix> {
-        self.run_kernel(kernel::TRANSPOSE, &[a], self.layout(a.cols(), a.rows())?)
+        self.run_kernel(kernels::TRANSPOSE, &[a], self.layout(a.cols(), a.rows())?)
     }
 
     fn mul_vec(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
@@ -366,14 +366,14 @@ impl<B: Backend> Device for Gpu<B> {
         let blocks = a.cols().div_ceil(MATVEC_BLOCK);
         let partial = self.run(
             Program::new(
-                kernel::MATVEC_PARTIAL,
+                kernels::MATVEC_PARTIAL,
                 vec![a.layout, x.layout],
                 self.layout(a.rows(), blocks)?,
             )
             .with_params(&[MATVEC_BLOCK as f32]),
             &[a, x],
         )?;
-        self.run_kernel(kernel::SUM_COLS, &[&partial], self.layout(a.rows(), 1)?)
+        self.run_kernel(kernels::SUM_COLS, &[&partial], self.layout(a.rows(), 1)?)
     }
 
     fn mul_vec_naive(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
@@ -391,7 +391,7 @@ impl<B: Backend> Device for Gpu<B> {
         check_vector(a, x)?;
         self.capabilities()
             .needs_compute("the compute-path matrix-vector product")?;
-        self.run_kernel(kernel::MATVEC_TILED, &[a, x], self.layout(a.rows(), 1)?)
+        self.run_kernel(kernels::MATVEC_TILED, &[a, x], self.layout(a.rows(), 1)?)
     }
 
     fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix> {
@@ -399,18 +399,18 @@ impl<B: Backend> Device for Gpu<B> {
         let layouts = self.map_inputs(expr, inputs)?;
         let output = inputs[0].layout;
         self.run(
-            Program::new(kernel::map(expr), layouts, output).with_params(&expr.constants()),
+            Program::new(kernels::map(expr), layouts, output).with_params(&expr.constants()),
             inputs,
         )
     }
 
     fn map2(&self, first: &Expr, second: &Expr, inputs: &[&Matrix]) -> Result<(Matrix, Matrix)> {
-        let both = Expr::call2(crate::expr::Func2::Add, first.clone(), second.clone());
+        let both = Expr::call2(crate::kernels::Func2::Add, first.clone(), second.clone());
         both.check()?;
         let layouts = self.map_inputs(&both, inputs)?;
         let output = inputs[0].layout;
         let mut outs = self.run_multi(
-            Program::new(kernel::map2(first, second), layouts, output)
+            Program::new(kernels::map2(first, second), layouts, output)
                 .with_params(&both.constants()),
             inputs,
         )?;
@@ -428,14 +428,14 @@ impl<B: Backend> Device for Gpu<B> {
     fn fill(&self, rows: usize, cols: usize, value: f32) -> Result<Matrix> {
         let expr = Expr::Const(value);
         self.run(
-            Program::new(kernel::map(&expr), vec![], self.layout(rows, cols)?)
+            Program::new(kernels::map(&expr), vec![], self.layout(rows, cols)?)
                 .with_params(&[value]),
             &[],
         )
     }
 
     fn identity(&self, rows: usize, cols: usize) -> Result<Matrix> {
-        self.run_kernel(kernel::IDENTITY, &[], self.layout(rows, cols)?)
+        self.run_kernel(kernels::IDENTITY, &[], self.layout(rows, cols)?)
     }
 
     fn dot<'a>(&'a self, a: &'a Matrix, b: &'a Matrix) -> LocalFuture<'a, Result<f32>> {
@@ -468,7 +468,7 @@ impl<B: Backend> Device for Gpu<B> {
                 a.cols()
             )));
         }
-        self.run_kernel(kernel::DIAGONAL, &[a], self.layout(a.rows(), 1)?)
+        self.run_kernel(kernels::DIAGONAL, &[a], self.layout(a.rows(), 1)?)
     }
 
     fn read<'a>(&'a self, m: &'a Matrix) -> LocalFuture<'a, Result<Vec<f32>>> {

@@ -1,7 +1,7 @@
 //! # texla: GPGPU linear algebra in a browser tab
 //!
 //! Matrices live on the GPU as RGBA32F textures, four rows of one column per texel
-//! ([`layout`]), and are computed on with fragment shaders ([`kernel`], `shaders/`), on WebGPU
+//! ([`layout`]), and are computed on with fragment shaders ([`kernels`], `shaders/`), on WebGPU
 //! (wgpu) or WebGL2 (glow) ([`backend`]). Everything a kernel or solver needs goes through the
 //! [`device::Device`] trait; nothing above [`backend`] touches wgpu or glow. The JavaScript API
 //! is in [`js`].
@@ -10,10 +10,9 @@
 pub mod backend;
 pub mod device;
 pub mod error;
-pub mod expr;
 pub mod gpu;
 pub mod js;
-pub mod kernel;
+pub mod kernels;
 pub mod layout;
 pub mod matrix;
 pub mod physics;

@@ -147,7 +147,7 @@ impl<B: Backend> Pool<B> {
 mod tests {
     use super::*;
     use crate::backend::{BackendKind, Capabilities};
-    use crate::kernel::Program;
+    use crate::kernels::Program;
     use std::cell::Cell;
 
     /// A backend whose textures are their sizes; counts the textures it really created.

@@ -10,8 +10,8 @@ mod common;
 use common::device;
 use texla::backend::BackendKind;
 use texla::device::Device;
-use texla::expr::{Expr, Func, Func2};
 use texla::gpu::ops;
+use texla::kernels::{Expr, Func, Func2};
 use texla::reference::{compare, dot_error_bound, matmul, transpose, Rng};
 use wasm_bindgen_test::*;
 

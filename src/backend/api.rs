@@ -3,7 +3,7 @@
 use std::future::Future;
 
 use crate::error::Result;
-use crate::kernel::Program;
+use crate::kernels::Program;
 use crate::scene::Scene;
 
 /// Which backend runs.

@@ -12,14 +12,14 @@ use glow::HasContext;
 
 use super::{Backend, Capabilities};
 use crate::error::{Error, Result};
-use crate::kernel::{Kernel, Program};
+use crate::kernels::{Kernel, Program};
 use crate::scene::{Scene, SCENE_VERTICES};
 
 /// A WebGL2 context that runs texla programs.
 pub struct WebGl2 {
     gl: Rc<glow::Context>,
     capabilities: Capabilities,
-    programs: RefCell<HashMap<String, Rc<GlProgram>>>,
+    programs: RefCell<HashMap<u64, Rc<GlProgram>>>,
     /// WebGL2 needs a bound vertex array to draw, even one without attributes.
     vertex_array: glow::VertexArray,
     /// A 1 x 1 texture that `finish` reads back to wait for the GPU (see there).
@@ -206,7 +206,7 @@ impl WebGl2 {
 
     /// The linked program of a kernel, built on first use; errors carry the GL info log.
     fn program(&self, kernel: &Kernel) -> Result<Rc<GlProgram>> {
-        if let Some(p) = self.programs.borrow().get(kernel.name.as_ref()) {
+        if let Some(p) = self.programs.borrow().get(&kernel.key()) {
             return Ok(p.clone());
         }
         let gl = &self.gl;
@@ -232,7 +232,7 @@ impl WebGl2 {
         let linked = Rc::new(linked);
         self.programs
             .borrow_mut()
-            .insert(kernel.name.to_string(), linked.clone());
+            .insert(kernel.key(), linked.clone());
         Ok(linked)
     }
 
@@ -436,7 +436,7 @@ impl Backend for WebGl2 {
     fn draw(&self, scene: &Scene) -> Result<()> {
         let gl = &self.gl;
         if self.scene.borrow().is_none() {
-            let source = include_str!("../../shaders/scene.glsl");
+            let source = include_str!("../../shaders/scene/scene.glsl");
             let stage = |define: &str| format!("#version 300 es\n#define {define}\n{source}");
             let program = link(gl, "the scene shader", &stage("VERTEX"), &stage("FRAGMENT"))?;
             // SAFETY: objects of this context.

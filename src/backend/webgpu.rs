@@ -14,7 +14,7 @@ use wgpu::util::DeviceExt;
 
 use super::{Backend, BackendKind, Capabilities};
 use crate::error::{Error, Result};
-use crate::kernel::{Kernel, Program};
+use crate::kernels::{Kernel, Program};
 use crate::scene::{Scene, SCENE_VERTICES};
 
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
@@ -29,8 +29,8 @@ pub struct WebGpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
     capabilities: Capabilities,
-    pipelines: RefCell<HashMap<String, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
-    compute_pipelines: RefCell<HashMap<String, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
+    pipelines: RefCell<HashMap<u64, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
+    compute_pipelines: RefCell<HashMap<u64, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
     /// Errors the device reported outside any error scope; surfaced at the next read or finish.
     errors: Arc<Mutex<Vec<String>>>,
     /// Uniform buffers by content (see `uniform_buffer`).
@@ -217,7 +217,9 @@ impl WebGpu {
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("scene"),
-                source: wgpu::ShaderSource::Wgsl(include_str!("../../shaders/scene.wgsl").into()),
+                source: wgpu::ShaderSource::Wgsl(
+                    include_str!("../../shaders/scene/scene.wgsl").into(),
+                ),
             });
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("scene"),
@@ -381,7 +383,7 @@ impl WebGpu {
     /// The pipeline of a kernel, built on first use.
     fn pipeline(&self, program: &Program) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
         let kernel = &program.kernel;
-        if let Some(p) = self.pipelines.borrow().get(kernel.name.as_ref()) {
+        if let Some(p) = self.pipelines.borrow().get(&kernel.key()) {
             return p.clone();
         }
         let entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::FRAGMENT);
@@ -419,7 +421,7 @@ impl WebGpu {
         let entry = (pipeline, layout);
         self.pipelines
             .borrow_mut()
-            .insert(kernel.name.to_string(), entry.clone());
+            .insert(kernel.key(), entry.clone());
         entry
     }
 
@@ -467,7 +469,7 @@ impl WebGpu {
         program: &Program,
     ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
         let kernel = &program.kernel;
-        if let Some(p) = self.compute_pipelines.borrow().get(kernel.name.as_ref()) {
+        if let Some(p) = self.compute_pipelines.borrow().get(&kernel.key()) {
             return p.clone();
         }
         let mut entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::COMPUTE);
@@ -507,7 +509,7 @@ impl WebGpu {
         let entry = (pipeline, layout);
         self.compute_pipelines
             .borrow_mut()
-            .insert(kernel.name.to_string(), entry.clone());
+            .insert(kernel.key(), entry.clone());
         entry
     }
 

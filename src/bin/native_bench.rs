@@ -215,8 +215,8 @@ fn products(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
         ));
     }
     let storage = gpu.capabilities().max_workgroup_storage;
-    for bk in texla::kernel::TILED_CHUNKS {
-        if texla::kernel::tiled_workgroup_bytes(bk) <= storage && (bk == 8 || !o.quick) {
+    for bk in texla::kernels::TILED_CHUNKS {
+        if texla::kernels::tiled_workgroup_bytes(bk) <= storage && (bk == 8 || !o.quick) {
             paths.push((
                 format!("compute, 128x128 blocks, 8x8 per thread, k chunk {bk}"),
                 Box::new(move |g, a, b| g.mul_compute_tiled(a, b, bk)),
@@ -458,11 +458,11 @@ fn lcp_paths(
     // The per-iteration paths, one submission per pass (as the solver in lcp.rs runs them).
     let d = {
         let diag = gpu.diagonal(a)?;
-        use texla::expr::{Expr, Func2};
+        use texla::kernels::{Expr, Func2};
         let over = Expr::call2(Func2::Div, Expr::Const(omega), Expr::Input(0));
         gpu.map(&over, &[&diag])?
     };
-    let step = texla::expr::Expr::parse("max(a + (b + c) * d, 0)")?;
+    let step = texla::kernels::Expr::parse("max(a + (b + c) * d, 0)")?;
     let per_iteration = |compute: bool| -> Result<Matrix> {
         let mut x = x0.clone();
         for _ in 0..iterations {

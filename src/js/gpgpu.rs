@@ -12,8 +12,8 @@ use super::options::{dimension, object};
 use super::wall::Wall;
 use crate::device::{self, Choice, Device};
 use crate::error::Error;
-use crate::expr::{self, Expr};
 use crate::gpu::ops;
+use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
 
 /// A GPU for linear algebra, on WebGPU or WebGL2.
@@ -231,8 +231,8 @@ impl Gpgpu {
     pub fn sincos(&self, a: &GpuMatrix) -> Result<js_sys::Array, JsValue> {
         let a = a.matrix()?;
         let (s, c) = self.device.map2(
-            &Expr::call(expr::Func::Sin, Expr::Input(0)),
-            &Expr::call(expr::Func::Cos, Expr::Input(0)),
+            &Expr::call(kernels::Func::Sin, Expr::Input(0)),
+            &Expr::call(kernels::Func::Cos, Expr::Input(0)),
             &[&a],
         )?;
         Ok(js_sys::Array::of2(
@@ -244,7 +244,7 @@ impl Gpgpu {
     /// Names of the functions `map` knows.
     #[wasm_bindgen(unchecked_return_type = "string[]")]
     pub fn functions() -> js_sys::Array {
-        expr::function_names()
+        kernels::function_names()
             .into_iter()
             .map(JsValue::from)
             .collect()

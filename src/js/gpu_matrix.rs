@@ -12,8 +12,8 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::device::Device;
 use crate::error::Error;
-use crate::expr::Expr;
 use crate::gpu::ops;
+use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
 /// A device's matrices by id, so that arrays of matrices can be passed from JS.

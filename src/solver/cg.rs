@@ -3,8 +3,8 @@
 use super::solution::{breathe, check_finite, check_system, Observer, Progress, Solution};
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::expr::{Expr, Func2};
 use crate::gpu::ops;
+use crate::kernels::{Expr, Func2};
 use crate::matrix::Matrix;
 
 /// Settings of [`cg`].

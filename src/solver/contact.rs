@@ -6,7 +6,7 @@
 
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::kernel::{self, Program};
+use crate::kernels::{self, Program};
 use crate::matrix::Matrix;
 
 /// A contact LCP as the data of its textures (row-major data of each matrix).
@@ -97,7 +97,7 @@ pub fn contact_step(
     let dense = if system.dense { 1.0 } else { 0.0 };
     gpu.run(
         Program::new(
-            kernel::CONTACT_JACOBI,
+            kernels::CONTACT_JACOBI,
             inputs.iter().map(|m| m.layout()).collect(),
             x.layout(),
         )

@@ -5,8 +5,8 @@ use super::solution::{
 };
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::expr::Expr;
 use crate::gpu::ops;
+use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
 /// Settings of [`jacobi`].

@@ -8,7 +8,7 @@ use super::solution::{
 };
 use crate::device::{Counts, Device};
 use crate::error::{Error, Result};
-use crate::expr::Expr;
+use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
 /// Settings of [`lcp_jacobi`].

@@ -5,7 +5,7 @@
 use super::{check_omega, check_vectors};
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::kernel::{self, Program};
+use crate::kernels::{self, Program};
 use crate::matrix::Matrix;
 
 /// Workgroups [`lcp_jacobi_blocks`] uses at most by default on a hardware GPU: few enough to
@@ -73,14 +73,14 @@ pub fn lcp_jacobi_blocks(
     let workgroups = wanted.min(blocks);
     // A in registers where every workgroup has one block and its row fits.
     let lanes = 256 / block_rows;
-    let registers = if workgroups >= blocks && n.div_ceil(lanes) <= kernel::LCP_MAX_REGISTERS {
+    let registers = if workgroups >= blocks && n.div_ceil(lanes) <= kernels::LCP_MAX_REGISTERS {
         n.div_ceil(lanes)
     } else {
         0
     };
     // x in workgroup memory, rounded up to 256 words so that few pipelines are built.
     let x_words = (4 * height).max(lanes * registers).div_ceil(256) * 256;
-    let needed = 4 * x_words + kernel::LCP_PARTIAL_BYTES;
+    let needed = 4 * x_words + kernels::LCP_PARTIAL_BYTES;
     let available = gpu.capabilities().max_workgroup_storage;
     if needed > available {
         return Err(Error::Unsupported(format!(
@@ -95,7 +95,7 @@ pub fn lcp_jacobi_blocks(
     // Without friction, d and e are bound (to b) but unused.
     let (d, mu) = friction.unwrap_or((b, b));
     let program = Program::new(
-        kernel::lcp_jacobi(
+        kernels::lcp_jacobi(
             x_words,
             block_rows,
             registers,

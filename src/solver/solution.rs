@@ -2,7 +2,7 @@
 
 use crate::device::{Counts, Device};
 use crate::error::{Error, Result};
-use crate::expr::{Expr, Func2};
+use crate::kernels::{Expr, Func2};
 use crate::matrix::Matrix;
 
 /// A solver's answer and what it cost.

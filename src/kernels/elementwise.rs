@@ -1,0 +1,70 @@
+//! Element-wise kernels: any expression of [`super::expr`] in one pass (two expressions, two
+//! render targets), and the constructors that depend only on the index.
+
+use super::expr::Expr;
+use super::{Kernel, INPUT_NAMES};
+
+/// The identity (ones on the diagonal of any shape).
+pub const IDENTITY: Kernel = shader_kernel!("elementwise", "identity", &[]);
+/// The diagonal of a square matrix, as a column vector.
+pub const DIAGONAL: Kernel = shader_kernel!("elementwise", "diagonal", &["a"]);
+
+/// The element-wise kernel of `expr` (see [`crate::expr`]): one pass, whatever the expression.
+pub fn map(expr: &Expr) -> Kernel {
+    let code = expr.shader();
+    Kernel {
+        name: format!("map:{code}").into(),
+        inputs: &INPUT_NAMES[..expr.input_count()],
+        wgsl: functions_and(
+            include_str!("../../shaders/elementwise/map.wgsl"),
+            include_str!("../../shaders/elementwise/functions.wgsl"),
+        )
+        .replace("{expr}", &code)
+        .into(),
+        glsl: functions_and(
+            include_str!("../../shaders/elementwise/map.glsl"),
+            include_str!("../../shaders/elementwise/functions.glsl"),
+        )
+        .replace("{expr}", &code)
+        .into(),
+        outputs: 1,
+        compute: None,
+    }
+}
+
+/// Two element-wise expressions over the same inputs, written to two outputs in one pass; the
+/// parameters of `second` follow those of `first`.
+pub fn map2(first: &Expr, second: &Expr) -> Kernel {
+    let mut next_param = 0;
+    let (c1, c2) = (
+        first.shader_from(&mut next_param),
+        second.shader_from(&mut next_param),
+    );
+    let inputs = first.input_count().max(second.input_count());
+    let fill = |body: &str, functions: &str| {
+        functions_and(body, functions)
+            .replace("{expr2}", &c2)
+            .replace("{expr}", &c1)
+    };
+    Kernel {
+        name: format!("map2:{c1};{c2}").into(),
+        inputs: &INPUT_NAMES[..inputs],
+        wgsl: fill(
+            include_str!("../../shaders/elementwise/map2.wgsl"),
+            include_str!("../../shaders/elementwise/functions.wgsl"),
+        )
+        .into(),
+        glsl: fill(
+            include_str!("../../shaders/elementwise/map2.glsl"),
+            include_str!("../../shaders/elementwise/functions.glsl"),
+        )
+        .into(),
+        outputs: 2,
+        compute: None,
+    }
+}
+
+/// The expression functions, then a kernel body that calls them.
+fn functions_and(body: &str, functions: &str) -> String {
+    format!("{functions}\n{body}")
+}

@@ -1,0 +1,63 @@
+//! The LCP solvers' kernels: projected Jacobi in one compute dispatch, and one pass of the
+//! wall's contact LCP with friction.
+
+use std::borrow::Cow;
+
+use super::{repeat_lines, Compute, Kernel};
+
+/// Most texels of A each thread of [`lcp_jacobi`] keeps in registers.
+pub const LCP_MAX_REGISTERS: usize = 16;
+
+/// Workgroup memory of [`lcp_jacobi`] besides x: the partial sums.
+pub const LCP_PARTIAL_BYTES: usize = 256 * 16;
+
+/// Projected Jacobi for the LCP, every iteration in one dispatch: inputs A, b, x0; parameters
+/// omega and the iteration count. `x_words` (a multiple of 4, at least 4 texel rows' worth and
+/// `registers * 256 / block_rows`) words of x in workgroup memory; blocks of `block_rows` (1, 2
+/// or 4) texel rows; `registers` texels of A per thread kept in registers (0 for none);
+/// `workgroups` workgroups for `height` texel rows of x. With `friction`, the wall's contact
+/// LCP: inputs d = 1 / diag(A) and e = mu too, and the friction projection (see the shader);
+/// without, d and e are bound but unused.
+pub fn lcp_jacobi(
+    x_words: usize,
+    block_rows: usize,
+    registers: usize,
+    height: usize,
+    workgroups: usize,
+    friction: bool,
+) -> Kernel {
+    debug_assert!([1, 2, 4].contains(&block_rows) && registers <= LCP_MAX_REGISTERS);
+    Kernel {
+        name: format!("lcp_jacobi_{x_words}_{block_rows}_{registers}_{friction}").into(),
+        inputs: &["a", "b", "c", "d", "e"],
+        wgsl: repeat_lines(
+            &repeat_lines(
+                &repeat_lines(
+                    include_str!("../../shaders/solvers/lcp_jacobi.wgsl"),
+                    "{m}",
+                    registers,
+                ),
+                "{p}",
+                256 / block_rows / 16 - 1,
+            ),
+            "{q}",
+            16,
+        )
+        .replace("{XW}", &x_words.to_string())
+        .replace("{BR}", &block_rows.to_string())
+        .replace("{REG}", &registers.to_string())
+        .replace("{FRICTION}", &friction.to_string())
+        .into(),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (1, height.div_ceil(workgroups.max(1))),
+            scratch_words: 1 + 2 * x_words,
+        }),
+    }
+}
+
+/// One projected Jacobi iteration of the wall's contact LCP (see `src/physics/lcp.rs`):
+/// inputs matrix, neighbour lists, x, b, 1/diag, mu; params omega, blocks per contact, dense.
+pub const CONTACT_JACOBI: Kernel =
+    shader_kernel!("solvers", "contact_jacobi", &["a", "b", "c", "d", "e", "f"]);

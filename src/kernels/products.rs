@@ -1,0 +1,90 @@
+//! Matrix products: the teaching kernel, the fast fragment kernel (several render targets),
+//! the compute-path tiled product, the transposed products and the matrix-vector products.
+
+use std::borrow::Cow;
+
+use super::{repeat_lines, Compute, Kernel};
+
+/// `C = A * B`: inputs `a` (m x k) and `b` (k x n), output m x n.
+pub const MATMUL: Kernel = shader_kernel!("products", "matmul", &["a", "b"]);
+/// Most render targets [`matmul_fast`] writes in one pass.
+pub const FAST_TARGETS: usize = 8;
+
+/// `C = A * B`, the fast fragment kernel: each fragment computes `targets` output texels, one
+/// per render target, reusing its A texels for all of them. The output of the run is one slab
+/// of `ceil(n / targets)` columns per target; the slabs are then copied side by side into C.
+pub fn matmul_fast(targets: usize) -> Kernel {
+    let t = targets.to_string();
+    let accs: Vec<String> = (0..targets).map(|i| format!("acc{i}")).collect();
+    let fill = |src: &str| {
+        repeat_lines(src, "{t}", targets)
+            .replace("{T}", &t)
+            .replace("{ACCS}", &accs.join(", "))
+    };
+    Kernel {
+        name: format!("matmul_fast{t}").into(),
+        inputs: &["a", "b"],
+        wgsl: fill(include_str!("../../shaders/products/matmul_fast.wgsl")).into(),
+        glsl: fill(include_str!("../../shaders/products/matmul_fast.glsl")).into(),
+        outputs: targets,
+        compute: None,
+    }
+}
+
+/// Depths of the inner-dimension chunk [`matmul_tiled`] takes (a multiple of 8).
+pub const TILED_CHUNKS: [usize; 3] = [8, 16, 32];
+
+/// Bytes of workgroup memory [`matmul_tiled`] declares for chunks of `bk`.
+pub fn tiled_workgroup_bytes(bk: usize) -> usize {
+    2 * bk * 32 * 16
+}
+
+/// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 x 128
+/// elements of C; chunks of `bk` (a multiple of 8) of the inner dimension pass through
+/// workgroup memory; 8 x 8 outputs per thread in registers.
+pub fn matmul_tiled(bk: usize) -> Kernel {
+    debug_assert!(bk.is_multiple_of(8) && bk > 0);
+    Kernel {
+        name: format!("matmul_tiled_{bk}").into(),
+        inputs: &["a", "b"],
+        wgsl: repeat_lines(
+            include_str!("../../shaders/products/matmul_tiled.wgsl"),
+            "{e}",
+            bk / 8,
+        )
+        .replace("{BK}", &bk.to_string())
+        .into(),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (128, 32),
+            scratch_words: 0,
+        }),
+    }
+}
+
+/// `y = A x` on the compute path: 32 rows per workgroup, partial sums added in workgroup
+/// memory, one dispatch.
+pub const MATVEC_TILED: Kernel = Kernel {
+    name: Cow::Borrowed("matvec_tiled"),
+    inputs: &["a", "b"],
+    wgsl: Cow::Borrowed(include_str!("../../shaders/products/matvec_tiled.wgsl")),
+    glsl: Cow::Borrowed(""),
+    outputs: 1,
+    compute: Some(Compute {
+        per_group: (1, 8),
+        scratch_words: 0,
+    }),
+};
+
+/// `C = A^T * B`: inputs `a` (k x m) and `b` (k x n), output m x n.
+pub const TR_MUL: Kernel = shader_kernel!("products", "tr_mul", &["a", "b"]);
+/// `C = A * B^T`: inputs `a` (m x k) and `b` (n x k), output m x n.
+pub const MUL_TR: Kernel = shader_kernel!("products", "mul_tr", &["a", "b"]);
+/// `T = A^T`.
+pub const TRANSPOSE: Kernel = shader_kernel!("products", "transpose", &["a"]);
+
+/// Blocked matrix-vector product, first pass: partial sums over blocks of `param(0)` columns.
+pub const MATVEC_PARTIAL: Kernel = shader_kernel!("products", "matvec_partial", &["a", "b"]);
+/// Blocked matrix-vector product, second pass: the sum across each row of partial sums.
+pub const SUM_COLS: Kernel = shader_kernel!("products", "sum_cols", &["a"]);
