@@ -2,13 +2,12 @@
 //!
 //! Matrices live on the GPU as RGBA32F textures, four rows of one column per texel
 //! ([`layout`]), and are computed on with fragment shaders ([`kernels`], `shaders/`), on WebGPU
-//! (wgpu) or WebGL2 (glow) ([`backend`]). Everything a kernel or solver needs goes through the
-//! [`device::Device`] trait; nothing above [`backend`] touches wgpu or glow. The JavaScript API
-//! is in [`js`].
+//! (wgpu) or WebGL2 (glow) ([`backend`]). Everything a solver or the wall needs goes through the
+//! one [`gpu::Gpu`] type; nothing above [`backend`] touches wgpu or glow. The JavaScript API is
+//! in [`js`].
 #![warn(missing_docs)]
 
 pub mod backend;
-pub mod device;
 pub mod error;
 pub mod gpu;
 pub mod js;
@@ -16,7 +15,6 @@ pub mod kernels;
 pub mod layout;
 pub mod matrix;
 pub mod physics;
-pub mod pool;
 pub mod problems;
 pub mod reference;
 pub mod scene;

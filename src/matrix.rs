@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use crate::layout::Layout;
 
-/// An `rows x cols` f32 matrix held in a texture of the [`Device`](crate::device::Device) that
+/// An `rows x cols` f32 matrix held in a texture of the [`Gpu`](crate::gpu::Gpu) that
 /// made it. Cloning is cheap and shares the texture, which is freed when the last clone drops.
 #[derive(Clone)]
 pub struct Matrix {

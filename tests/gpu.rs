@@ -10,8 +10,8 @@ mod common;
 
 use common::device;
 use texla::backend::BackendKind;
-use texla::device::Device;
 use texla::error::Error;
+use texla::gpu::Gpu;
 use texla::reference::{compare, dot_error_bound, matmul, Rng};
 use texla::Gpgpu;
 use wasm_bindgen::JsValue;
@@ -21,7 +21,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 /// Multiplies random m x k and k x n matrices on the GPU and checks every element against the
 /// float64 product within the bound.
-async fn check_product(gpu: &dyn Device, m: usize, k: usize, n: usize, seed: u32) {
+async fn check_product(gpu: &Gpu, m: usize, k: usize, n: usize, seed: u32) {
     let mut rng = Rng::new(seed);
     let a = rng.matrix(m * k, -1.0, 1.0);
     let b = rng.matrix(k * n, -1.0, 1.0);
@@ -65,7 +65,7 @@ fn within_bound(what: &str, got: &[f32], a: &[f32], b: &[f32], (m, k, n): (usize
 }
 
 /// Squares a random n x n matrix with `square` and checks it like `check_product`.
-async fn check_square(gpu: &dyn Device, n: usize, seed: u32) {
+async fn check_square(gpu: &Gpu, n: usize, seed: u32) {
     let a = Rng::new(seed).matrix(n * n, -1.0, 1.0);
     let s = gpu.square(&gpu.upload(&a, n, n).unwrap()).unwrap();
     let got = gpu.read(&s).await.unwrap();

@@ -9,7 +9,7 @@ mod common;
 
 use common::device;
 use texla::backend::BackendKind;
-use texla::device::Device;
+use texla::gpu::Gpu;
 use texla::matrix::Matrix;
 use texla::problems::{self, Problem};
 use texla::solver::{lcp_jacobi, lcp_jacobi_blocks, lcp_jacobi_compute, LcpOptions};
@@ -17,7 +17,7 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn upload(gpu: &dyn Device, p: &Problem) -> (Matrix, Matrix) {
+fn upload(gpu: &Gpu, p: &Problem) -> (Matrix, Matrix) {
     (
         gpu.upload(&p.a, p.n, p.n).unwrap(),
         gpu.upload(&p.b, p.n, 1).unwrap(),
@@ -29,7 +29,7 @@ fn keep_going(_: texla::solver::Progress) -> bool {
 }
 
 /// max |x - x*| / max |x*| against the problem's known answer.
-async fn error(gpu: &dyn Device, x: &Matrix, p: &Problem) -> f64 {
+async fn error(gpu: &Gpu, x: &Matrix, p: &Problem) -> f64 {
     error_to(gpu, x, &p.x).await
 }
 
@@ -49,7 +49,7 @@ fn lcp64(p: &Problem, omega: f64, iterations: usize) -> Vec<f64> {
 }
 
 /// max |x - reference| / max |reference|.
-async fn error_to(gpu: &dyn Device, x: &Matrix, reference: &[f64]) -> f64 {
+async fn error_to(gpu: &Gpu, x: &Matrix, reference: &[f64]) -> f64 {
     let got = gpu.read(x).await.unwrap();
     let scale = reference.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     got.iter()

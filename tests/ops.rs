@@ -9,8 +9,8 @@ mod common;
 
 use common::device;
 use texla::backend::BackendKind;
-use texla::device::Device;
 use texla::gpu::ops;
+use texla::gpu::Gpu;
 use texla::kernels::{Expr, Func, Func2};
 use texla::reference::{compare, dot_error_bound, matmul, transpose, Rng};
 use wasm_bindgen_test::*;
@@ -23,7 +23,7 @@ const C: usize = 5;
 
 /// Runs `expr` on random inputs in `[lo, hi)` and returns (inputs, gpu result, float64 result).
 async fn run_expr(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     expr: &Expr,
     lo: f32,
     hi: f32,

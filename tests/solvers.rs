@@ -7,7 +7,7 @@ mod common;
 
 use common::device;
 use texla::backend::BackendKind;
-use texla::device::Device;
+use texla::gpu::Gpu;
 use texla::matrix::Matrix;
 use texla::problems::{self, Problem};
 use texla::solver::{cg, jacobi, lcp_jacobi, CgOptions, JacobiOptions, LcpOptions};
@@ -15,7 +15,7 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn upload(gpu: &dyn Device, p: &Problem) -> (Matrix, Matrix) {
+fn upload(gpu: &Gpu, p: &Problem) -> (Matrix, Matrix) {
     (
         gpu.upload(&p.a, p.n, p.n).unwrap(),
         gpu.upload(&p.b, p.n, 1).unwrap(),
@@ -23,7 +23,7 @@ fn upload(gpu: &dyn Device, p: &Problem) -> (Matrix, Matrix) {
 }
 
 /// max |x - x*| / max |x*|.
-async fn error(gpu: &dyn Device, x: &Matrix, p: &Problem) -> f64 {
+async fn error(gpu: &Gpu, x: &Matrix, p: &Problem) -> f64 {
     let got = gpu.read(x).await.unwrap();
     let scale = p.x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     got.iter()

@@ -6,7 +6,7 @@ mod common;
 
 use common::device;
 use texla::backend::BackendKind;
-use texla::device::Device;
+use texla::gpu::Gpu;
 use texla::physics::gpu_frame;
 use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
 use texla::solver::{contact_jacobi, contact_jacobi_compute, ContactSystem};
@@ -50,7 +50,7 @@ fn busy_lcp() -> ContactLcp {
     world.begin_frame()
 }
 
-async fn gpu_solve(gpu: &dyn Device, lcp: &ContactLcp, mode: Mode, iterations: usize) -> Vec<f64> {
+async fn gpu_solve(gpu: &Gpu, lcp: &ContactLcp, mode: Mode, iterations: usize) -> Vec<f64> {
     let layout = lcp.gpu_layout(mode);
     let system = ContactSystem::upload(gpu, &layout).unwrap();
     let x0 = gpu.upload(&layout.x0, layout.rows, 1).unwrap();

@@ -1,10 +1,21 @@
 //! What every backend provides: RGBA32F textures, running a [`Program`] into one, reading back.
+//!
+//! Two traits at one small seam, as wgpu-hal does it: [`Backend`] is what a backend implements,
+//! with its own texture type; [`DynBackend`] is the same set of calls with the textures erased
+//! (`dyn Any`), written ONCE for every backend by a blanket impl, so that everything above the
+//! seam ([`crate::gpu::Gpu`], the pool) is one concrete type. Drawing is not part of it: a
+//! backend's scene renderer is a separate [`Draw`].
 
+use std::any::Any;
 use std::future::Future;
+use std::pin::Pin;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernels::Program;
 use crate::scene::Scene;
+
+/// A future of this single-threaded crate.
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// Which backend runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,11 +120,125 @@ pub trait Backend: Sized + 'static {
 
     /// Resolves once all submitted GPU work has finished (for timing).
     fn finish(&self) -> impl Future<Output = Result<()>>;
+}
 
-    /// Draws `scene` (lit boxes and a ball, `shaders/scene.*`) into the backend's own canvas,
-    /// [`Backend::canvas`], at that canvas's current size.
+/// A texture of some backend, its type erased: what [`DynBackend`] takes and gives.
+pub type DynTexture = Box<dyn Any>;
+
+/// [`Backend`] with its texture type erased. Implemented for every backend by the blanket impl
+/// below; a texture of another backend is refused as a foreign matrix.
+pub trait DynBackend {
+    /// Facts for the capability panel.
+    fn capabilities(&self) -> &Capabilities;
+    /// See [`Backend::create_texture`].
+    fn create_texture(&self, width: usize, height: usize) -> Result<DynTexture>;
+    /// See [`Backend::write_texture`].
+    fn write_texture(
+        &self,
+        texture: &dyn Any,
+        width: usize,
+        height: usize,
+        texels: &[f32],
+    ) -> Result<()>;
+    /// See [`Backend::run`].
+    fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()>;
+    /// See [`Backend::copy_columns`].
+    fn copy_columns(
+        &self,
+        src: &dyn Any,
+        dst: &dyn Any,
+        x: usize,
+        width: usize,
+        height: usize,
+    ) -> Result<()>;
+    /// See [`Backend::read_texture`].
+    fn read_texture<'a>(
+        &'a self,
+        texture: &'a dyn Any,
+        width: usize,
+        height: usize,
+    ) -> LocalFuture<'a, Result<Vec<f32>>>;
+    /// See [`Backend::finish`].
+    fn finish(&self) -> LocalFuture<'_, Result<()>>;
+    /// The backend itself, for code that knows which one it opened (the native benchmark).
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// `texture` as a texture of backend `B`.
+fn typed<B: Backend>(texture: &dyn Any) -> Result<&B::Texture> {
+    texture.downcast_ref().ok_or(Error::ForeignMatrix)
+}
+
+/// Every textures list as `B`'s textures.
+fn all_typed<'a, B: Backend>(textures: &[&'a dyn Any]) -> Result<Vec<&'a B::Texture>> {
+    textures.iter().map(|t| typed::<B>(*t)).collect()
+}
+
+impl<B: Backend> DynBackend for B {
+    fn capabilities(&self) -> &Capabilities {
+        Backend::capabilities(self)
+    }
+
+    fn create_texture(&self, width: usize, height: usize) -> Result<DynTexture> {
+        Ok(Box::new(Backend::create_texture(self, width, height)?))
+    }
+
+    fn write_texture(
+        &self,
+        texture: &dyn Any,
+        width: usize,
+        height: usize,
+        texels: &[f32],
+    ) -> Result<()> {
+        Backend::write_texture(self, typed::<B>(texture)?, width, height, texels)
+    }
+
+    fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()> {
+        Backend::run(
+            self,
+            program,
+            &all_typed::<B>(inputs)?,
+            &all_typed::<B>(outputs)?,
+        )
+    }
+
+    fn copy_columns(
+        &self,
+        src: &dyn Any,
+        dst: &dyn Any,
+        x: usize,
+        width: usize,
+        height: usize,
+    ) -> Result<()> {
+        Backend::copy_columns(self, typed::<B>(src)?, typed::<B>(dst)?, x, width, height)
+    }
+
+    fn read_texture<'a>(
+        &'a self,
+        texture: &'a dyn Any,
+        width: usize,
+        height: usize,
+    ) -> LocalFuture<'a, Result<Vec<f32>>> {
+        Box::pin(
+            async move { Backend::read_texture(self, typed::<B>(texture)?, width, height).await },
+        )
+    }
+
+    fn finish(&self) -> LocalFuture<'_, Result<()>> {
+        Box::pin(Backend::finish(self))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A backend's scene renderer: draws the wall ([`Scene`], `shaders/scene/`) into a canvas of its
+/// own. Kept apart from [`Backend`], so compute-only code never sees drawing.
+pub trait Draw {
+    /// Draws `scene` into [`Draw::canvas`] at that canvas's current size.
     fn draw(&self, scene: &Scene) -> Result<()>;
 
-    /// The canvas [`Backend::draw`] renders into, for the page to show.
+    /// The canvas [`Draw::draw`] renders into, for the page to place and size.
     fn canvas(&self) -> Result<web_sys::HtmlCanvasElement>;
 }

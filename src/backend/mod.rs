@@ -4,7 +4,7 @@ mod api;
 mod webgl2;
 mod webgpu;
 
-pub use api::{Backend, BackendKind, Capabilities};
+pub use api::{Backend, BackendKind, Capabilities, Draw, DynBackend, DynTexture, LocalFuture};
 pub use webgl2::WebGl2;
 pub use webgpu::WebGpu;
 

@@ -2,7 +2,11 @@
 //!
 //! Matrices are RGBA32F textures with NEAREST filtering, each with its own framebuffer so it can
 //! be rendered into and read back. Rendering into RGBA32F needs `EXT_color_buffer_float`.
-//! Inputs are read with `texelFetch`, never sampled.
+//! Inputs are read with `texelFetch`, never sampled. The wall's renderer is in `webgl2/scene.rs`.
+
+mod scene;
+
+pub use scene::SceneRenderer;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -13,7 +17,6 @@ use glow::HasContext;
 use super::{Backend, Capabilities};
 use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Program};
-use crate::scene::{Scene, SCENE_VERTICES};
 
 /// A WebGL2 context that runs texla programs.
 pub struct WebGl2 {
@@ -26,10 +29,8 @@ pub struct WebGl2 {
     sync: Texture,
     /// The framebuffer of kernels with several outputs, re-attached for each run.
     multi: glow::Framebuffer,
-    /// The context's canvas: kernels render into textures, [`Backend::draw`] into it.
+    /// The context's canvas: kernels render into textures, the [`SceneRenderer`] into it.
     canvas: web_sys::HtmlCanvasElement,
-    /// The scene program and its uniform buffer, made on the first draw.
-    scene: RefCell<Option<(glow::Program, glow::Buffer)>>,
 }
 
 /// A linked kernel and the locations of its uniforms.
@@ -192,7 +193,6 @@ impl WebGl2 {
             sync,
             multi,
             canvas: context_canvas,
-            scene: RefCell::new(None),
         })
     }
 
@@ -238,14 +238,24 @@ impl WebGl2 {
 
     /// Fails if the context was lost or GL recorded an error.
     fn check_errors(&self) -> Result<()> {
-        // SAFETY: queries on a live context.
-        let code = unsafe { self.gl.get_error() };
-        match code {
-            glow::NO_ERROR => Ok(()),
-            glow::CONTEXT_LOST => Err(Error::Gpu("the WebGL2 context was lost".into())),
-            glow::OUT_OF_MEMORY => Err(Error::Gpu("WebGL2 ran out of memory".into())),
-            other => Err(Error::Gpu(format!("WebGL2 error 0x{other:04x}"))),
-        }
+        gl_errors(&self.gl)
+    }
+
+    /// The scene renderer of this context (see [`SceneRenderer`]).
+    pub fn renderer(&self) -> SceneRenderer {
+        SceneRenderer::new(&self.gl, &self.canvas, self.vertex_array)
+    }
+}
+
+/// The context's pending error as an `Error::Gpu`, if any.
+fn gl_errors(gl: &glow::Context) -> Result<()> {
+    // SAFETY: queries on a live context.
+    let code = unsafe { gl.get_error() };
+    match code {
+        glow::NO_ERROR => Ok(()),
+        glow::CONTEXT_LOST => Err(Error::Gpu("the WebGL2 context was lost".into())),
+        glow::OUT_OF_MEMORY => Err(Error::Gpu("WebGL2 ran out of memory".into())),
+        other => Err(Error::Gpu(format!("WebGL2 error 0x{other:04x}"))),
     }
 }
 
@@ -431,55 +441,6 @@ impl Backend for WebGl2 {
             self.gl.bind_framebuffer(glow::FRAMEBUFFER, None);
         }
         self.check_errors()
-    }
-
-    fn draw(&self, scene: &Scene) -> Result<()> {
-        let gl = &self.gl;
-        if self.scene.borrow().is_none() {
-            let source = include_str!("../../shaders/scene/scene.glsl");
-            let stage = |define: &str| format!("#version 300 es\n#define {define}\n{source}");
-            let program = link(gl, "the scene shader", &stage("VERTEX"), &stage("FRAGMENT"))?;
-            // SAFETY: objects of this context.
-            let buffer = unsafe {
-                if let Some(index) = gl.get_uniform_block_index(program, "Scene") {
-                    gl.uniform_block_binding(program, index, 0);
-                }
-                gl.create_buffer().map_err(Error::Gpu)?
-            };
-            *self.scene.borrow_mut() = Some((program, buffer));
-        }
-        let (program, buffer) = self.scene.borrow().expect("made above");
-        let (width, height) = (self.canvas.width() as i32, self.canvas.height() as i32);
-        // SAFETY: objects of this context; the state changed here is restored at the end.
-        unsafe {
-            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
-            gl.viewport(0, 0, width, height);
-            gl.enable(glow::DEPTH_TEST);
-            gl.clear_color(0.80, 0.86, 0.93, 1.0);
-            gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
-            gl.use_program(Some(program));
-            gl.bind_buffer(glow::UNIFORM_BUFFER, Some(buffer));
-            gl.buffer_data_u8_slice(
-                glow::UNIFORM_BUFFER,
-                bytemuck::bytes_of(scene),
-                glow::DYNAMIC_DRAW,
-            );
-            gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, Some(buffer));
-            gl.bind_vertex_array(Some(self.vertex_array));
-            gl.draw_arrays_instanced(
-                glow::TRIANGLES,
-                0,
-                SCENE_VERTICES as i32,
-                scene.count[0] as i32,
-            );
-            gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, None);
-            gl.disable(glow::DEPTH_TEST);
-        }
-        self.check_errors()
-    }
-
-    fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
-        Ok(self.canvas.clone())
     }
 }
 

@@ -3,11 +3,15 @@
 //! Matrices are `Rgba32Float` textures; a program is a render pipeline (full-screen triangle,
 //! kernel in the fragment stage) with one uniform buffer of shapes and one texture per input.
 //! `rgba32float` is renderable but not filterable in WebGPU, so inputs are bound as
-//! unfilterable float textures and read with `textureLoad`, never sampled.
+//! unfilterable float textures and read with `textureLoad`, never sampled. The wall's renderer is
+//! in `webgpu/scene.rs`.
+
+mod scene;
+
+pub use scene::SceneRenderer;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
@@ -15,7 +19,6 @@ use wgpu::util::DeviceExt;
 use super::{Backend, BackendKind, Capabilities};
 use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Program};
-use crate::scene::{Scene, SCENE_VERTICES};
 
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 const TEXEL_BYTES: usize = 16;
@@ -35,40 +38,11 @@ pub struct WebGpu {
     errors: Arc<Mutex<Vec<String>>>,
     /// Uniform buffers by content (see `uniform_buffer`).
     uniforms: RefCell<HashMap<Vec<u8>, wgpu::Buffer>>,
-    /// The wall's canvas, render target and pipeline, made on the first draw.
-    scene: RefCell<Option<SceneTarget>>,
     /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
     /// where the native benchmark measures what they cost).
     checks: std::cell::Cell<Option<wgpu::ShaderRuntimeChecks>>,
 }
 
-/// Where and how [`Backend::draw`] renders. The scene is drawn into `color`, copied into a
-/// read-back buffer and put on a 2D canvas when the buffer maps, instead of into a WebGPU canvas
-/// context: on Chromium 156 with SwiftShader, `getCurrentTexture()` of any WebGPU canvas breaks
-/// every buffer mapping of every device that exists at that moment ("A valid external Instance
-/// reference no longer exists"), so the next read-back of the solver would fail. The copy costs
-/// one RGBA8 frame per draw.
-struct SceneTarget {
-    canvas: web_sys::HtmlCanvasElement,
-    color: wgpu::Texture,
-    depth: wgpu::TextureView,
-    pipeline: wgpu::RenderPipeline,
-    buffer: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
-    /// Read-back buffers of the current size, free for the next frame.
-    staging: Rc<RefCell<Staging>>,
-}
-
-/// Read-back buffers of one frame size; a frame whose buffer comes back after a resize drops it.
-#[derive(Default)]
-struct Staging {
-    size: (u32, u32),
-    free: Vec<wgpu::Buffer>,
-}
-
-const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24Plus;
-/// The scene's colour target: bytes in the order of a 2D canvas's `ImageData`.
-const SCENE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 /// Most uniform buffers kept for reuse.
 const UNIFORM_CACHE: usize = 512;
 
@@ -195,126 +169,13 @@ impl WebGpu {
             compute_pipelines: RefCell::new(HashMap::new()),
             errors,
             uniforms: RefCell::new(HashMap::new()),
-            scene: RefCell::new(None),
             checks: std::cell::Cell::new(None),
         })
     }
 
-    /// Makes the scene target on first use.
-    fn ensure_scene(&self) -> Result<()> {
-        if self.scene.borrow().is_none() {
-            let target = self.scene_target()?;
-            *self.scene.borrow_mut() = Some(target);
-        }
-        Ok(())
-    }
-
-    /// A new canvas, its render targets, and the scene pipeline (`shaders/scene.wgsl`).
-    fn scene_target(&self) -> Result<SceneTarget> {
-        let canvas = new_canvas()?;
-        let (width, height) = (canvas.width().max(1), canvas.height().max(1));
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("scene"),
-                source: wgpu::ShaderSource::Wgsl(
-                    include_str!("../../shaders/scene/scene.wgsl").into(),
-                ),
-            });
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("scene"),
-            size: std::mem::size_of::<Scene>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let layout = self
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("scene"),
-                entries: &[wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                }],
-            });
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("scene"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buffer.as_entire_binding(),
-            }],
-        });
-        let pipeline_layout = self
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("scene"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-        let pipeline = self
-            .device
-            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("scene"),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                primitive: wgpu::PrimitiveState::default(),
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(SCENE_FORMAT.into())],
-                }),
-                multiview_mask: None,
-                cache: None,
-            });
-        Ok(SceneTarget {
-            color: self.scene_texture(width, height, SCENE_FORMAT),
-            depth: self
-                .scene_texture(width, height, DEPTH_FORMAT)
-                .create_view(&Default::default()),
-            canvas,
-            pipeline,
-            buffer,
-            bind_group,
-            staging: Default::default(),
-        })
-    }
-
-    /// A `width x height` target of the scene pass (colour or depth).
-    fn scene_texture(&self, width: u32, height: u32, format: wgpu::TextureFormat) -> wgpu::Texture {
-        self.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("scene"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        })
+    /// The scene renderer of this device (see [`SceneRenderer`]).
+    pub fn renderer(&self) -> SceneRenderer {
+        SceneRenderer::new(&self.device, &self.queue, &self.errors)
     }
 
     /// Chooses the run-time checks wgpu builds into shaders (bounds checks, loop bounding,
@@ -337,47 +198,9 @@ impl WebGpu {
         Ok(())
     }
 
-    /// Maps `staging` (the frame just copied into it, rows of `row` bytes) and puts it on the
-    /// scene's canvas when it maps; then the buffer goes back to the pool of its size.
-    #[cfg(target_arch = "wasm32")]
-    fn show_when_mapped(&self, t: &SceneTarget, staging: wgpu::Buffer, row: u32) {
-        let (canvas, pool, errors) = (t.canvas.clone(), t.staging.clone(), self.errors.clone());
-        let (width, height) = (t.color.width(), t.color.height());
-        let mapped = staging.clone();
-        staging.map_async(wgpu::MapMode::Read, .., move |result| {
-            let shown = result
-                .map_err(|e| e.to_string())
-                .and_then(|()| show_frame(&canvas, &mapped, width, height, row));
-            mapped.unmap();
-            if let Err(e) = shown {
-                if let Ok(mut list) = errors.lock() {
-                    list.push(format!("showing a frame of the wall failed: {e}"));
-                }
-            }
-            let mut pool = pool.borrow_mut();
-            if pool.size == (width, height) {
-                pool.free.push(mapped);
-            }
-        });
-    }
-
-    /// Natively there is no canvas to show a frame on (and `draw` fails before it gets here).
-    #[cfg(not(target_arch = "wasm32"))]
-    fn show_when_mapped(&self, _: &SceneTarget, _: wgpu::Buffer, _: u32) {}
-
     /// Turns errors reported since the last check into one `Error::Gpu`.
     fn check_errors(&self) -> Result<()> {
-        let mut list = self
-            .errors
-            .lock()
-            .map_err(|_| Error::Gpu("error log poisoned".into()))?;
-        if list.is_empty() {
-            Ok(())
-        } else {
-            let all = list.join("; ");
-            list.clear();
-            Err(Error::Gpu(all))
-        }
+        take_errors(&self.errors)
     }
 
     /// The pipeline of a kernel, built on first use.
@@ -610,6 +433,20 @@ impl WebGpu {
     }
 }
 
+/// Turns the errors in `log` into one `Error::Gpu` and empties it.
+fn take_errors(log: &Mutex<Vec<String>>) -> Result<()> {
+    let mut list = log
+        .lock()
+        .map_err(|_| Error::Gpu("error log poisoned".into()))?;
+    if list.is_empty() {
+        Ok(())
+    } else {
+        let all = list.join("; ");
+        list.clear();
+        Err(Error::Gpu(all))
+    }
+}
+
 /// The bind group layout entries every kernel shares: the uniforms and one texture per input.
 fn layout_entries(
     inputs: usize,
@@ -814,154 +651,6 @@ impl Backend for WebGpu {
             .map_err(|_| Error::Gpu("the device was lost".into()))?;
         self.check_errors()
     }
-
-    fn draw(&self, scene: &Scene) -> Result<()> {
-        self.ensure_scene()?;
-        let mut guard = self.scene.borrow_mut();
-        let t = guard.as_mut().expect("made above");
-        let (width, height) = (t.canvas.width().max(1), t.canvas.height().max(1));
-        if (width, height) != (t.color.width(), t.color.height()) {
-            t.color = self.scene_texture(width, height, SCENE_FORMAT);
-            t.depth = self
-                .scene_texture(width, height, DEPTH_FORMAT)
-                .create_view(&Default::default());
-        }
-        self.queue
-            .write_buffer(&t.buffer, 0, bytemuck::bytes_of(scene));
-        let view = t.color.create_view(&Default::default());
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("scene"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: 0.80,
-                            g: 0.86,
-                            b: 0.93,
-                            a: 1.0,
-                        }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &t.depth,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Discard,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            pass.set_pipeline(&t.pipeline);
-            pass.set_bind_group(0, &t.bind_group, &[]);
-            pass.draw(0..SCENE_VERTICES, 0..scene.count[0]);
-        }
-        // The frame goes to a read-back buffer, and from there to the canvas once it maps.
-        let row = (4 * width).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
-            * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        let staging = {
-            let mut pool = t.staging.borrow_mut();
-            if pool.size != (width, height) {
-                *pool = Staging {
-                    size: (width, height),
-                    free: Vec::new(),
-                };
-            }
-            pool.free.pop().unwrap_or_else(|| {
-                self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("scene read-back"),
-                    size: u64::from(row * height),
-                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-                    mapped_at_creation: false,
-                })
-            })
-        };
-        encoder.copy_texture_to_buffer(
-            t.color.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &staging,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row),
-                    rows_per_image: Some(height),
-                },
-            },
-            extent(width as usize, height as usize),
-        );
-        self.queue.submit([encoder.finish()]);
-        self.show_when_mapped(t, staging, row);
-        self.check_errors()
-    }
-
-    fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
-        self.ensure_scene()?;
-        Ok(self
-            .scene
-            .borrow()
-            .as_ref()
-            .expect("made above")
-            .canvas
-            .clone())
-    }
-}
-
-/// A new canvas element for the scene.
-#[cfg(target_arch = "wasm32")]
-fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
-    use wasm_bindgen::JsCast;
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.create_element("canvas").ok())
-        .and_then(|c| c.dyn_into().ok())
-        .ok_or_else(|| Error::Gpu("could not create a canvas".into()))
-}
-
-/// Drawing needs a browser canvas.
-#[cfg(not(target_arch = "wasm32"))]
-fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
-    Err(Error::Unsupported(
-        "drawing the scene needs a browser canvas".into(),
-    ))
-}
-
-/// Puts the mapped frame (`height` rows of `row` bytes, RGBA8) on `canvas` through its 2D
-/// context.
-#[cfg(target_arch = "wasm32")]
-fn show_frame(
-    canvas: &web_sys::HtmlCanvasElement,
-    buffer: &wgpu::Buffer,
-    width: u32,
-    height: u32,
-    row: u32,
-) -> std::result::Result<(), String> {
-    use wasm_bindgen::JsCast;
-    let js = |e: wasm_bindgen::JsValue| format!("{e:?}");
-    let context: web_sys::CanvasRenderingContext2d = canvas
-        .get_context("2d")
-        .map_err(js)?
-        .ok_or("the canvas has no 2D context")?
-        .dyn_into()
-        .map_err(|_| "the canvas has no 2D context")?;
-    let bytes = buffer.get_mapped_range(..).map_err(|e| e.to_string())?;
-    let pixels: Vec<u8> = bytes
-        .chunks_exact(row as usize)
-        .flat_map(|r| &r[..4 * width as usize])
-        .copied()
-        .collect();
-    let image = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
-        wasm_bindgen::Clamped(&pixels),
-        width,
-        height,
-    )
-    .map_err(js)?;
-    context.put_image_data(&image, 0.0, 0.0).map_err(js)
 }
 
 /// Vendor, architecture, device and description from `GPUAdapter.info`, the ones the browser

@@ -20,11 +20,16 @@ use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
 use texla::backend::WebGpu;
-use texla::device::Device;
 use texla::error::Result;
 use texla::gpu::Gpu;
 use texla::matrix::Matrix;
 use texla::reference::{dot_error_bound, Rng};
+
+/// The WebGPU backend under `gpu`, to tune what only it has.
+fn webgpu(gpu: &Gpu) -> &WebGpu {
+    gpu.backend::<WebGpu>()
+        .expect("the native benchmark opens WebGPU")
+}
 
 /// Runs a future to completion on this thread. texla's futures complete on their first poll
 /// natively (the backend waits for the GPU inside), so a no-op waker is enough.
@@ -102,7 +107,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// (about 50 ms each, at most `per_batch` runs), then `batches` batches of back-to-back runs
 /// between waits for the GPU; the median batch. Returns the last result too, for checking.
 fn time<F: FnMut() -> Result<Matrix>>(
-    gpu: &Gpu<WebGpu>,
+    gpu: &Gpu,
     batches: usize,
     per_batch: usize,
     mut op: F,
@@ -191,9 +196,9 @@ struct Row {
 }
 
 /// A way to compute A B on the device.
-type Product = Box<dyn Fn(&Gpu<WebGpu>, &Matrix, &Matrix) -> Result<Matrix>>;
+type Product = Box<dyn Fn(&Gpu, &Matrix, &Matrix) -> Result<Matrix>>;
 
-fn products(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
+fn products(gpu: &Gpu, o: &Options) -> Result<()> {
     let mut paths: Vec<(String, Product)> = vec![
         (
             "fragment, teaching (matmul)".into(),
@@ -225,7 +230,7 @@ fn products(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
     }
     let mut rows: Vec<Row> = Vec::new();
     for (level, checks) in check_levels() {
-        gpu.backend().set_runtime_checks(checks);
+        webgpu(gpu).set_runtime_checks(checks);
         for (name, op) in &paths {
             let mut row = Row {
                 name: format!("{name} [{level}]"),
@@ -273,8 +278,7 @@ fn products(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
             rows.push(row);
         }
     }
-    gpu.backend()
-        .set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
+    webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
     println!(
         "\nTFLOPS of C = A B (n x n, FP32), median of {} batches:",
         o.batches
@@ -304,22 +308,21 @@ fn products(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
     Ok(())
 }
 
-fn matvec(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
+fn matvec(gpu: &Gpu, o: &Options) -> Result<()> {
     println!("\nA x (n x n times n x 1), GB/s of A read (n^2 * 4 bytes per product):");
     for (level, checks) in check_levels() {
         if level == "bounds checks only" {
             continue;
         }
-        gpu.backend().set_runtime_checks(checks);
+        webgpu(gpu).set_runtime_checks(checks);
         println!("[{level}]");
         matvec_sizes(gpu, o)?;
     }
-    gpu.backend()
-        .set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
+    webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
     Ok(())
 }
 
-fn matvec_sizes(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
+fn matvec_sizes(gpu: &Gpu, o: &Options) -> Result<()> {
     for n in [1024usize, 4096, 8192] {
         let mut rng = Rng::new(n as u32 + 1);
         let a = rng.matrix(n * n, -1.0, 1.0);
@@ -375,7 +378,7 @@ fn lcp64(a: &[f32], b: &[f32], n: usize, omega: f64, iterations: usize) -> Vec<f
     x
 }
 
-fn lcp(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
+fn lcp(gpu: &Gpu, o: &Options) -> Result<()> {
     let (n, iterations, omega) = (o.lcp_n, o.lcp_iterations, -0.8f32);
     let p = texla::problems::lcp(n, 1);
     let reference = lcp64(&p.a, &p.b, n, f64::from(omega), iterations);
@@ -424,19 +427,18 @@ fn lcp(gpu: &Gpu<WebGpu>, o: &Options) -> Result<()> {
     ];
     counts.dedup();
     for (level, checks) in check_levels() {
-        gpu.backend().set_runtime_checks(checks);
+        webgpu(gpu).set_runtime_checks(checks);
         println!("[{level}]");
         lcp_paths(gpu, &counts, (n, iterations, omega), (&a, &b, &x0), &report)?;
     }
-    gpu.backend()
-        .set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
+    webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
     Ok(())
 }
 
 type Report<'a> = dyn Fn(&str, f64, f64, &Matrix) -> Result<()> + 'a;
 
 fn lcp_paths(
-    gpu: &Gpu<WebGpu>,
+    gpu: &Gpu,
     counts: &[(Option<usize>, Option<usize>)],
     (n, iterations, omega): (usize, usize, f32),
     (a, b, x0): (&Matrix, &Matrix, &Matrix),
@@ -491,7 +493,7 @@ fn lcp_paths(
 /// friction, 2n projected-Jacobi iterations (omega -0.1), solved by `physics::gpu_frame` (upload,
 /// one pass per iteration, read-back), in both modes; beside the float64 CPU solve of the same
 /// LCP (`ContactLcp::solve_jacobi`, the same iteration), and the largest difference.
-fn wall(gpu: &Gpu<WebGpu>) -> Result<()> {
+fn wall(gpu: &Gpu) -> Result<()> {
     use texla::physics::{wall, Mode, Settings, WallSpec, World};
     let start = Instant::now();
     let now = || start.elapsed().as_secs_f64() * 1e3;
@@ -546,7 +548,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let gpu = Gpu::new(backend);
+    let gpu = Gpu::new(backend, None);
     let caps = gpu.capabilities().clone();
     println!(
         "adapter: {}; max texture {}; render targets {}; workgroup memory {} bytes",

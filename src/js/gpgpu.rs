@@ -10,16 +10,16 @@ use wasm_bindgen_futures::future_to_promise;
 use super::gpu_matrix::{wrap_matrix, GpuMatrix, Registry};
 use super::options::{dimension, object};
 use super::wall::Wall;
-use crate::device::{self, Choice, Device};
 use crate::error::Error;
 use crate::gpu::ops;
+use crate::gpu::{Choice, Gpu};
 use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
 
 /// A GPU for linear algebra, on WebGPU or WebGL2.
 #[wasm_bindgen]
 pub struct Gpgpu {
-    pub(super) device: Rc<dyn Device>,
+    pub(super) device: Rc<Gpu>,
     pub(super) reason: String,
     /// This device's matrices by id, so that arrays of matrices can be passed from JS.
     pub(super) registry: Registry,
@@ -42,9 +42,9 @@ impl Gpgpu {
     ) -> Result<Gpgpu, JsValue> {
         console_error_panic_hook::set_once();
         let choice: Choice = backend.as_deref().unwrap_or("auto").parse()?;
-        let opened = device::open(choice).await?;
+        let opened = Gpu::open(choice).await?;
         Ok(Gpgpu {
-            device: Rc::from(opened.device),
+            device: Rc::new(opened.gpu),
             reason: opened.reason,
             registry: Rc::default(),
         })

@@ -10,9 +10,9 @@ use js_sys::{Float32Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::device::Device;
 use crate::error::Error;
 use crate::gpu::ops;
+use crate::gpu::Gpu;
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
@@ -27,7 +27,7 @@ pub(super) type Slot = RefCell<Option<Matrix>>;
 /// A matrix whose data stays on the GPU until `read()`.
 #[wasm_bindgen]
 pub struct GpuMatrix {
-    device: Rc<dyn Device>,
+    device: Rc<Gpu>,
     id: u32,
     rows: usize,
     cols: usize,
@@ -116,7 +116,7 @@ impl GpuMatrix {
 }
 
 /// Makes a GpuMatrix of `m` and records it in `registry`.
-pub(super) fn wrap_matrix(device: &Rc<dyn Device>, registry: &Registry, m: Matrix) -> GpuMatrix {
+pub(super) fn wrap_matrix(device: &Rc<Gpu>, registry: &Registry, m: Matrix) -> GpuMatrix {
     let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
     let (rows, cols) = (m.rows(), m.cols());
     let cell = Rc::new(RefCell::new(Some(m)));

@@ -8,8 +8,8 @@ use wasm_bindgen_futures::future_to_promise;
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
 use super::options::{dimension, object, option_bool, option_count, option_number, option_value};
-use crate::device::{self, Device};
 use crate::error::Error;
+use crate::gpu::{self, Gpu};
 use crate::matrix::Matrix;
 use crate::problems;
 use crate::solver::{self, Observer, Solution};
@@ -162,7 +162,7 @@ impl Gpgpu {
 
 /// A solver run on a device with its own arguments, following `observe`.
 type SolverCall<A> =
-    for<'a> fn(&'a dyn Device, A, Observer<'a>) -> device::LocalFuture<'a, Result<Solution, Error>>;
+    for<'a> fn(&'a Gpu, A, Observer<'a>) -> gpu::LocalFuture<'a, Result<Solution, Error>>;
 
 impl Gpgpu {
     /// Runs a solver as a promise: progress goes to `options.onProgress`, `options.signal`

@@ -9,15 +9,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::options::object;
-use crate::device::Device;
 use crate::error::Error;
+use crate::gpu::Gpu;
 use crate::physics;
 
 /// The collapsing wall: a [`physics::World`] whose contact LCP is solved on the GPU every
 /// frame, drawn with the same backend.
 #[wasm_bindgen]
 pub struct Wall {
-    device: Rc<dyn Device>,
+    device: Rc<Gpu>,
     state: Rc<RefCell<WallState>>,
 }
 
@@ -45,7 +45,7 @@ fn now_ms() -> f64 {
 }
 
 impl Wall {
-    pub(super) fn new(device: Rc<dyn Device>, seed: u32) -> Self {
+    pub(super) fn new(device: Rc<Gpu>, seed: u32) -> Self {
         let state = WallState {
             world: Self::world(seed, physics::Settings::default()),
             camera: physics::Camera::default(),

@@ -5,8 +5,8 @@
 //! ([`World::end_frame`]).
 
 use super::{ContactLcp, World};
-use crate::device::Device;
 use crate::error::Result;
+use crate::gpu::Gpu;
 use crate::solver::{self, ContactSystem};
 
 /// One frame of `world` with its contact LCP solved on the GPU: the LCP's textures are
@@ -15,7 +15,7 @@ use crate::solver::{self, ContactSystem};
 /// come back in one read. Returns the frame's LCP, the impulses applied and the milliseconds the
 /// GPU part took (upload, solve and read-back), timed by `now` (ms).
 pub async fn gpu_frame(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     world: &mut World,
     now: &dyn Fn() -> f64,
 ) -> Result<(ContactLcp, Vec<[f64; 3]>, f64)> {

@@ -1,9 +1,9 @@
 //! Conjugate gradients for symmetric positive definite A (seed 000, section 4.1).
 
 use super::solution::{breathe, check_finite, check_system, Observer, Progress, Solution};
-use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::gpu::ops;
+use crate::gpu::Gpu;
 use crate::kernels::{Expr, Func2};
 use crate::matrix::Matrix;
 
@@ -35,7 +35,7 @@ impl Default for CgOptions {
 /// only read-backs), x += alpha p and r -= alpha s (2 passes, or 1 fused), p = r + beta p.
 /// Reports p^T A p <= 0 as "not positive definite" and a NaN or infinite residual as divergence.
 pub async fn cg(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     a: &Matrix,
     b: &Matrix,
     x0: Option<&Matrix>,

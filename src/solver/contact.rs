@@ -4,8 +4,8 @@
 //! The system arrives as plain vectors ([`ContactLayout`]): one contact per texel row, rows
 //! `(normal, tangent 1, tangent 2, 0)`; the solver knows nothing of bodies or frames.
 
-use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::gpu::Gpu;
 use crate::kernels::{self, Program};
 use crate::matrix::Matrix;
 
@@ -52,7 +52,7 @@ pub struct ContactSystem {
 
 impl ContactSystem {
     /// Uploads the textures of `layout`.
-    pub fn upload(gpu: &dyn Device, layout: &ContactLayout) -> Result<Self> {
+    pub fn upload(gpu: &Gpu, layout: &ContactLayout) -> Result<Self> {
         let rows = layout.rows;
         let neighbours = match &layout.neighbours {
             Some(list) => gpu.upload(list, rows, layout.count / 4)?,
@@ -72,12 +72,7 @@ impl ContactSystem {
 
 /// One projected Jacobi iteration of a contact LCP with friction, in one pass: the new impulses
 /// from `x`.
-pub fn contact_step(
-    gpu: &dyn Device,
-    system: &ContactSystem,
-    x: &Matrix,
-    omega: f32,
-) -> Result<Matrix> {
+pub fn contact_step(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -> Result<Matrix> {
     let rows = system.matrix.rows();
     if x.cols() != 1 || x.rows() != rows || !rows.is_multiple_of(4) {
         return Err(Error::Shape(format!(
@@ -109,7 +104,7 @@ pub fn contact_step(
 /// Runs `iterations` projected Jacobi passes from `x0` (4C x 1): per contact
 /// x <- proj(x + omega D (A x + b)), normal impulse >= 0, friction within mu times it.
 pub fn contact_jacobi(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     system: &ContactSystem,
     x0: &Matrix,
     omega: f32,
@@ -129,7 +124,7 @@ pub fn contact_jacobi(
 /// there. The block layout and a device without compute kernels give clear `Unsupported`
 /// errors.
 pub fn contact_jacobi_compute(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     system: &ContactSystem,
     x: &Matrix,
     (omega, iterations): (f32, usize),
@@ -153,7 +148,7 @@ pub fn contact_jacobi_compute(
 /// compute kernels run on a hardware adapter. A software renderer runs the dispatch's
 /// workgroups one after another on one core (SwiftShader: slower than the passes), and the
 /// block layout has no single-dispatch solver yet.
-fn single_dispatch(gpu: &dyn Device, system: &ContactSystem) -> bool {
+fn single_dispatch(gpu: &Gpu, system: &ContactSystem) -> bool {
     let caps = gpu.capabilities();
     system.dense && caps.compute && !caps.software
 }
@@ -161,7 +156,7 @@ fn single_dispatch(gpu: &dyn Device, system: &ContactSystem) -> bool {
 /// `iterations` projected Jacobi iterations of `system` from `x0`, the fastest way the device
 /// has: one compute dispatch (see [`single_dispatch`]) or one pass per iteration.
 pub fn solve_contacts(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     system: &ContactSystem,
     x0: &Matrix,
     omega: f32,

@@ -3,9 +3,9 @@
 use super::solution::{
     breathe, check_finite, check_system, inverse_diagonal, Observer, Progress, Solution,
 };
-use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::gpu::ops;
+use crate::gpu::Gpu;
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
@@ -33,7 +33,7 @@ impl Default for JacobiOptions {
 /// Solves Ax = b by Jacobi's method from x = 0. Converges for diagonally dominant A; a residual
 /// that grows 1e6-fold over its start, or turns NaN, is reported as divergence.
 pub async fn jacobi(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     a: &Matrix,
     b: &Matrix,
     options: JacobiOptions,

@@ -6,8 +6,8 @@ use super::solution::{
     breathe, check_finite, check_omega, check_system, inverse_diagonal, Observer, Progress,
     Solution,
 };
-use crate::device::{Counts, Device};
 use crate::error::{Error, Result};
+use crate::gpu::{Counts, Gpu};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
@@ -39,7 +39,7 @@ impl Default for LcpOptions {
 /// Runs projected Jacobi from `x0` (zero if `None`): per iteration w = A x (2 passes) and one
 /// fused pass x = max(x + (b + w) .* d, 0) (seed 000's madad and max in one shader).
 pub async fn lcp_jacobi(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     a: &Matrix,
     b: &Matrix,
     x0: Option<&Matrix>,
@@ -81,7 +81,7 @@ pub async fn lcp_jacobi(
 /// overrides the device's choice. Reads back the diagonal (to refuse a zero) and, if asked, the
 /// residual; nothing in between, so there is no progress to report until it is done.
 pub async fn lcp_jacobi_compute(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     a: &Matrix,
     b: &Matrix,
     x0: Option<&Matrix>,
@@ -116,7 +116,7 @@ pub async fn lcp_jacobi_compute(
 /// complementarity residual if asked for. `nan`: the error to give where the residual is NaN
 /// because x itself is.
 async fn solution(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     (a, b, x): (&Matrix, &Matrix, Matrix),
     options: &LcpOptions,
     start: Counts,
@@ -143,7 +143,7 @@ async fn solution(
 }
 
 /// max |min(x, Ax + b)|: zero exactly at a solution of the LCP (NaN if anything is NaN).
-pub async fn complementarity(gpu: &dyn Device, a: &Matrix, b: &Matrix, x: &Matrix) -> Result<f32> {
+pub async fn complementarity(gpu: &Gpu, a: &Matrix, b: &Matrix, x: &Matrix) -> Result<f32> {
     let w = gpu.mul_vec(a, x)?;
     let m = gpu.map(&Expr::parse("min(a, b + c)")?, &[x, b, &w])?;
     gpu.max_abs(&m).await

@@ -3,8 +3,8 @@
 //! memory chosen from the device's capabilities.
 
 use super::{check_omega, check_vectors};
-use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::gpu::Gpu;
 use crate::kernels::{self, Program};
 use crate::matrix::Matrix;
 
@@ -29,7 +29,7 @@ pub const MAX_KERNEL_ITERATIONS: usize = 1 << 24;
 /// `friction` (1 / diag(A) and mu, n x 1 each) solves the wall's contact LCP instead: one
 /// contact per texel row, friction bounded by mu times the new normal impulse.
 pub fn lcp_jacobi_blocks(
-    gpu: &dyn Device,
+    gpu: &Gpu,
     (a, b, x0): (&Matrix, &Matrix, &Matrix),
     friction: Option<(&Matrix, &Matrix)>,
     (omega, iterations): (f32, usize),

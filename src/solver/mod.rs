@@ -1,4 +1,4 @@
-//! Iterative solvers on the GPU, built only from the [`Device`](crate::device::Device)
+//! Iterative solvers on the GPU, built only from the [`Gpu`](crate::gpu::Gpu)
 //! operations: conjugate gradients, Jacobi's method, projected Jacobi for the LCP
 //! and for the wall's contact LCP with friction.
 

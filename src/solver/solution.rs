@@ -1,7 +1,7 @@
 //! What a solver returns, and how a caller follows and cancels a run.
 
-use crate::device::{Counts, Device};
 use crate::error::{Error, Result};
+use crate::gpu::{Counts, Gpu};
 use crate::kernels::{Expr, Func2};
 use crate::matrix::Matrix;
 
@@ -76,7 +76,7 @@ pub(crate) fn check_omega(omega: f32) -> Result<()> {
 }
 
 /// d = omega / diag(A), refusing a zero (or non-finite) diagonal element.
-pub(crate) async fn inverse_diagonal(gpu: &dyn Device, a: &Matrix, omega: f32) -> Result<Matrix> {
+pub(crate) async fn inverse_diagonal(gpu: &Gpu, a: &Matrix, omega: f32) -> Result<Matrix> {
     let d = gpu.diagonal(a)?;
     let values = gpu.read(&d).await?;
     if let Some(i) = values.iter().position(|v| *v == 0.0 || !v.is_finite()) {

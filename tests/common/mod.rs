@@ -3,13 +3,13 @@
 #![allow(dead_code)]
 
 use texla::backend::BackendKind;
-use texla::device::{open, Choice, Device};
+use texla::gpu::{Choice, Gpu};
 
-pub async fn device(kind: BackendKind) -> Box<dyn Device> {
-    match open(Choice::Force(kind)).await {
+pub async fn device(kind: BackendKind) -> Box<Gpu> {
+    match Gpu::open(Choice::Force(kind)).await {
         Ok(opened) => {
-            assert_eq!(opened.device.capabilities().backend, kind);
-            opened.device
+            assert_eq!(opened.gpu.capabilities().backend, kind);
+            Box::new(opened.gpu)
         }
         Err(e) => panic!(
             "{} is required for this test and is missing: {e}",

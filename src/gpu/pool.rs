@@ -10,7 +10,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
-use crate::backend::Backend;
+use std::any::Any;
+
+use crate::backend::{DynBackend, DynTexture};
 use crate::error::Result;
 
 /// Free textures kept for reuse are capped at this many bytes; past it they are really freed.
@@ -40,28 +42,28 @@ impl MemoryStats {
 }
 
 /// The free textures of one device, by size, and the counts.
-pub struct Pool<B: Backend> {
-    free: HashMap<(usize, usize), Vec<B::Texture>>,
+pub struct Pool {
+    free: HashMap<(usize, usize), Vec<DynTexture>>,
     stats: MemoryStats,
 }
 
 /// A texture on loan from a pool; it goes back when dropped.
-pub struct Pooled<B: Backend> {
-    texture: Option<B::Texture>,
+pub struct Pooled {
+    texture: Option<DynTexture>,
     size: (usize, usize),
-    pool: Weak<RefCell<Pool<B>>>,
+    pool: Weak<RefCell<Pool>>,
 }
 
-impl<B: Backend> Pooled<B> {
+impl Pooled {
     /// The texture.
-    pub fn texture(&self) -> &B::Texture {
+    pub fn texture(&self) -> &dyn Any {
         self.texture
-            .as_ref()
+            .as_deref()
             .expect("a pooled texture is only taken in drop")
     }
 }
 
-impl<B: Backend> Drop for Pooled<B> {
+impl Drop for Pooled {
     fn drop(&mut self) {
         if let (Some(texture), Some(pool)) = (self.texture.take(), self.pool.upgrade()) {
             pool.borrow_mut().give_back(self.size, texture);
@@ -74,7 +76,7 @@ fn bytes((w, h): (usize, usize)) -> usize {
     16 * w * h
 }
 
-impl<B: Backend> Pool<B> {
+impl Pool {
     /// An empty pool, shared by a device and the textures it lends.
     pub fn new() -> Rc<RefCell<Self>> {
         Rc::new(RefCell::new(Pool {
@@ -86,10 +88,10 @@ impl<B: Backend> Pool<B> {
     /// A texture of `width x height` texels: a pooled one if there is one, else a new one.
     pub fn take(
         pool: &Rc<RefCell<Self>>,
-        backend: &B,
+        backend: &dyn DynBackend,
         width: usize,
         height: usize,
-    ) -> Result<Pooled<B>> {
+    ) -> Result<Pooled> {
         let size = (width, height);
         let reused = {
             let mut p = pool.borrow_mut();
@@ -115,7 +117,7 @@ impl<B: Backend> Pool<B> {
         })
     }
 
-    fn give_back(&mut self, size: (usize, usize), texture: B::Texture) {
+    fn give_back(&mut self, size: (usize, usize), texture: DynTexture) {
         self.stats.live_textures -= 1;
         self.stats.live_bytes -= bytes(size);
         if self.stats.pooled_bytes + bytes(size) <= MAX_POOLED_BYTES {
@@ -146,7 +148,7 @@ impl<B: Backend> Pool<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{BackendKind, Capabilities};
+    use crate::backend::{Backend, BackendKind, Capabilities};
     use crate::kernels::Program;
     use std::cell::Cell;
 
@@ -186,14 +188,6 @@ mod tests {
         }
         async fn finish(&self) -> Result<()> {
             Ok(())
-        }
-
-        fn draw(&self, _: &crate::scene::Scene) -> Result<()> {
-            unimplemented!("pool tests draw nothing")
-        }
-
-        fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
-            unimplemented!("pool tests draw nothing")
         }
     }
 

@@ -1,0 +1,89 @@
+//! The wall's renderer on WebGL2: lit boxes and a ball (`shaders/scene/scene.glsl`) drawn into
+//! the context's own canvas, between the kernels' passes.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use glow::HasContext;
+
+use super::{gl_errors, link};
+use crate::backend::Draw;
+use crate::error::{Error, Result};
+use crate::scene::{Scene, SCENE_VERTICES};
+
+/// Draws the wall with the context that computes it. Made by [`super::WebGl2::renderer`].
+pub struct SceneRenderer {
+    gl: Rc<glow::Context>,
+    canvas: web_sys::HtmlCanvasElement,
+    /// WebGL2 needs a bound vertex array to draw, even one without attributes.
+    vertex_array: glow::VertexArray,
+    /// The scene program and its uniform buffer, made on the first draw.
+    scene: RefCell<Option<(glow::Program, glow::Buffer)>>,
+}
+
+impl SceneRenderer {
+    /// A renderer into `canvas`, the canvas of `gl`.
+    pub(super) fn new(
+        gl: &Rc<glow::Context>,
+        canvas: &web_sys::HtmlCanvasElement,
+        vertex_array: glow::VertexArray,
+    ) -> Self {
+        SceneRenderer {
+            gl: gl.clone(),
+            canvas: canvas.clone(),
+            vertex_array,
+            scene: RefCell::new(None),
+        }
+    }
+}
+
+impl Draw for SceneRenderer {
+    fn draw(&self, scene: &Scene) -> Result<()> {
+        let gl = &self.gl;
+        if self.scene.borrow().is_none() {
+            let source = include_str!("../../../shaders/scene/scene.glsl");
+            let stage = |define: &str| format!("#version 300 es\n#define {define}\n{source}");
+            let program = link(gl, "the scene shader", &stage("VERTEX"), &stage("FRAGMENT"))?;
+            // SAFETY: objects of this context.
+            let buffer = unsafe {
+                if let Some(index) = gl.get_uniform_block_index(program, "Scene") {
+                    gl.uniform_block_binding(program, index, 0);
+                }
+                gl.create_buffer().map_err(Error::Gpu)?
+            };
+            *self.scene.borrow_mut() = Some((program, buffer));
+        }
+        let (program, buffer) = self.scene.borrow().expect("made above");
+        let (width, height) = (self.canvas.width() as i32, self.canvas.height() as i32);
+        // SAFETY: objects of this context; the state changed here is restored at the end.
+        unsafe {
+            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+            gl.viewport(0, 0, width, height);
+            gl.enable(glow::DEPTH_TEST);
+            gl.clear_color(0.80, 0.86, 0.93, 1.0);
+            gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
+            gl.use_program(Some(program));
+            gl.bind_buffer(glow::UNIFORM_BUFFER, Some(buffer));
+            gl.buffer_data_u8_slice(
+                glow::UNIFORM_BUFFER,
+                bytemuck::bytes_of(scene),
+                glow::DYNAMIC_DRAW,
+            );
+            gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, Some(buffer));
+            gl.bind_vertex_array(Some(self.vertex_array));
+            gl.draw_arrays_instanced(
+                glow::TRIANGLES,
+                0,
+                SCENE_VERTICES as i32,
+                scene.count[0] as i32,
+            );
+            gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, None);
+            gl.disable(glow::DEPTH_TEST);
+        }
+        gl_errors(&self.gl)
+    }
+
+    fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+        Ok(self.canvas.clone())
+    }
+}

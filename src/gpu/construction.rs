@@ -1,0 +1,55 @@
+//! Matrices made on the GPU: uploaded from row-major data, filled, the identity, a diagonal.
+
+use super::Gpu;
+use crate::error::{Error, Result};
+use crate::kernels::{self, Expr, Program};
+use crate::matrix::Matrix;
+
+impl Gpu {
+    /// Copies row-major `data` (`rows * cols` values) into a new GPU matrix.
+    pub fn upload(&self, data: &[f32], rows: usize, cols: usize) -> Result<Matrix> {
+        if rows > 0 && cols > 0 && rows.checked_mul(cols) != Some(data.len()) {
+            return Err(Error::DataLength {
+                len: data.len(),
+                rows,
+                cols,
+            });
+        }
+        let layout = self.layout(rows, cols)?;
+        let m = self.alloc(layout)?;
+        self.backend.write_texture(
+            self.texture(&m)?,
+            layout.width(),
+            layout.height(),
+            &layout.pack(data),
+        )?;
+        Ok(m)
+    }
+
+    /// A `rows x cols` matrix of `value` (`fill(r, c, 0.0)` is the zero matrix).
+    pub fn fill(&self, rows: usize, cols: usize, value: f32) -> Result<Matrix> {
+        let expr = Expr::Const(value);
+        self.run(
+            Program::new(kernels::map(&expr), vec![], self.layout(rows, cols)?)
+                .with_params(&[value]),
+            &[],
+        )
+    }
+
+    /// The `rows x cols` identity: ones where row == column.
+    pub fn identity(&self, rows: usize, cols: usize) -> Result<Matrix> {
+        self.run_kernel(kernels::IDENTITY, &[], self.layout(rows, cols)?)
+    }
+
+    /// The diagonal of a square matrix as a column vector.
+    pub fn diagonal(&self, a: &Matrix) -> Result<Matrix> {
+        if a.rows() != a.cols() {
+            return Err(Error::Shape(format!(
+                "the diagonal is taken of a square matrix, got {}x{}",
+                a.rows(),
+                a.cols()
+            )));
+        }
+        self.run_kernel(kernels::DIAGONAL, &[a], self.layout(a.rows(), 1)?)
+    }
+}

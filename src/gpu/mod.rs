@@ -1,0 +1,320 @@
+//! [`Gpu`]: texla's one GPU type. It holds a backend behind the small [`DynBackend`] seam, the
+//! texture pool, and the counts; every operation validates its inputs, then hands a
+//! [`Program`] to the backend. Nothing here names an algorithm or the page.
+//!
+//! The operations are split by concern, as nalgebra splits a type's: [`products`]
+//! (`mul`, `mul_fast`, `mul_compute`, `tr_mul`, `mul_vec`, ...), [`elementwise`] (`map`,
+//! `map2`, `map_mut`, and the seed's operation set in [`ops`]), [`reductions`] (`dot`,
+//! `sum_all`, `max_abs`) and [`construction`] (`upload`, `fill`, `identity`, `diagonal`). Every
+//! operation only records GPU work and returns at once; nothing is read back unless [`Gpu::read`]
+//! (or a reduction) is awaited. Every result is a new matrix; `_mut` operations replace the
+//! matrix they are given (other handles to the old value keep it).
+
+pub mod construction;
+pub mod elementwise;
+mod pool;
+pub mod products;
+pub mod reductions;
+
+pub use crate::backend::LocalFuture;
+pub use elementwise::ops;
+pub use pool::{MemoryStats, MAX_POOLED_BYTES};
+pub use products::MATVEC_BLOCK;
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::backend::{Backend, BackendKind, Capabilities, Draw, DynBackend, WebGl2, WebGpu};
+use crate::error::{Error, Result};
+use crate::kernels::{Kernel, Program};
+use crate::layout::Layout;
+use crate::matrix::Matrix;
+use crate::scene::Scene;
+use pool::{Pool, Pooled};
+
+static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// A GPU that stores matrices as textures and computes on them, on WebGPU or WebGL2.
+pub struct Gpu {
+    backend: Box<dyn DynBackend>,
+    /// The backend's scene renderer, for the wall (none for compute-only use).
+    renderer: Option<Box<dyn Draw>>,
+    /// Tags this GPU's matrices, so that a matrix of another GPU is refused.
+    id: u32,
+    pool: Rc<RefCell<Pool>>,
+    /// The kernel of the last pass, for [`Gpu::last_shader`].
+    last_kernel: RefCell<Option<Kernel>>,
+    /// Passes run and read-backs made so far.
+    counts: Cell<Counts>,
+}
+
+/// GPU passes run and read-backs made, to show what an algorithm costs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Fragment-shader passes (one render into one texture each).
+    pub passes: u64,
+    /// Read-backs of matrix data (scalars included) to the CPU.
+    pub readbacks: u64,
+}
+
+impl std::ops::Sub for Counts {
+    type Output = Counts;
+
+    fn sub(self, earlier: Counts) -> Counts {
+        Counts {
+            passes: self.passes - earlier.passes,
+            readbacks: self.readbacks - earlier.readbacks,
+        }
+    }
+}
+
+/// Which backend to open: "auto" (WebGPU, else WebGL2), "webgpu" or "webgl2".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// WebGPU if it works, else WebGL2.
+    Auto,
+    /// WebGPU or nothing.
+    Force(BackendKind),
+}
+
+impl std::str::FromStr for Choice {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "" | "auto" => Ok(Choice::Auto),
+            "webgpu" => Ok(Choice::Force(BackendKind::WebGpu)),
+            "webgl2" => Ok(Choice::Force(BackendKind::WebGl2)),
+            other => Err(Error::UnknownBackend(other.into())),
+        }
+    }
+}
+
+/// An open GPU and why its backend was chosen over the other.
+pub struct Opened {
+    /// The GPU.
+    pub gpu: Gpu,
+    /// Why this backend runs and the other one does not, in a sentence for the page.
+    pub reason: String,
+}
+
+impl Gpu {
+    /// Wraps an open backend and, for drawing the wall, its scene renderer.
+    pub fn new<B: Backend>(backend: B, renderer: Option<Box<dyn Draw>>) -> Self {
+        Gpu {
+            backend: Box::new(backend),
+            renderer,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            pool: Pool::new(),
+            last_kernel: RefCell::new(None),
+            counts: Cell::new(Counts::default()),
+        }
+    }
+
+    /// Opens a GPU as `choice` asks; when nothing works the error names what is missing.
+    pub async fn open(choice: Choice) -> Result<Opened> {
+        let webgpu = || async {
+            let b = WebGpu::create().await?;
+            let renderer: Box<dyn Draw> = Box::new(b.renderer());
+            Ok::<_, Error>(Gpu::new(b, Some(renderer)))
+        };
+        let webgl2 = || {
+            let b = WebGl2::create()?;
+            let renderer: Box<dyn Draw> = Box::new(b.renderer());
+            Ok::<_, Error>(Gpu::new(b, Some(renderer)))
+        };
+        let opened = |gpu, reason: String| Ok(Opened { gpu, reason });
+        match choice {
+            Choice::Force(BackendKind::WebGpu) => opened(
+                webgpu().await?,
+                "WebGPU was asked for by name, so WebGL2 was not tried".into(),
+            ),
+            Choice::Force(BackendKind::WebGl2) => opened(
+                webgl2()?,
+                "WebGL2 was asked for by name, so WebGPU was not tried".into(),
+            ),
+            Choice::Auto => match webgpu().await {
+                Ok(gpu) => opened(
+                    gpu,
+                    "WebGPU works here, so the WebGL2 fallback was not needed".into(),
+                ),
+                Err(gpu_error) => match webgl2() {
+                    Ok(gpu) => opened(gpu, format!("fell back to WebGL2 because {gpu_error}")),
+                    Err(gl_error) => Err(Error::BackendUnavailable(format!(
+                        "no GPU backend works here. {gpu_error}. {gl_error}."
+                    ))),
+                },
+            },
+        }
+    }
+
+    /// Facts about the backend and adapter.
+    pub fn capabilities(&self) -> &Capabilities {
+        self.backend.capabilities()
+    }
+
+    /// The backend as its own type `B`, if it is one (the native benchmark tunes WebGPU).
+    pub fn backend<B: Backend>(&self) -> Option<&B> {
+        self.backend.as_any().downcast_ref()
+    }
+
+    /// Runs `program` (a kernel of [`crate::kernels`] on concrete shapes) with `inputs` bound,
+    /// into a new matrix of shape `program.output`: how a domain runs a kernel of its own.
+    pub fn run(&self, program: Program, inputs: &[&Matrix]) -> Result<Matrix> {
+        Ok(self.run_multi(program, inputs)?.remove(0))
+    }
+
+    /// Runs `program` into one new matrix per output of its kernel, in one pass.
+    fn run_multi(&self, program: Program, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
+        let textures = inputs
+            .iter()
+            .map(|m| self.texture(m))
+            .collect::<Result<Vec<_>>>()?;
+        let outs = (0..program.kernel.outputs)
+            .map(|_| self.alloc(program.output))
+            .collect::<Result<Vec<_>>>()?;
+        let targets = outs
+            .iter()
+            .map(|m| self.texture(m))
+            .collect::<Result<Vec<_>>>()?;
+        self.backend.run(&program, &textures, &targets)?;
+        *self.last_kernel.borrow_mut() = Some(program.kernel);
+        let mut c = self.counts.get();
+        c.passes += 1;
+        self.counts.set(c);
+        Ok(outs)
+    }
+
+    /// Runs a kernel without parameters whose inputs are `inputs`.
+    fn run_kernel(&self, kernel: Kernel, inputs: &[&Matrix], output: Layout) -> Result<Matrix> {
+        let layouts = inputs.iter().map(|m| m.layout).collect();
+        self.run(Program::new(kernel, layouts, output), inputs)
+    }
+
+    /// The texture of `m`, if `m` belongs to this GPU.
+    fn texture<'m>(&self, m: &'m Matrix) -> Result<&'m dyn Any> {
+        if m.owner != self.id {
+            return Err(Error::ForeignMatrix);
+        }
+        m.texture
+            .downcast_ref::<Pooled>()
+            .map(Pooled::texture)
+            .ok_or(Error::ForeignMatrix)
+    }
+
+    /// The layout of a `rows x cols` matrix, if this GPU's textures can hold it.
+    fn layout(&self, rows: usize, cols: usize) -> Result<Layout> {
+        Layout::new(rows, cols, self.capabilities().max_texture_size)
+    }
+
+    /// A matrix of the given shape with a texture from the pool, contents undefined.
+    fn alloc(&self, layout: Layout) -> Result<Matrix> {
+        let texture = Pool::take(
+            &self.pool,
+            self.backend.as_ref(),
+            layout.width(),
+            layout.height(),
+        )?;
+        Ok(Matrix {
+            layout,
+            owner: self.id,
+            texture: Rc::new(texture),
+        })
+    }
+
+    /// Passes run and read-backs made since the GPU opened.
+    pub fn counts(&self) -> Counts {
+        self.counts.get()
+    }
+
+    /// Reads `m` back: exactly `rows * cols` values, row-major.
+    pub async fn read(&self, m: &Matrix) -> Result<Vec<f32>> {
+        let l = m.layout;
+        let texels = self
+            .backend
+            .read_texture(self.texture(m)?, l.width(), l.height())
+            .await?;
+        let mut c = self.counts.get();
+        c.readbacks += 1;
+        self.counts.set(c);
+        Ok(l.unpack(&texels))
+    }
+
+    /// Resolves once all GPU work submitted so far has finished.
+    pub async fn finish(&self) -> Result<()> {
+        self.backend.finish().await
+    }
+
+    /// Live and pooled textures, in counts and bytes, and the peak bytes held at once.
+    pub fn memory(&self) -> MemoryStats {
+        self.pool.borrow().stats()
+    }
+
+    /// Frees the pooled (unused) textures now.
+    pub fn release_pooled(&self) {
+        self.pool.borrow_mut().clear();
+    }
+
+    /// Starts a new peak (see [`MemoryStats::peak_bytes`]) from the bytes held now.
+    pub fn reset_peak(&self) {
+        self.pool.borrow_mut().reset_peak();
+    }
+
+    /// Full source (WGSL or GLSL, as the backend runs it) of the last kernel that ran.
+    pub fn last_shader(&self) -> Option<String> {
+        let kernel = self.last_kernel.borrow();
+        let k = kernel.as_ref()?;
+        Some(match self.capabilities().backend {
+            BackendKind::WebGpu => k.wgsl_source(),
+            BackendKind::WebGl2 => k.glsl_source(),
+        })
+    }
+
+    /// Draws a scene of lit boxes into [`Gpu::scene_canvas`] (the wall's view).
+    pub fn draw_scene(&self, scene: &Scene) -> Result<()> {
+        self.renderer()?.draw(scene)
+    }
+
+    /// The canvas [`Gpu::draw_scene`] draws into, for the page to place and size.
+    pub fn scene_canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+        self.renderer()?.canvas()
+    }
+
+    fn renderer(&self) -> Result<&dyn Draw> {
+        self.renderer
+            .as_deref()
+            .ok_or_else(|| Error::Unsupported("this GPU was opened without a renderer".into()))
+    }
+}
+
+/// A clear error unless `a` and `b` have one shape.
+fn same_shape(what: &str, a: &Matrix, b: &Matrix) -> Result<()> {
+    if a.layout == b.layout {
+        Ok(())
+    } else {
+        Err(Error::Shape(format!(
+            "{what} needs matrices of the same shape, got {}x{} and {}x{}",
+            a.rows(),
+            a.cols(),
+            b.rows(),
+            b.cols()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_names_parse() {
+        assert_eq!("auto".parse(), Ok(Choice::Auto));
+        assert_eq!("".parse(), Ok(Choice::Auto));
+        assert_eq!("webgl2".parse(), Ok(Choice::Force(BackendKind::WebGl2)));
+        assert_eq!("webgpu".parse(), Ok(Choice::Force(BackendKind::WebGpu)));
+        let err = "vulkan".parse::<Choice>().unwrap_err();
+        assert!(err.to_string().contains("\"vulkan\""), "{err}");
+    }
+}

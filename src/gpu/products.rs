@@ -1,0 +1,222 @@
+//! Products: `A B` by the teaching, fast fragment and compute kernels, `A^T B`, `A B^T`,
+//! `A^T`, and `A x` blocked, naive and on the compute path.
+
+use super::Gpu;
+use crate::error::{Error, Result};
+use crate::kernels::{self, Program};
+use crate::matrix::Matrix;
+
+/// Columns per block of the blocked matrix-vector product's first pass.
+pub const MATVEC_BLOCK: usize = 64;
+
+impl Gpu {
+    /// `a * b`, a new `a.rows() x b.cols()` matrix.
+    pub fn mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        check_inner(a, b)?;
+        self.run_kernel(kernels::MATMUL, &[a, b], self.layout(a.rows(), b.cols())?)
+    }
+
+    /// `a * b` on the compute path (WebGPU only): workgroup-memory tiling, 4 output texels per
+    /// thread. On WebGL2 a clear `Unsupported` error.
+    pub fn mul_compute(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        self.mul_compute_tiled(a, b, self.tiling())
+    }
+
+    /// The chunk depth of the compute-path product: 8, measured fastest on an H100 (the
+    /// native benchmark tries the others).
+    pub fn tiling(&self) -> usize {
+        8
+    }
+
+    /// `a * b` on the compute path with chunks of `bk` of the inner dimension (8, 16 or 32).
+    pub fn mul_compute_tiled(&self, a: &Matrix, b: &Matrix, bk: usize) -> Result<Matrix> {
+        check_inner(a, b)?;
+        if !kernels::TILED_CHUNKS.contains(&bk) {
+            return Err(Error::Unsupported(format!(
+                "the compute-path product takes chunks of 8, 16 or 32, not {bk}"
+            )));
+        }
+        let bytes = kernels::tiled_workgroup_bytes(bk);
+        if self.capabilities().compute && bytes > self.capabilities().max_workgroup_storage {
+            return Err(Error::Unsupported(format!(
+                "chunks of {bk} need {bytes} bytes of workgroup memory, this device allows {}",
+                self.capabilities().max_workgroup_storage
+            )));
+        }
+        self.run_kernel(
+            kernels::matmul_tiled(bk),
+            &[a, b],
+            self.layout(a.rows(), b.cols())?,
+        )
+    }
+
+    /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
+    /// render target (up to [`crate::kernels::FAST_TARGETS`], as many as the backend allows), A's
+    /// texels fetched once for all of them; then the slabs are copied into one matrix.
+    pub fn mul_fast(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        let targets = self
+            .capabilities()
+            .max_render_targets
+            .min(kernels::FAST_TARGETS);
+        self.mul_fast_targets(a, b, targets)
+    }
+
+    /// `a * b` with the fast fragment kernel writing `targets` render targets (clamped to what
+    /// the backend allows and to the columns of b).
+    pub fn mul_fast_targets(&self, a: &Matrix, b: &Matrix, targets: usize) -> Result<Matrix> {
+        check_inner(a, b)?;
+        let n = b.cols();
+        let out = self.layout(a.rows(), n)?;
+        let targets = targets
+            .min(self.capabilities().max_render_targets)
+            .clamp(1, n);
+        // Slabs of w columns, as few as cover n.
+        let w = n.div_ceil(targets);
+        let targets = n.div_ceil(w);
+        if targets == 1 {
+            // One target is the teaching kernel.
+            return self.mul(a, b);
+        }
+        let program = Program::new(
+            kernels::matmul_fast(targets),
+            vec![a.layout, b.layout],
+            self.layout(a.rows(), w)?,
+        );
+        let slabs = self.run_multi(program, &[a, b])?;
+        let c = self.alloc(out)?;
+        for (t, slab) in slabs.iter().enumerate() {
+            let x = t * w;
+            self.backend.copy_columns(
+                self.texture(slab)?,
+                self.texture(&c)?,
+                x,
+                w.min(n - x),
+                out.height(),
+            )?;
+        }
+        Ok(c)
+    }
+
+    /// `m * m` for a square `m`.
+    pub fn square(&self, m: &Matrix) -> Result<Matrix> {
+        check_square(m)?;
+        self.mul(m, m)
+    }
+
+    /// `m * m` for a square `m`, with the fast fragment kernel of [`Gpu::mul_fast`].
+    pub fn square_fast(&self, m: &Matrix) -> Result<Matrix> {
+        check_square(m)?;
+        self.mul_fast(m, m)
+    }
+
+    /// `a^T * b`, without building `a^T`.
+    pub fn tr_mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        if a.rows() != b.rows() {
+            return Err(inner_mismatch(a, b, "A^T B", a.rows(), b.rows()));
+        }
+        self.run_kernel(kernels::TR_MUL, &[a, b], self.layout(a.cols(), b.cols())?)
+    }
+
+    /// `a * b^T`, without building `b^T`.
+    pub fn mul_tr(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        if a.cols() != b.cols() {
+            return Err(inner_mismatch(a, b, "A B^T", a.cols(), b.cols()));
+        }
+        self.run_kernel(kernels::MUL_TR, &[a, b], self.layout(a.rows(), b.rows())?)
+    }
+
+    /// `a^T`.
+    pub fn transpose(&self, a: &Matrix) -> Result<Matrix> {
+        self.run_kernel(kernels::TRANSPOSE, &[a], self.layout(a.cols(), a.rows())?)
+    }
+
+    /// `a * x` for a column vector `x`, blocked (seed 003): partial sums over column blocks in
+    /// many fragments, then a reduction pass.
+    pub fn mul_vec(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+        check_vector(a, x)?;
+        let blocks = a.cols().div_ceil(MATVEC_BLOCK);
+        let partial = self.run(
+            Program::new(
+                kernels::MATVEC_PARTIAL,
+                vec![a.layout, x.layout],
+                self.layout(a.rows(), blocks)?,
+            )
+            .with_params(&[MATVEC_BLOCK as f32]),
+            &[a, x],
+        )?;
+        self.run_kernel(kernels::SUM_COLS, &[&partial], self.layout(a.rows(), 1)?)
+    }
+
+    /// `a * x`, one fragment per four output rows (the plain product), for comparison.
+    pub fn mul_vec_naive(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+        if x.cols() != 1 {
+            return Err(Error::Shape(format!(
+                "A x needs x to be a column vector, got {}x{}",
+                x.rows(),
+                x.cols()
+            )));
+        }
+        self.mul(a, x)
+    }
+
+    /// `a * x` on the compute path (WebGPU only): one dispatch, 32 rows per workgroup, partial
+    /// sums added in workgroup memory. On WebGL2 a clear `Unsupported` error.
+    pub fn mul_vec_compute(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+        check_vector(a, x)?;
+        self.capabilities()
+            .needs_compute("the compute-path matrix-vector product")?;
+        self.run_kernel(kernels::MATVEC_TILED, &[a, x], self.layout(a.rows(), 1)?)
+    }
+}
+
+/// `A x` needs x to be a column vector of A's width.
+fn check_vector(a: &Matrix, x: &Matrix) -> Result<()> {
+    if x.cols() != 1 || x.rows() != a.cols() {
+        return Err(Error::Shape(format!(
+            "A x needs x to be a {}x1 vector for a {}x{} matrix A, got {}x{}",
+            a.cols(),
+            a.rows(),
+            a.cols(),
+            x.rows(),
+            x.cols()
+        )));
+    }
+    Ok(())
+}
+
+fn check_square(m: &Matrix) -> Result<()> {
+    if m.rows() != m.cols() {
+        return Err(Error::Shape(format!(
+            "cannot square a {}x{} matrix: it is not square",
+            m.rows(),
+            m.cols()
+        )));
+    }
+    Ok(())
+}
+
+/// `a * b` needs a.cols() == b.rows().
+fn check_inner(a: &Matrix, b: &Matrix) -> Result<()> {
+    if a.cols() == b.rows() {
+        return Ok(());
+    }
+    Err(Error::Shape(format!(
+        "cannot multiply a {}x{} matrix by a {}x{} matrix: the inner dimensions {} and {} differ",
+        a.rows(),
+        a.cols(),
+        b.rows(),
+        b.cols(),
+        a.cols(),
+        b.rows()
+    )))
+}
+
+fn inner_mismatch(a: &Matrix, b: &Matrix, op: &str, ka: usize, kb: usize) -> Error {
+    Error::Shape(format!(
+        "cannot compute {op} of a {}x{} matrix A and a {}x{} matrix B: the inner dimensions {ka} and {kb} differ",
+        a.rows(),
+        a.cols(),
+        b.rows(),
+        b.cols()
+    ))
+}
