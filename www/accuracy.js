@@ -1,7 +1,7 @@
 // The accuracy table: every element-wise function and every operation of the library, run on
 // the GPU and compared with JavaScript float64 (Math.*) over a stated input range.
 
-import { mulberry32, randomMatrix, matmul64, errorStats, dotErrorBound } from "./reference.js";
+import { mulberry32, randomMatrix, matmul64, errorStats, dotErrorBound } from "./reference/products.js";
 
 const N = 4096; // inputs per function: a 64 x 64 matrix
 

@@ -1,7 +1,7 @@
 // The operation explorer: pick an operation and shapes, see the inputs, the output, the shader
 // that ran, the GPU-versus-float64 comparison and the timing.
 
-import { mulberry32, randomMatrix, matmul64, errorStats } from "./reference.js";
+import { mulberry32, randomMatrix, matmul64, errorStats } from "./reference/products.js";
 
 const transpose = (d, r, c) => Float64Array.from({ length: r * c }, (_, i) => d[(i % r) * c + Math.floor(i / r)]);
 

@@ -1,7 +1,7 @@
 // Squaring and general products on the GPU, compared element by element with float64.
 
-import { mulberry32, randomMatrix, compare, dotErrorBound } from "./reference.js";
-import { reference } from "./worker-client.js";
+import { mulberry32, randomMatrix, compare, dotErrorBound } from "./reference/products.js";
+import { reference } from "./reference/worker-client.js";
 
 const fmt = (v, digits = 3) => (Number.isFinite(v) ? v.toPrecision(digits) : String(v));
 const ms = (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;

@@ -1,87 +1,118 @@
-// The solvers in JavaScript float64, the same algorithms as the GPU's (src/solver), run beside
-// them on the page; and the page's solver section: convergence plot, errors, timings.
+// The page's solver section: reads its form, solves on the GPU and in float64 (reference/solvers.js)
+// side by side, and shows the convergence plot, errors and timings.
 
-/** y = A x for row-major n x n A. */
-function matvec(a, x, n) {
-  const y = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    const row = i * n;
-    for (let j = 0; j < n; j++) s += a[row + j] * x[j];
-    y[i] = s;
-  }
-  return y;
-}
+import { cg64, jacobi64, lcp64, complementarity64, relativeResidual64 } from "./reference/solvers.js";
+import { number, whole, positive } from "./fields.js";
 
-const dot = (u, v) => u.reduce((s, x, i) => s + x * v[i], 0);
+const $ = (id) => document.getElementById(id);
 
-/** Conjugate gradients from x = 0; residuals are |r| / |b| per iteration (iteration 0 first). */
-export function cg64(a, b, n, tol, maxIter) {
-  const x = new Float64Array(n);
-  const r = Float64Array.from(b);
-  const p = Float64Array.from(b);
-  const bNorm = Math.sqrt(dot(b, b)) || 1;
-  let rr = dot(r, r);
-  const residuals = [Math.sqrt(rr) / bNorm];
-  let k = 0;
-  while (Math.sqrt(rr) / bNorm > tol && k < maxIter) {
-    const s = matvec(a, p, n);
-    const alpha = rr / dot(p, s);
-    for (let i = 0; i < n; i++) {
-      x[i] += alpha * p[i];
-      r[i] -= alpha * s[i];
+/** Runs the solver chosen in the form on `gpu`, inside `guarded` (app.js: one run at a time). */
+export async function runSolver(gpu, texla, guarded) {
+  const out = $("solver-result");
+  const controller = new AbortController();
+  const cancel = $("solver-cancel");
+  cancel.onclick = () => controller.abort();
+  await guarded(out, async () => {
+    cancel.disabled = false;
+    const solver = $("solver-kind").value;
+    // Both projected Jacobi paths are "lcp" below; `solver` tells them apart.
+    const kind = solver.startsWith("lcp") ? "lcp" : solver;
+    const problem = $("solver-problem").value;
+    if ((kind === "lcp") !== (problem === "lcp")) throw new Error("projected Jacobi solves the LCP problem, and the LCP problem needs projected Jacobi");
+    const n = whole("solver-n", "n", 1, problem === "poisson2d" ? 45 : 2048);
+    const tol = positive("solver-tol", "tol");
+    const maxIter = whole("solver-iter", "max iterations", 1, 100000);
+    const omega = number("solver-omega", "ω");
+    const alpha = Number($("solver-alpha").value);
+    const p = texla.Gpgpu.problem(problem, n, 1, alpha);
+    const N = p.n;
+    const A = gpu.upload(p.a, N, N);
+    const B = gpu.upload(p.b, N, 1);
+    const bar = $("solver-progress");
+    const onProgress = (it, of, res) => {
+      bar.value = it / of;
+      out.innerHTML = `<div class="status">GPU: iteration ${it} of at most ${of}${res === null ? "" : `, residual ${res.toExponential(2)}`}</div>`;
+    };
+    const options = { tol, maxIter, fused: kind === "cg-fused", onProgress, signal: controller.signal };
+    await gpu.finish();
+    const t0 = performance.now();
+    let result;
+    let gpuResiduals;
+    let step = 1;
+    let passes = 0;
+    let readbacks = 0;
+    try {
+      if (kind === "lcp") {
+        // Chunks warm-started from the last x, so the plot has a curve; one residual per chunk.
+        step = Math.max(1, Math.ceil(maxIter / 40));
+        gpuResiduals = [];
+        let x = null;
+        for (let done = 0; done < maxIter; done += step) {
+          const chunk = { omega, iterations: Math.min(step, maxIter - done), x0: x ?? undefined, residual: true };
+          const r = solver === "lcp-compute"
+            ? await gpu.lcpJacobiCompute(A, B, chunk)
+            : await gpu.lcpJacobi(A, B, { ...chunk, signal: controller.signal });
+          if (controller.signal.aborted) throw new Error("cancelled");
+          x?.free();
+          x = r.x;
+          gpuResiduals.push(r.residuals[0]);
+          passes += r.passes;
+          readbacks += r.readbacks;
+          onProgress(done + step, maxIter, r.residuals[0]);
+        }
+        result = { x, iterations: maxIter, converged: false };
+      } else {
+        result = await (kind === "jacobi" ? gpu.jacobi(A, B, options) : gpu.cg(A, B, options));
+        gpuResiduals = [...result.residuals];
+        passes = result.passes;
+        readbacks = result.readbacks;
+      }
+    } finally {
+      A.free();
+      B.free();
     }
-    const rrNew = dot(r, r);
-    const beta = rrNew / rr;
-    for (let i = 0; i < n; i++) p[i] = r[i] + beta * p[i];
-    rr = rrNew;
-    residuals.push(Math.sqrt(rr) / bNorm);
-    k++;
-  }
-  return { x, residuals, iterations: k };
-}
-
-/** Jacobi's method from x = 0, the residual measured before each update as on the GPU. */
-export function jacobi64(a, b, n, tol, maxIter) {
-  let x = new Float64Array(n);
-  const bNorm = Math.sqrt(dot(b, b)) || 1;
-  const residuals = [1];
-  let k = 0;
-  while (k < maxIter) {
-    const w = matvec(a, x, n);
-    const r = Float64Array.from(b, (v, i) => v - w[i]);
-    const res = Math.sqrt(dot(r, r)) / bNorm;
-    if (k > 0) residuals.push(res);
-    if (res <= tol) break;
-    x = Float64Array.from(x, (v, i) => v + r[i] / a[i * n + i]);
-    k++;
-  }
-  return { x, residuals, iterations: k };
-}
-
-/** max |min(x, Ax + b)|. */
-export function complementarity64(a, b, x, n) {
-  const w = matvec(a, x, n);
-  return x.reduce((m, v, i) => Math.max(m, Math.abs(Math.min(v, w[i] + b[i]))), 0);
-}
-
-/** |b - Ax| / |b|. */
-export function relativeResidual64(a, b, x, n) {
-  const w = matvec(a, x, n);
-  const r = Float64Array.from(b, (v, i) => v - w[i]);
-  return Math.sqrt(dot(r, r)) / (Math.sqrt(dot(b, b)) || 1);
-}
-
-/** Projected Jacobi, x <- max(0, x + omega D (Ax + b)); residuals every `every` iterations. */
-export function lcp64(a, b, n, omega, iterations, every = 1) {
-  let x = new Float64Array(n);
-  const residuals = [complementarity64(a, b, x, n)];
-  for (let k = 1; k <= iterations; k++) {
-    const w = matvec(a, x, n);
-    x = Float64Array.from(x, (v, i) => Math.max(0, v + (omega * (w[i] + b[i])) / a[i * n + i]));
-    if (k % every === 0 || k === iterations) residuals.push(complementarity64(a, b, x, n));
-  }
-  return { x, residuals, iterations };
+    const t1 = performance.now();
+    const x = await result.x.read();
+    result.x.free();
+    out.innerHTML = `<div class="status">JavaScript float64…</div>`;
+    await new Promise((r) => setTimeout(r, 0));
+    const a64 = Float64Array.from(p.a);
+    const b64 = Float64Array.from(p.b);
+    const t2 = performance.now();
+    const ref = kind === "lcp" ? lcp64(a64, b64, N, omega, maxIter, step) : kind === "jacobi" ? jacobi64(a64, b64, N, tol, maxIter) : cg64(a64, b64, N, tol, maxIter);
+    const t3 = performance.now();
+    const scale = p.x.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
+    const err = (v) => v.reduce((m, xi, i) => Math.max(m, Math.abs(xi - p.x[i])), 0) / scale;
+    const gpuErr = err(x);
+    const jsErr = err(ref.x);
+    // Projected Jacobi measured its residual after each chunk; the start (x = 0) is the same for both.
+    if (kind === "lcp") gpuResiduals.unshift(ref.residuals[0]);
+    const stop = plateau(gpuResiduals);
+    // The GPU measures its residual in float32, where b + fl(Ax) can round to exactly 0.
+    const x64 = Float64Array.from(x);
+    const trueResidual = kind === "lcp" ? complementarity64(a64, b64, x64, N) : relativeResidual64(a64, b64, x64, N);
+    const its = result.iterations || 1;
+    const measure = kind === "lcp" ? "max |min(x, Ax + b)|" : "|b − Ax| / |b|";
+    out.innerHTML = `<div class="summary" id="solver-summary" data-gpu-error="${gpuErr}" data-js-error="${jsErr}" data-iterations="${result.iterations}">
+      <table class="numbers">
+        <tr><th></th><th>GPU float32 (${gpu.backend}${solver === "lcp-compute" ? ", one compute dispatch per run" : ""})</th><th>JavaScript float64</th></tr>
+        <tr><th>order n</th><td>${N}</td><td>${N}</td></tr>
+        <tr><th>iterations</th><td>${result.iterations}${kind === "lcp" ? "" : result.converged ? " (converged)" : " (not converged)"}</td><td>${ref.iterations}</td></tr>
+        <tr><th>final ${measure}</th><td>${gpuResiduals.at(-1)?.toExponential(2)}</td><td>${ref.residuals.at(-1).toExponential(2)}</td></tr>
+        <tr><th>the same for the GPU's x, in float64</th><td id="solver-true-residual">${trueResidual.toExponential(2)}</td><td>–</td></tr>
+        <tr><th>max |x − x*| / max |x*|</th><td>${gpuErr.toExponential(2)}</td><td>${jsErr.toExponential(2)}</td></tr>
+        <tr><th>time per iteration</th><td>${((t1 - t0) / its).toFixed(3)} ms</td><td>${((t3 - t2) / (ref.iterations || 1)).toFixed(3)} ms</td></tr>
+        <tr><th>GPU passes, read-backs</th><td>${passes} passes, ${readbacks} read-backs (${(passes / its).toFixed(1)} and ${(readbacks / its).toFixed(1)} per iteration)</td><td>–</td></tr>
+      </table>
+      <p>${stop === null ? "The float32 residual was still falling at the last iteration." : `float32 stops improving at iteration ${stop * step} (residual ${gpuResiduals[stop].toExponential(2)}); float64 goes on to ${ref.residuals.at(-1).toExponential(2)}.`}</p>
+    </div>`;
+    plotResiduals($("solver-plot"), [
+      { label: `GPU float32 ${measure}`, color: "#d1495b", values: gpuResiduals, step },
+      { label: "JavaScript float64", color: "#00798c", values: ref.residuals, step },
+    ], measure);
+    bar.value = 1;
+  });
+  cancel.disabled = true;
 }
 
 /** Draws residual histories on a log scale: [{label, color, values, step}] (step: iterations per value). */

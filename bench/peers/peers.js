@@ -2,11 +2,11 @@
 // (WebGL and WebGPU backends), gpu.js (WebGL2) and JavaScript float64 multiply the same n x n
 // matrices, which come from the same seeded generator as the page's products benchmark.
 // run.mjs drives it: `await bench.setup(n)`, then `await bench.run(name, plan)` for each name of
-// `bench.entries()`. Errors are against the same float64 reference (www/reference.js, in a worker).
+// `bench.entries()`. Errors are against the same float64 reference (www/reference/products.js, in a worker).
 
 import init, { Gpgpu } from "../../pkg/texla.js";
-import { compare } from "../../www/reference.js";
-import { reference, referenceTiming } from "../../www/worker-client.js";
+import { compare } from "../../www/reference/products.js";
+import { reference, referenceTiming } from "../../www/reference/worker-client.js";
 import { productMatrices } from "../../www/bench.js";
 import { MATMUL_PATHS, step } from "../../www/paths.js";
 
@@ -249,7 +249,7 @@ async function run(name, plan) {
     let ms = Infinity;
     for (let r = 0; r < plan.reps; r++) ms = Math.min(ms, await referenceTiming(a, b, n, n, n));
     const e2e = gflops(1, ms);
-    return { e2eMs: ms, e2e, residentMs: null, resident: null, info: "matmulOnly64 in a worker (www/reference.js)" };
+    return { e2eMs: ms, e2e, residentMs: null, resident: null, info: "matmulOnly64 in a worker (www/reference/products.js)" };
   }
   const e = entries.get(name);
   if (!e) throw new Error(`no entry ${name}`);

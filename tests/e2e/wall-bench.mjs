@@ -18,7 +18,7 @@ for (const backend of ["webgpu", "webgl2"]) {
   rows.push(...(await page.evaluate(async ({ backend, iterations, frames, thrown }) => {
     const texla = await import("/pkg/texla.js");
     await texla.default();
-    const { contactJacobi64 } = await import("/www/wall.js");
+    const { contactJacobi64 } = await import("/www/reference/contact.js");
     const gpu = await texla.Gpgpu.create(backend);
     const out = [];
     for (const mode of ["blocks", "dense"]) {

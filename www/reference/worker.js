@@ -1,7 +1,7 @@
 // Runs the float64 reference off the main thread, so the page never freezes on large n.
 // Message {id, a, b, m, k, n, timingOnly}: answers {id, c, s, ms}; with timingOnly, only {id, ms},
 // the mean of as many runs as fill 20 ms (timer resolution is coarse in a worker).
-import { matmul64, matmulOnly64 } from "./reference.js";
+import { matmul64, matmulOnly64 } from "./products.js";
 
 self.onmessage = (event) => {
   const { id, a, b, m, k, n, timingOnly } = event.data;

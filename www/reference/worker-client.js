@@ -1,4 +1,4 @@
-// Talks to reference-worker.js: the float64 reference runs there, off the main thread.
+// Talks to worker.js: the float64 reference runs there, off the main thread.
 
 let worker = null;
 let nextId = 0;
@@ -6,7 +6,7 @@ const pending = new Map();
 
 function send(message, transfer = []) {
   if (!worker) {
-    worker = new Worker(new URL("./reference-worker.js", import.meta.url), { type: "module" });
+    worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
     worker.onmessage = (e) => {
       pending.get(e.data.id)(e.data);
       pending.delete(e.data.id);

@@ -1,0 +1,136 @@
+// The wall's contact LCP in JavaScript float64: projected Jacobi with the friction projection
+// (the GPU's algorithm), its complementarity residual, Lemke's method, and the wall's "Verify".
+
+/** Projected Jacobi in float64 on the dense LCP `lcp` (the GPU's algorithm, same start,
+ * omega and iterations): x <- proj(x + omega D (A x + b)). Rows skip their zeros, as the GPU's
+ * block layout does, unless `dense` (every element, as the GPU's dense mode does). */
+export function contactJacobi64(lcp, iterations = lcp.iterations, dense = false) {
+  const { size: n, a, b, mu, omega } = lcp;
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const cols = [], vals = [];
+    for (let j = 0; j < n; j++) if (dense || a[i * n + j] !== 0) { cols.push(j); vals.push(a[i * n + j]); }
+    rows.push({ cols, vals, inv: 1 / a[i * n + i] });
+  }
+  let x = Float64Array.from(lcp.x0);
+  let y = new Float64Array(n);
+  for (let k = 0; k < iterations; k++) {
+    for (let i = 0; i < n; i++) {
+      const r = rows[i];
+      let w = b[i];
+      for (let t = 0; t < r.cols.length; t++) w += r.vals[t] * x[r.cols[t]];
+      y[i] = x[i] + omega * r.inv * w;
+    }
+    for (let c = 0; c < n; c += 3) project(y, c, mu);
+    [x, y] = [y, x];
+  }
+  return x;
+}
+
+function project(v, c, mu) {
+  const normal = Math.max(v[c], 0);
+  const limit = mu * normal;
+  v[c] = normal;
+  v[c + 1] = Math.min(Math.max(v[c + 1], -limit), limit);
+  v[c + 2] = Math.min(Math.max(v[c + 2], -limit), limit);
+}
+
+/** max |x - proj(x - (Ax + b))|: zero exactly at a solution. */
+export function contactResidual64(lcp, x) {
+  const { size: n, a, b, mu } = lcp;
+  const v = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let w = b[i];
+    for (let j = 0; j < n; j++) w += a[i * n + j] * x[j];
+    v[i] = x[i] - w;
+  }
+  for (let c = 0; c < n; c += 3) project(v, c, mu);
+  let worst = 0;
+  for (let i = 0; i < n; i++) worst = Math.max(worst, Math.abs(x[i] - v[i]));
+  return worst;
+}
+
+/** Lemke's complementary pivoting: z >= 0, w = M z + q >= 0, z.w = 0, for a small dense M
+ * (row-major m x m). Returns z, or null if it ends on a ray. */
+export function lemke(M, q, m) {
+  if (q.every((v) => v >= 0)) return new Float64Array(m);
+  const cols = 2 * m + 2;
+  const T = Array.from({ length: m }, (_, i) => {
+    const row = new Float64Array(cols);
+    row[i] = 1;
+    for (let j = 0; j < m; j++) row[m + j] = -M[i * m + j];
+    row[2 * m] = -1;
+    row[2 * m + 1] = q[i];
+    return row;
+  });
+  const basis = Array.from({ length: m }, (_, i) => i);
+  const pivot = (r, c) => {
+    const p = T[r][c];
+    for (let j = 0; j < cols; j++) T[r][j] /= p;
+    for (let i = 0; i < m; i++) {
+      if (i === r || T[i][c] === 0) continue;
+      const f = T[i][c];
+      for (let j = 0; j < cols; j++) T[i][j] -= f * T[r][j];
+    }
+  };
+  let r = 0;
+  for (let i = 1; i < m; i++) if (q[i] < q[r]) r = i;
+  let entering = 2 * m;
+  for (let step = 0; step < 50 * m; step++) {
+    if (step > 0) {
+      r = -1;
+      let best = Infinity;
+      for (let i = 0; i < m; i++) {
+        if (T[i][entering] > 1e-12) {
+          const ratio = T[i][2 * m + 1] / T[i][entering];
+          if (ratio < best - 1e-15 || (Math.abs(ratio - best) <= 1e-15 && basis[i] === 2 * m)) { best = ratio; r = i; }
+        }
+      }
+      if (r < 0) return null;
+    }
+    pivot(r, entering);
+    const leaving = basis[r];
+    basis[r] = entering;
+    if (leaving === 2 * m) break;
+    entering = leaving < m ? leaving + m : leaving - m;
+  }
+  const z = new Float64Array(m);
+  basis.forEach((v, i) => { if (v >= m && v < 2 * m) z[v - m] = T[i][2 * m + 1]; });
+  return z;
+}
+
+/** The frame's LCP solved again in float64: the same projected Jacobi, and Lemke on the
+ * normal impulses of the smallest islands (friction fixed at the GPU's values). */
+export function verify(lcp) {
+  const t0 = performance.now();
+  const x64 = contactJacobi64(lcp);
+  const jsMs = performance.now() - t0;
+  let diff = 0, scale = 0;
+  for (let i = 0; i < lcp.size; i++) {
+    diff = Math.max(diff, Math.abs(lcp.x[i] - x64[i]));
+    scale = Math.max(scale, Math.abs(x64[i]));
+  }
+  const islands = new Map();
+  lcp.island.forEach((k, c) => { if (!islands.has(k)) islands.set(k, []); islands.get(k).push(c); });
+  const small = [...islands.values()].filter((cs) => cs.length <= 40).sort((p, q) => p.length - q.length).slice(0, 5);
+  const n = lcp.size;
+  const lemkeRows = small.map((contacts) => {
+    const m = contacts.length;
+    const M = new Float64Array(m * m), q = new Float64Array(m);
+    contacts.forEach((ci, r) => {
+      const row = 3 * ci;
+      contacts.forEach((cj, c) => { M[r * m + c] = lcp.a[row * n + 3 * cj]; });
+      let v = lcp.b[row];
+      for (const cj of contacts) v += lcp.a[row * n + 3 * cj + 1] * lcp.x[3 * cj + 1] + lcp.a[row * n + 3 * cj + 2] * lcp.x[3 * cj + 2];
+      q[r] = v;
+    });
+    const z = lemke(M, q, m);
+    let d = 0;
+    if (z) contacts.forEach((ci, r) => { d = Math.max(d, Math.abs(z[r] - lcp.x[3 * ci])); });
+    return { contacts: m, solved: !!z, maxNormalDiff: d, maxNormal: z ? Math.max(...z) : NaN };
+  });
+  return {
+    size: n, iterations: lcp.iterations, jsMs, maxImpulseDiff: diff, maxImpulse: scale,
+    residualGpu: contactResidual64(lcp, lcp.x), residual64: contactResidual64(lcp, x64), lemke: lemkeRows,
+  };
+}

@@ -1,0 +1,85 @@
+// The solvers in JavaScript float64, the same algorithms as the GPU's (src/solver), run beside
+// them on the page (the solver section and the solver benchmarks).
+
+/** y = A x for row-major n x n A. */
+function matvec(a, x, n) {
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    const row = i * n;
+    for (let j = 0; j < n; j++) s += a[row + j] * x[j];
+    y[i] = s;
+  }
+  return y;
+}
+
+const dot = (u, v) => u.reduce((s, x, i) => s + x * v[i], 0);
+
+/** Conjugate gradients from x = 0; residuals are |r| / |b| per iteration (iteration 0 first). */
+export function cg64(a, b, n, tol, maxIter) {
+  const x = new Float64Array(n);
+  const r = Float64Array.from(b);
+  const p = Float64Array.from(b);
+  const bNorm = Math.sqrt(dot(b, b)) || 1;
+  let rr = dot(r, r);
+  const residuals = [Math.sqrt(rr) / bNorm];
+  let k = 0;
+  while (Math.sqrt(rr) / bNorm > tol && k < maxIter) {
+    const s = matvec(a, p, n);
+    const alpha = rr / dot(p, s);
+    for (let i = 0; i < n; i++) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * s[i];
+    }
+    const rrNew = dot(r, r);
+    const beta = rrNew / rr;
+    for (let i = 0; i < n; i++) p[i] = r[i] + beta * p[i];
+    rr = rrNew;
+    residuals.push(Math.sqrt(rr) / bNorm);
+    k++;
+  }
+  return { x, residuals, iterations: k };
+}
+
+/** Jacobi's method from x = 0, the residual measured before each update as on the GPU. */
+export function jacobi64(a, b, n, tol, maxIter) {
+  let x = new Float64Array(n);
+  const bNorm = Math.sqrt(dot(b, b)) || 1;
+  const residuals = [1];
+  let k = 0;
+  while (k < maxIter) {
+    const w = matvec(a, x, n);
+    const r = Float64Array.from(b, (v, i) => v - w[i]);
+    const res = Math.sqrt(dot(r, r)) / bNorm;
+    if (k > 0) residuals.push(res);
+    if (res <= tol) break;
+    x = Float64Array.from(x, (v, i) => v + r[i] / a[i * n + i]);
+    k++;
+  }
+  return { x, residuals, iterations: k };
+}
+
+/** max |min(x, Ax + b)|. */
+export function complementarity64(a, b, x, n) {
+  const w = matvec(a, x, n);
+  return x.reduce((m, v, i) => Math.max(m, Math.abs(Math.min(v, w[i] + b[i]))), 0);
+}
+
+/** |b - Ax| / |b|. */
+export function relativeResidual64(a, b, x, n) {
+  const w = matvec(a, x, n);
+  const r = Float64Array.from(b, (v, i) => v - w[i]);
+  return Math.sqrt(dot(r, r)) / (Math.sqrt(dot(b, b)) || 1);
+}
+
+/** Projected Jacobi, x <- max(0, x + omega D (Ax + b)); residuals every `every` iterations. */
+export function lcp64(a, b, n, omega, iterations, every = 1) {
+  let x = new Float64Array(n);
+  const residuals = [complementarity64(a, b, x, n)];
+  for (let k = 1; k <= iterations; k++) {
+    const w = matvec(a, x, n);
+    x = Float64Array.from(x, (v, i) => Math.max(0, v + (omega * (w[i] + b[i])) / a[i * n + i]));
+    if (k % every === 0 || k === iterations) residuals.push(complementarity64(a, b, x, n));
+  }
+  return { x, residuals, iterations };
+}
