@@ -1,6 +1,6 @@
 //! Float64 reference math on the CPU, the yardstick every GPU result is checked against.
 
-/// A small seeded generator (mulberry32), identical to the one in `www/reference.js`, so the page
+/// A small seeded generator (mulberry32), identical to the one in `www/reference/products.js`, so the page
 /// and the tests draw the same matrices from the same seed.
 #[derive(Debug, Clone)]
 pub struct Rng(u32);
@@ -126,6 +126,22 @@ pub fn compare(gpu: &[f32], exact: &[f64], bound: &[f64]) -> Comparison {
         out.max_abs
     };
     out
+}
+
+/// Projected Jacobi for the dense LCP in float64, the GPU's iteration: from x = 0, `iterations`
+/// times x <- max(x + omega D (A x + b), 0) with D = diag(A)^-1 (omega negative, the seed's
+/// convention). `a` is `n x n` row-major.
+pub fn lcp_jacobi(a: &[f32], b: &[f32], n: usize, omega: f64, iterations: usize) -> Vec<f64> {
+    let mut x = vec![0.0f64; n];
+    for _ in 0..iterations {
+        x = (0..n)
+            .map(|i| {
+                let w: f64 = (0..n).map(|j| f64::from(a[i * n + j]) * x[j]).sum();
+                (x[i] + (f64::from(b[i]) + w) * omega / f64::from(a[i * n + i])).max(0.0)
+            })
+            .collect();
+    }
+    x
 }
 
 #[cfg(test)]

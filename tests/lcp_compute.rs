@@ -7,60 +7,14 @@
 
 mod common;
 
-use common::device;
+use common::{device, error, error_to, keep_going, upload};
 use texla::backend::BackendKind;
-use texla::gpu::Gpu;
-use texla::matrix::Matrix;
-use texla::problems::{self, Problem};
+use texla::problems;
+use texla::reference;
 use texla::solver::{lcp_jacobi, lcp_jacobi_blocks, lcp_jacobi_compute, LcpOptions};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn upload(gpu: &Gpu, p: &Problem) -> (Matrix, Matrix) {
-    (
-        gpu.upload(&p.a, p.n, p.n).unwrap(),
-        gpu.upload(&p.b, p.n, 1).unwrap(),
-    )
-}
-
-fn keep_going(_: texla::solver::Progress) -> bool {
-    true
-}
-
-/// max |x - x*| / max |x*| against the problem's known answer.
-async fn error(gpu: &Gpu, x: &Matrix, p: &Problem) -> f64 {
-    error_to(gpu, x, &p.x).await
-}
-
-/// Projected Jacobi in float64, the same iteration the GPU runs, from x = 0.
-fn lcp64(p: &Problem, omega: f64, iterations: usize) -> Vec<f64> {
-    let n = p.n;
-    let mut x = vec![0.0f64; n];
-    for _ in 0..iterations {
-        x = (0..n)
-            .map(|i| {
-                let w: f64 = (0..n).map(|j| f64::from(p.a[i * n + j]) * x[j]).sum();
-                (x[i] + (f64::from(p.b[i]) + w) * omega / f64::from(p.a[i * n + i])).max(0.0)
-            })
-            .collect();
-    }
-    x
-}
-
-/// max |x - reference| / max |reference|.
-async fn error_to(gpu: &Gpu, x: &Matrix, reference: &[f64]) -> f64 {
-    let got = gpu.read(x).await.unwrap();
-    let scale = reference.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    got.iter()
-        .zip(reference)
-        .map(|(g, e)| (f64::from(*g) - e).abs())
-        .fold(
-            0.0,
-            |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
-        )
-        / scale
-}
 
 on_both_backends! {
     async fn single_dispatch_lcp_solver_matches_float64_on_webgpu(kind) {
@@ -76,8 +30,8 @@ on_both_backends! {
         }
         let s = result.unwrap();
         // The same iterations in float64, and the known answer they approach.
-        let reference = lcp64(&p, -0.8, 300);
-        let e = error_to(gpu.as_ref(), &s.x, &reference).await;
+        let exact = reference::lcp_jacobi(&p.a, &p.b, p.n, -0.8, 300);
+        let e = error_to(gpu.as_ref(), &s.x, &exact).await;
         assert!(e <= 1e-5, "against float64 Jacobi: {e:e}");
         assert!(error(gpu.as_ref(), &s.x, &p).await <= 1e-5);
         assert!(s.residuals[0] <= 1e-5, "complementarity {:e}", s.residuals[0]);
@@ -87,7 +41,7 @@ on_both_backends! {
         assert!(fragment.counts.passes >= 900);
         // Few iterations, where x is still far from the answer, and a warm start.
         let few = lcp_jacobi_compute(gpu.as_ref(), &a, &b, None, LcpOptions { iterations: 3, ..options }, None).await.unwrap();
-        assert!(error_to(gpu.as_ref(), &few.x, &lcp64(&p, -0.8, 3)).await <= 1e-5);
+        assert!(error_to(gpu.as_ref(), &few.x, &reference::lcp_jacobi(&p.a, &p.b, p.n, -0.8, 3)).await <= 1e-5);
         let exact: Vec<f32> = p.x.iter().map(|v| *v as f32).collect();
         let x0 = gpu.upload(&exact, p.n, 1).unwrap();
         let warm = lcp_jacobi_compute(gpu.as_ref(), &a, &b, Some(&x0), LcpOptions { iterations: 1, ..options }, Some(1)).await.unwrap();
@@ -99,7 +53,7 @@ on_both_backends! {
         let p = problems::lcp(400, 2);
         let (a, b) = upload(gpu.as_ref(), &p);
         let s = lcp_jacobi_compute(gpu.as_ref(), &a, &b, None, LcpOptions { iterations: 800, ..options }, None).await.unwrap();
-        let e = error_to(gpu.as_ref(), &s.x, &lcp64(&p, -0.8, 800)).await;
+        let e = error_to(gpu.as_ref(), &s.x, &reference::lcp_jacobi(&p.a, &p.b, p.n, -0.8, 800)).await;
         assert!(e <= 1e-5, "n = 400: {e:e}");
         // Failures: bad omega, a zero diagonal, shapes.
         let err = lcp_jacobi_compute(gpu.as_ref(), &a, &b, None, LcpOptions { omega: 0.5, ..options }, None).await.unwrap_err();

@@ -5,37 +5,13 @@
 
 mod common;
 
-use common::device;
+use common::{device, error, keep_going, upload};
 use texla::backend::BackendKind;
-use texla::gpu::Gpu;
-use texla::matrix::Matrix;
-use texla::problems::{self, Problem};
+use texla::problems;
 use texla::solver::{cg, jacobi, lcp_jacobi, CgOptions, JacobiOptions, LcpOptions};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn upload(gpu: &Gpu, p: &Problem) -> (Matrix, Matrix) {
-    (
-        gpu.upload(&p.a, p.n, p.n).unwrap(),
-        gpu.upload(&p.b, p.n, 1).unwrap(),
-    )
-}
-
-/// max |x - x*| / max |x*|.
-async fn error(gpu: &Gpu, x: &Matrix, p: &Problem) -> f64 {
-    let got = gpu.read(x).await.unwrap();
-    let scale = p.x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    got.iter()
-        .zip(&p.x)
-        .map(|(g, e)| (f64::from(*g) - e).abs())
-        .fold(0.0, f64::max)
-        / scale
-}
-
-fn keep_going(_: texla::solver::Progress) -> bool {
-    true
-}
 
 on_both_backends! {
     async fn cg_solves_poisson_and_random_spd_systems(kind) {

@@ -362,26 +362,10 @@ fn matvec_sizes(gpu: &Gpu, o: &Options) -> Result<()> {
     Ok(())
 }
 
-/// Projected Jacobi in float64 on the CPU, the same iteration as the GPU's.
-fn lcp64(a: &[f32], b: &[f32], n: usize, omega: f64, iterations: usize) -> Vec<f64> {
-    let mut x = vec![0.0f64; n];
-    for _ in 0..iterations {
-        let next: Vec<f64> = (0..n)
-            .map(|i| {
-                let w: f64 = (0..n).map(|j| f64::from(a[i * n + j]) * x[j]).sum();
-                let d = omega / f64::from(a[i * n + i]);
-                (x[i] + (f64::from(b[i]) + w) * d).max(0.0)
-            })
-            .collect();
-        x = next;
-    }
-    x
-}
-
 fn lcp(gpu: &Gpu, o: &Options) -> Result<()> {
     let (n, iterations, omega) = (o.lcp_n, o.lcp_iterations, -0.8f32);
     let p = texla::problems::lcp(n, 1);
-    let reference = lcp64(&p.a, &p.b, n, f64::from(omega), iterations);
+    let reference = texla::reference::lcp_jacobi(&p.a, &p.b, n, f64::from(omega), iterations);
     let scale = reference.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let known =
         p.x.iter()

@@ -1,9 +1,13 @@
 //! Shared by the browser test files: opening a backend (failing, never skipping, when it is
-//! missing) and the macro that runs each test on both backends.
+//! missing), the macro that runs each test on both backends, and the helpers the solver tests
+//! share.
 #![allow(dead_code)]
 
 use texla::backend::BackendKind;
 use texla::gpu::{Choice, Gpu};
+use texla::matrix::Matrix;
+use texla::problems::Problem;
+use texla::solver::Progress;
 
 pub async fn device(kind: BackendKind) -> Box<Gpu> {
     match Gpu::open(Choice::Force(kind)).await {
@@ -31,4 +35,36 @@ macro_rules! on_both_backends {
             $( #[wasm_bindgen_test] async fn $name() { let $kind = BackendKind::WebGl2; $body } )*
         }
     };
+}
+
+/// A test problem's A and b on `gpu`.
+pub fn upload(gpu: &Gpu, p: &Problem) -> (Matrix, Matrix) {
+    (
+        gpu.upload(&p.a, p.n, p.n).unwrap(),
+        gpu.upload(&p.b, p.n, 1).unwrap(),
+    )
+}
+
+/// A solver observer that never cancels.
+pub fn keep_going(_: Progress) -> bool {
+    true
+}
+
+/// max |x - x*| / max |x*| against the problem's known answer (infinite where x holds NaN).
+pub async fn error(gpu: &Gpu, x: &Matrix, p: &Problem) -> f64 {
+    error_to(gpu, x, &p.x).await
+}
+
+/// max |x - reference| / max |reference| (infinite where x holds NaN).
+pub async fn error_to(gpu: &Gpu, x: &Matrix, reference: &[f64]) -> f64 {
+    let got = gpu.read(x).await.unwrap();
+    let scale = reference.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    got.iter()
+        .zip(reference)
+        .map(|(g, e)| (f64::from(*g) - e).abs())
+        .fold(
+            0.0,
+            |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) },
+        )
+        / scale
 }
