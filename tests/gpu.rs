@@ -11,7 +11,7 @@ mod common;
 use common::device;
 use texla::backend::BackendKind;
 use texla::error::Error;
-use texla::gpu::Gpu;
+use texla::gpu::{Gpu, ProductKernel};
 use texla::reference::{compare, dot_error_bound, matmul, Rng};
 use texla::Gpgpu;
 use wasm_bindgen::JsValue;
@@ -19,21 +19,46 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Multiplies random m x k and k x n matrices on the GPU and checks every element against the
-/// float64 product within the bound.
+/// Multiplies random m x k and k x n matrices on the GPU, by the default kernel (the fastest
+/// here) and by the teaching kernel, and checks every element against the float64 product
+/// within the bound.
 async fn check_product(gpu: &Gpu, m: usize, k: usize, n: usize, seed: u32) {
     let mut rng = Rng::new(seed);
     let a = rng.matrix(m * k, -1.0, 1.0);
     let b = rng.matrix(k * n, -1.0, 1.0);
     let ga = gpu.upload(&a, m, k).unwrap();
     let gb = gpu.upload(&b, k, n).unwrap();
-    let gc = gpu.mul(&ga, &gb).unwrap();
-    assert_eq!((gc.rows(), gc.cols()), (m, n));
-    let c = gpu.read(&gc).await.unwrap();
+    let default = gpu.mul(&ga, &gb).unwrap();
+    assert_default_kernel_ran(gpu, n);
+    let teaching = gpu.mul_teaching(&ga, &gb).unwrap();
+    for gc in [default, teaching] {
+        assert_eq!((gc.rows(), gc.cols()), (m, n));
+        check_against(&gpu.read(&gc).await.unwrap(), &a, &b, (m, k, n));
+    }
+}
+
+/// The last kernel that ran is the one `product_kernel` names (for a product with n columns:
+/// the fast kernel writes one column per target, so with one column it is the teaching kernel).
+fn assert_default_kernel_ran(gpu: &Gpu, n: usize) {
+    let shader = gpu.last_shader().unwrap();
+    let marker = match gpu.product_kernel().0 {
+        ProductKernel::Fast if n > 1 => "acc1",
+        ProductKernel::Teaching | ProductKernel::Fast => "MOP",
+        ProductKernel::Compute => "@compute",
+    };
+    assert!(
+        shader.contains(marker),
+        "{:?} did not run: {shader}",
+        gpu.product_kernel()
+    );
+}
+
+/// Checks a product `c` (m x n) of `a` and `b` element by element within the bound.
+fn check_against(c: &[f32], a: &[f32], b: &[f32], (m, k, n): (usize, usize, usize)) {
     assert_eq!(c.len(), m * n, "read-back returns exactly m*n values");
-    let (exact, sums) = matmul(&a, &b, m, k, n);
+    let (exact, sums) = matmul(a, b, m, k, n);
     let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(k, s)).collect();
-    let cmp = compare(&c, &exact, &bound);
+    let cmp = compare(c, &exact, &bound);
     assert!(
         cmp.worst_bound_ratio <= 1.0,
         "{m}x{k} * {k}x{n}: element {} is {} but should be {} (bound {}); {cmp:?}",
@@ -67,12 +92,14 @@ fn within_bound(what: &str, got: &[f32], a: &[f32], b: &[f32], (m, k, n): (usize
 /// Squares a random n x n matrix with `square` and checks it like `check_product`.
 async fn check_square(gpu: &Gpu, n: usize, seed: u32) {
     let a = Rng::new(seed).matrix(n * n, -1.0, 1.0);
-    let s = gpu.square(&gpu.upload(&a, n, n).unwrap()).unwrap();
-    let got = gpu.read(&s).await.unwrap();
-    let (exact, sums) = matmul(&a, &a, n, n, n);
-    let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(n, s)).collect();
-    let cmp = compare(&got, &exact, &bound);
-    assert!(cmp.worst_bound_ratio <= 1.0, "square n={n}: {cmp:?}");
+    let m = gpu.upload(&a, n, n).unwrap();
+    for s in [gpu.square(&m).unwrap(), gpu.square_teaching(&m).unwrap()] {
+        let got = gpu.read(&s).await.unwrap();
+        let (exact, sums) = matmul(&a, &a, n, n, n);
+        let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(n, s)).collect();
+        let cmp = compare(&got, &exact, &bound);
+        assert!(cmp.worst_bound_ratio <= 1.0, "square n={n}: {cmp:?}");
+    }
 }
 
 fn message(e: JsValue) -> String {

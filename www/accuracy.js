@@ -143,7 +143,7 @@ async function measureOperations(gpu) {
   await product(`A·B (${m}×${k} · ${k}×${n})`, gpu.matmul(ga, gb), ab, k);
   await product("trMul(Aᵀ stored, B)", gpu.trMul(gat, gb), ab, k);
   await product("mulTr(A, Bᵀ stored)", gpu.mulTr(ga, gbt), ab, k);
-  await product(`mulVec blocked (${m}×${k})`, gpu.mulVec(ga, gx), ax, k);
+  await product(`mulVec blocked (${m}×${k})`, gpu.mulVecBlocked(ga, gx), ax, k);
   await product("mulVec naive", gpu.mulVecNaive(ga, gx), ax, k);
   const t = gpu.transpose(ga);
   const tv = await t.read();

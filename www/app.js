@@ -56,6 +56,8 @@ async function start() {
   $("cap-adapter").textContent = caps.adapter;
   $("cap-max").textContent = `${caps.maxTextureSize} texels: up to ${4 * caps.maxTextureSize} rows and ${caps.maxTextureSize} columns`;
   $("cap-reason").textContent = caps.reason;
+  $("cap-products").textContent = `matmul, square and mulVec run the ${caps.matmulKernel} kernel: ${caps.matmulReason}`;
+  $("cap-products").dataset.kernel = caps.matmulKernel;
   document.body.dataset.backend = caps.backend;
   showMemory();
   // Compile the kernel once, so that the first timing shown is not the shader compiler's.

@@ -185,7 +185,7 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
       for (let i = 0; i < CHAIN; i++) op(ga, gx).free();
       await gpu.finish();
     });
-    const blockedMs = await time((m, v) => gpu.mulVec(m, v));
+    const blockedMs = await time((m, v) => gpu.mulVecBlocked(m, v));
     const naiveMs = await time((m, v) => gpu.mulVecNaive(m, v));
     const computeMs = gpu.backend === "webgpu" ? await time((m, v) => gpu.mulVecCompute(m, v)) : null;
     ga.free();

@@ -5,8 +5,12 @@
 // skipped, so the list may name paths of a newer build.
 
 export const MATMUL_PATHS = [
-  { method: "square", key: "square", label: "square (fragment)", square: true, backends: ["webgpu", "webgl2"] },
-  { method: "matmul", key: "mul", label: "matmul (fragment)", backends: ["webgpu", "webgl2"] },
+  // The default products: the fastest kernel for the adapter (capabilities().matmulKernel).
+  { method: "square", key: "square", label: "square (default: fastest here)", square: true, backends: ["webgpu", "webgl2"] },
+  { method: "matmul", key: "mul", label: "matmul (default: fastest here)", backends: ["webgpu", "webgl2"] },
+  // The teaching kernel: one output texel per fragment.
+  { method: "squareTeaching", key: "squareTeaching", label: "squareTeaching (fragment)", square: true, backends: ["webgpu", "webgl2"] },
+  { method: "matmulTeaching", key: "mulTeaching", label: "matmulTeaching (fragment)", backends: ["webgpu", "webgl2"] },
   { method: "matmulCompute", key: "compute", label: "matmulCompute (WebGPU compute)", backends: ["webgpu"] },
   // The fast fragment kernels: several render targets, one output texel per target.
   { method: "squareFast", key: "squareFast", label: "squareFast (fragment, multi-target)", square: true, backends: ["webgpu", "webgl2"] },

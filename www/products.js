@@ -12,7 +12,7 @@ const ms = (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
  */
 export const KERNELS = [
   ["teaching", "teaching fragment kernel: one output texel (4 rows of a column) per fragment, 5 texel fetches per 16 multiply-adds",
-    (gpu, a, b, square) => (square ? gpu.square(a) : gpu.matmul(a, b))],
+    (gpu, a, b, square) => (square ? gpu.squareTeaching(a) : gpu.matmulTeaching(a, b))],
   ["fast", "fast fragment kernel: one output texel per render target, up to 8 per fragment, sharing its A texels (4 + 8 fetches per 128 multiply-adds)",
     (gpu, a, b, square) => (square ? gpu.squareFast(a) : gpu.matmulFast(a, b))],
   ["compute", "compute path: 16×16 threads per 128×128 block, tiles in workgroup memory, 8×8 outputs per thread",

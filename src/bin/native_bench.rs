@@ -201,8 +201,8 @@ type Product = Box<dyn Fn(&Gpu, &Matrix, &Matrix) -> Result<Matrix>>;
 fn products(gpu: &Gpu, o: &Options) -> Result<()> {
     let mut paths: Vec<(String, Product)> = vec![
         (
-            "fragment, teaching (matmul)".into(),
-            Box::new(|g, a, b| g.mul(a, b)),
+            "fragment, teaching (matmulTeaching)".into(),
+            Box::new(|g, a, b| g.mul_teaching(a, b)),
         ),
         (
             "fragment, fast, 8 targets".into(),
@@ -329,7 +329,9 @@ fn matvec_sizes(gpu: &Gpu, o: &Options) -> Result<()> {
         let x = rng.matrix(n, -1.0, 1.0);
         let (ga, gx) = (gpu.upload(&a, n, n)?, gpu.upload(&x, n, 1)?);
         let paths: [(&str, &dyn Fn() -> Result<Matrix>); 3] = [
-            ("fragment, blocked (2 passes)", &|| gpu.mul_vec(&ga, &gx)),
+            ("fragment, blocked (2 passes)", &|| {
+                gpu.mul_vec_blocked(&ga, &gx)
+            }),
             ("fragment, naive", &|| gpu.mul_vec_naive(&ga, &gx)),
             ("compute (1 dispatch)", &|| gpu.mul_vec_compute(&ga, &gx)),
         ];
@@ -455,7 +457,7 @@ fn lcp_paths(
             let w = if compute {
                 gpu.mul_vec_compute(a, &x)?
             } else {
-                gpu.mul_vec(a, &x)?
+                gpu.mul_vec_blocked(a, &x)?
             };
             x = gpu.map(&step, &[&x, b, &w, &d])?;
         }

@@ -19,7 +19,7 @@ pub mod reductions;
 pub use crate::backend::LocalFuture;
 pub use elementwise::ops;
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};
-pub use products::MATVEC_BLOCK;
+pub use products::{ProductKernel, MATVEC_BLOCK};
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};

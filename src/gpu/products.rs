@@ -1,5 +1,9 @@
 //! Products: `A B` by the teaching, fast fragment and compute kernels, `A^T B`, `A B^T`,
 //! `A^T`, and `A x` blocked, naive and on the compute path.
+//!
+//! `mul`, `square` and `mul_vec` (what users and the solvers call) take the fastest kernel for
+//! the device at hand, chosen from its capabilities ([`Gpu::product_kernel`]); every kernel also
+//! keeps a name of its own (`mul_teaching`, `mul_fast`, `mul_compute`, ...).
 
 use super::Gpu;
 use crate::error::{Error, Result};
@@ -9,9 +13,74 @@ use crate::matrix::Matrix;
 /// Columns per block of the blocked matrix-vector product's first pass.
 pub const MATVEC_BLOCK: usize = 64;
 
+/// The kernels a product can run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProductKernel {
+    /// One output texel per fragment: seed 000's MOP, the kernel the page teaches with.
+    Teaching,
+    /// The fast fragment kernel: one output texel per render target, up to 8 per fragment.
+    Fast,
+    /// The tiled compute kernel: workgroup memory, 8 x 8 outputs per thread.
+    Compute,
+}
+
+impl ProductKernel {
+    /// The name used in the API and on the page: "teaching", "fast" or "compute".
+    pub fn name(self) -> &'static str {
+        match self {
+            ProductKernel::Teaching => "teaching",
+            ProductKernel::Fast => "fast",
+            ProductKernel::Compute => "compute",
+        }
+    }
+}
+
 impl Gpu {
-    /// `a * b`, a new `a.rows() x b.cols()` matrix.
+    /// The kernel `mul`, `square` and `mul_vec` run here, and why, in a sentence for the page.
+    /// Decided from capabilities; the reasons are measurements (README, Performance).
+    pub fn product_kernel(&self) -> (ProductKernel, &'static str) {
+        let caps = self.capabilities();
+        if caps.compute && !caps.software {
+            (
+                ProductKernel::Compute,
+                "compute shaders run on this hardware adapter, and the tiled compute kernel \
+                 (workgroup memory, 8x8 outputs per thread) is texla's fastest product on a GPU",
+            )
+        } else if caps.max_render_targets >= 2 && caps.compute {
+            (
+                ProductKernel::Fast,
+                "this is a software adapter, which runs workgroups one after another: the fast \
+                 fragment kernel beat the compute kernel on SwiftShader (3.0 against 1.9 GFLOPS \
+                 at n = 1024)",
+            )
+        } else if caps.max_render_targets >= 2 {
+            (
+                ProductKernel::Fast,
+                "without compute shaders the fast fragment kernel, one output texel per render \
+                 target, is texla's fastest product",
+            )
+        } else {
+            (
+                ProductKernel::Teaching,
+                "this device renders into one target per pass, so the teaching kernel is the \
+                 fastest product it has",
+            )
+        }
+    }
+
+    /// `a * b`, a new `a.rows() x b.cols()` matrix, by the fastest kernel here
+    /// ([`Gpu::product_kernel`]).
     pub fn mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        match self.product_kernel().0 {
+            ProductKernel::Teaching => self.mul_teaching(a, b),
+            ProductKernel::Fast => self.mul_fast(a, b),
+            ProductKernel::Compute => self.mul_compute(a, b),
+        }
+    }
+
+    /// `a * b` by the teaching kernel: one fragment per output texel, seed 000's MOP (a 4 x 4
+    /// block of A times one texel of B) for each step of k.
+    pub fn mul_teaching(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         check_inner(a, b)?;
         self.run_kernel(kernels::MATMUL, &[a, b], self.layout(a.rows(), b.cols())?)
     }
@@ -75,7 +144,7 @@ impl Gpu {
         let targets = n.div_ceil(w);
         if targets == 1 {
             // One target is the teaching kernel.
-            return self.mul(a, b);
+            return self.mul_teaching(a, b);
         }
         let program = Program::new(
             kernels::matmul_fast(targets),
@@ -97,10 +166,16 @@ impl Gpu {
         Ok(c)
     }
 
-    /// `m * m` for a square `m`.
+    /// `m * m` for a square `m`, by the fastest kernel here.
     pub fn square(&self, m: &Matrix) -> Result<Matrix> {
         check_square(m)?;
         self.mul(m, m)
+    }
+
+    /// `m * m` for a square `m`, by the teaching kernel.
+    pub fn square_teaching(&self, m: &Matrix) -> Result<Matrix> {
+        check_square(m)?;
+        self.mul_teaching(m, m)
     }
 
     /// `m * m` for a square `m`, with the fast fragment kernel of [`Gpu::mul_fast`].
@@ -130,9 +205,18 @@ impl Gpu {
         self.run_kernel(kernels::TRANSPOSE, &[a], self.layout(a.cols(), a.rows())?)
     }
 
+    /// `a * x` for a column vector `x`, by the fastest kernel here: on the compute path where
+    /// [`Gpu::product_kernel`] takes it (one dispatch), else blocked (two passes).
+    pub fn mul_vec(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+        match self.product_kernel().0 {
+            ProductKernel::Compute => self.mul_vec_compute(a, x),
+            _ => self.mul_vec_blocked(a, x),
+        }
+    }
+
     /// `a * x` for a column vector `x`, blocked (seed 003): partial sums over column blocks in
     /// many fragments, then a reduction pass.
-    pub fn mul_vec(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+    pub fn mul_vec_blocked(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
         check_vector(a, x)?;
         let blocks = a.cols().div_ceil(MATVEC_BLOCK);
         let partial = self.run(
@@ -156,7 +240,7 @@ impl Gpu {
                 x.cols()
             )));
         }
-        self.mul(a, x)
+        self.mul_teaching(a, x)
     }
 
     /// `a * x` on the compute path (WebGPU only): one dispatch, 32 rows per workgroup, partial

@@ -56,15 +56,19 @@ impl Gpgpu {
         self.device.capabilities().backend.name().into()
     }
 
-    /// Backend, adapter, maximum texture size and why this backend was chosen.
+    /// Backend, adapter, maximum texture size, why this backend was chosen, and which kernel
+    /// `matmul`, `square` and `mulVec` run here and why.
     #[wasm_bindgen(unchecked_return_type = "Capabilities")]
     pub fn capabilities(&self) -> Object {
         let caps = self.device.capabilities();
+        let (kernel, why) = self.device.product_kernel();
         object(&[
             ("backend", self.backend().into()),
             ("adapter", caps.adapter.clone().into()),
             ("maxTextureSize", caps.max_texture_size.into()),
             ("reason", self.reason.clone().into()),
+            ("matmulKernel", kernel.name().into()),
+            ("matmulReason", why.into()),
         ])
     }
 
@@ -89,9 +93,16 @@ impl Gpgpu {
         matrix_op!(self, self.device.upload(&data, rows, cols))
     }
 
-    /// `a * b`, computed on the GPU; the result stays there until read.
+    /// `a * b`, computed on the GPU by the fastest kernel this device has (see
+    /// `capabilities().matmulKernel` and `.matmulReason`); the result stays there until read.
     pub fn matmul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         matrix_op!(self, self.device.mul(&a.matrix()?, &b.matrix()?))
+    }
+
+    /// `a * b` by the teaching kernel: one fragment per output texel, seed 000's MOP.
+    #[wasm_bindgen(js_name = matmulTeaching)]
+    pub fn matmul_teaching(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_teaching(&a.matrix()?, &b.matrix()?))
     }
 
     /// `a * b` on the WebGPU compute path (workgroup tiling, 4 texels per thread); on WebGL2 a
@@ -102,15 +113,21 @@ impl Gpgpu {
     }
 
     /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
-    /// render target, so each A texel fetched serves them all (`matmul` is the teaching kernel).
+    /// render target, so each A texel fetched serves them all.
     #[wasm_bindgen(js_name = matmulFast)]
     pub fn matmul_fast(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         matrix_op!(self, self.device.mul_fast(&a.matrix()?, &b.matrix()?))
     }
 
-    /// `m * m` for a square `m`.
+    /// `m * m` for a square `m`, by the fastest kernel here (as `matmul`).
     pub fn square(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         matrix_op!(self, self.device.square(&m.matrix()?))
+    }
+
+    /// `m * m` for a square `m`, by the teaching kernel.
+    #[wasm_bindgen(js_name = squareTeaching)]
+    pub fn square_teaching(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.square_teaching(&m.matrix()?))
     }
 
     /// `m * m` for a square `m`, with the fast fragment kernel of `matmulFast`.
@@ -136,10 +153,20 @@ impl Gpgpu {
         matrix_op!(self, self.device.transpose(&a.matrix()?))
     }
 
-    /// `a * x` for a column vector x, blocked: partial sums in many fragments, then a reduction.
+    /// `a * x` for a column vector x by the fastest kernel here: the compute path where
+    /// `matmul` takes it, else blocked.
     #[wasm_bindgen(js_name = mulVec)]
     pub fn mul_vec(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         matrix_op!(self, self.device.mul_vec(&a.matrix()?, &x.matrix()?))
+    }
+
+    /// `a * x` blocked: partial sums in many fragments, then a reduction.
+    #[wasm_bindgen(js_name = mulVecBlocked)]
+    pub fn mul_vec_blocked(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(
+            self,
+            self.device.mul_vec_blocked(&a.matrix()?, &x.matrix()?)
+        )
     }
 
     /// `a * x`, one fragment per four output rows: the naive kernel, for comparison.

@@ -27,6 +27,10 @@ export interface Capabilities {
   maxTextureSize: number;
   /** Why this backend runs and why the other one was not used. */
   reason: string;
+  /** The kernel `matmul`, `square` and `mulVec` run on this device. */
+  matmulKernel: "teaching" | "fast" | "compute";
+  /** Why that kernel, in a sentence for the page. */
+  matmulReason: string;
 }
 
 /** Options of `Gpgpu.cg`. */

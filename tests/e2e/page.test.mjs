@@ -35,6 +35,10 @@ for (const backend of ["webgpu", "webgl2"]) {
     assert.match(await page.textContent("#cap-reason"), /asked for by name/);
     assert.ok((await page.textContent("#cap-adapter")).length > 0);
     assert.match(await page.textContent("#cap-max"), /^\d+ texels/);
+    // Here (SwiftShader) both backends take the fast fragment kernel: a software adapter, or no
+    // compute shaders.
+    assert.equal(await page.getAttribute("#cap-products", "data-kernel"), "fast");
+    assert.match(await page.textContent("#cap-products"), /matmul, square and mulVec run the fast kernel: /);
     const summary = page.locator("#square-result-summary");
     assert.equal(await summary.getAttribute("data-within-bound"), "true");
     const maxRel = Number(await summary.getAttribute("data-max-rel"));
