@@ -60,4 +60,5 @@ cd "$work/bench"
 rc=$?
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader 2>/dev/null || true
 echo "== exit $rc"
+sleep 1   # let tee finish the log
 exit $rc
