@@ -1,0 +1,562 @@
+// texla's pkg/ and TF.js's WebGPU backend on Dawn (Chromium's WebGPU, as the npm package `webgpu`,
+// dawn.node) in ONE Node process: matrix products, A·x and texla's solvers. Prints a Markdown
+// table and writes JSON. See README.md beside this file.
+//
+//   node bench/dawn/bench.mjs [--sizes 1024,2048,4096,8192] [--mv-sizes 4096,8192] [--reps 5]
+//        [--chain 10] [--budget 60] [--deadline SECONDS] [--only matmul,mulvec,solvers]
+//        [--paths texla.matmul,tfjs.matMul,...] [--cg-grid 32] [--jacobi-n 1024] [--lcp-n 400]
+//        [--lcp-iters 800] [--pkg DIR] [--out FILE.json] [--md FILE.md] [--dawn-flags a,b]
+//        [--require-gpu]
+//
+// Output goes to --out / --md; by default to $OUT/dawn-bench.{json,md} where OUT is set, else to
+// bench/dawn/results.{json,md}. Both are rewritten after every measurement, so a run cut short
+// keeps what it measured.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const list = (s) => String(s).split(",").map((v) => v.trim()).filter(Boolean);
+const ints = (name, fallback) => {
+  const v = list(arg(name, fallback)).map(Number);
+  if (v.some((x) => !Number.isInteger(x) || x < 1)) throw new Error(`bad --${name} ${arg(name, fallback)}`);
+  return v;
+};
+
+const opts = {
+  sizes: ints("sizes", "1024,2048,4096,8192"),
+  mvSizes: ints("mv-sizes", "4096,8192"),
+  reps: ints("reps", "5")[0],
+  chain: ints("chain", "10")[0],
+  budget: Number(arg("budget", "60")), // seconds per path and size (e2e and resident each get half)
+  deadline: Number(arg("deadline", "0")) || Infinity, // seconds for the whole run
+  only: list(arg("only", "matmul,mulvec,solvers")),
+  paths: list(arg("paths", "")),
+  cgGrid: ints("cg-grid", "32")[0],
+  jacobiN: ints("jacobi-n", "1024")[0],
+  lcpN: ints("lcp-n", "400")[0],
+  lcpIters: ints("lcp-iters", "800")[0],
+  samples: 64,
+};
+const outDir = process.env.OUT || here;
+const outJson = arg("out", path.join(outDir, process.env.OUT ? "dawn-bench.json" : "results.json"));
+const outMd = arg("md", outJson.replace(/\.json$/, "") + ".md");
+const pkgDir = arg("pkg", [path.join(here, "../../pkg"), path.join(here, "../pkg")].find((d) => fs.existsSync(path.join(d, "texla.js"))));
+if (!pkgDir) throw new Error("no pkg/ found: build it (wasm-pack build --release --target web) or pass --pkg DIR");
+const started = performance.now();
+const elapsed = () => (performance.now() - started) / 1000;
+const log = (s) => console.log(`[${elapsed().toFixed(1).padStart(6)} s] ${s}`);
+
+// ---------------------------------------------------------------------------------------------
+// WebGPU in Node: dawn.node's navigator.gpu and WebGPU globals; texla's wasm-bindgen glue wants a
+// window, TF.js wants navigator.gpu when its backend module loads (so: dynamic imports below).
+const webgpu = await import("webgpu");
+Object.assign(globalThis, webgpu.globals);
+const dawnFlags = list(arg("dawn-flags", process.env.DAWN_FLAGS || ""));
+const gpuApi = webgpu.create(dawnFlags);
+globalThis.navigator = { gpu: gpuApi, userAgent: `Node.js ${process.version} (dawn.node)`, language: "en", hardwareConcurrency: os.cpus().length };
+globalThis.window = globalThis;
+globalThis.Window = class {};
+const probe = await gpuApi.requestAdapter({ powerPreference: "high-performance" });
+if (!probe) throw new Error("Dawn found no WebGPU adapter (Vulkan ICD? see README.md)");
+const adapterInfo = (() => {
+  const i = probe.info ?? {};
+  return { vendor: i.vendor, architecture: i.architecture, device: i.device, description: i.description, fallback: !!(i.isFallbackAdapter ?? probe.isFallbackAdapter) };
+})();
+console.log(`Dawn adapter: ${JSON.stringify(adapterInfo)}`);
+if (process.argv.includes("--require-gpu") && (adapterInfo.fallback || /swiftshader|llvmpipe|lavapipe/i.test(JSON.stringify(adapterInfo)))) {
+  console.error("--require-gpu: Dawn offers only a software adapter; stopping");
+  process.exit(2);
+}
+
+const texla = await import(pathToFileURL(path.join(pkgDir, "texla.js")).href);
+texla.initSync({ module: fs.readFileSync(path.join(pkgDir, "texla_bg.wasm")) });
+const gpu = await texla.Gpgpu.create("webgpu");
+if (gpu.backend !== "webgpu") throw new Error(`texla runs ${gpu.backend}, not webgpu`);
+
+const tf = await import("@tensorflow/tfjs-core");
+await import("@tensorflow/tfjs-backend-webgpu");
+let tfNote = null;
+try {
+  if (!(await tf.setBackend("webgpu"))) throw new Error("tf.setBackend('webgpu') returned false");
+  await tf.ready();
+  if (tf.getBackend() !== "webgpu") throw new Error(`TF.js runs ${tf.getBackend()}`);
+  // Keep every product on the GPU (TF.js may hand small ops whose inputs sit on the CPU to its
+  // CPU kernels).
+  tf.env().set("WEBGPU_CPU_FORWARD", false);
+} catch (e) {
+  tfNote = `TF.js WebGPU backend unavailable: ${e.message}`;
+  console.error(tfNote);
+}
+
+const readJson = (p) => {
+  try {
+    return JSON.parse(fs.readFileSync(p, "utf8"));
+  } catch {
+    return null;
+  }
+};
+const pkgVersion = (name) => readJson(path.join(here, "node_modules", name, "package.json"))?.version ?? null;
+const env = {
+  date: new Date().toISOString(),
+  host: os.hostname(),
+  cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? "?"}`,
+  node: process.version,
+  webgpu: pkgVersion("webgpu"),
+  tfjs: tf.version_core ?? pkgVersion("@tensorflow/tfjs-core"),
+  tfjsAdapter: (() => {
+    const i = tfNote ? null : tf.backend().adapterInfo;
+    return i ? { vendor: i.vendor, architecture: i.architecture } : null;
+  })(),
+  tfjsMatmulProgram: tfNote ? null : tf.env().get("WEBGPU_MATMUL_PROGRAM_TYPE"),
+  adapter: adapterInfo,
+  texlaAdapter: gpu.capabilities().adapter,
+  texlaMaxTextureSize: gpu.capabilities().maxTextureSize,
+  tfjsNote: tfNote,
+  dawnFlags,
+  vulkanIcd: process.env.VK_DRIVER_FILES || process.env.VK_ICD_FILENAMES || null,
+  options: opts,
+  pkg: path.resolve(pkgDir),
+};
+const results = { env, matmul: [], mulvec: [], solvers: [] };
+
+// ---------------------------------------------------------------------------------------------
+// Data: entries uniform in [-1, 1) / sqrt(n) from a seeded generator (chained products shrink by
+// about 1/sqrt(3) each, so ten stay well inside float32).
+function mulberry32(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+function randomMatrix(next, count, scale) {
+  const m = new Float32Array(count);
+  for (let i = 0; i < count; i++) m[i] = (2 * next() - 1) * scale;
+  return m;
+}
+const median = (v) => {
+  const s = [...v].sort((x, y) => x - y);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+/** max |got - exact| / max |exact| over the given pairs (NaN counts as infinite). */
+function relError(got, exact) {
+  let scale = 0;
+  let err = 0;
+  for (let i = 0; i < exact.length; i++) {
+    scale = Math.max(scale, Math.abs(exact[i]));
+    const e = Math.abs(got[i] - exact[i]);
+    err = Math.max(err, Number.isNaN(e) ? Infinity : e);
+  }
+  return scale > 0 ? err / scale : err;
+}
+
+/**
+ * Runs `once` (async, returns ms or nothing) up to `reps` times, stopping early when the next run
+ * would push the total past `seconds` (at least one run). Median ms and the number of runs.
+ */
+async function timed(reps, seconds, once) {
+  const ms = [];
+  let total = 0;
+  while (ms.length < reps) {
+    if (ms.length > 0 && (total + median(ms)) / 1000 > seconds) break;
+    const t0 = performance.now();
+    const r = await once();
+    const t = typeof r === "number" ? r : performance.now() - t0;
+    ms.push(t);
+    total += t;
+  }
+  return { ms: median(ms), runs: ms.length, all: ms.map((t) => +t.toFixed(3)) };
+}
+
+const wanted = (name) => !opts.paths.length || opts.paths.some((p) => name === p || name.startsWith(p));
+const left = () => opts.deadline - elapsed();
+
+function save() {
+  fs.mkdirSync(path.dirname(outJson), { recursive: true });
+  fs.writeFileSync(outJson, JSON.stringify(results, null, 1));
+  fs.writeFileSync(outMd, markdown());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The paths. Each: e2e(a, b, n) -> Float32Array of A·B; prepare(a, b, n); chain(count) ->
+// Float32Array of A·B^count (X <- X·B), one read-back; release().
+function texlaProduct(method) {
+  let ga = null;
+  let gb = null;
+  return {
+    name: `texla ${method}`,
+    available: typeof gpu[method] === "function",
+    async e2e(a, b, n, bCols = n) {
+      const x = gpu.upload(a, n, n);
+      const y = gpu.upload(b, n, bCols);
+      const c = gpu[method](x, y);
+      const out = await c.read();
+      [x, y, c].forEach((m) => m.free());
+      return out;
+    },
+    async prepare(a, b, n, bCols = n) {
+      ga = gpu.upload(a, n, n);
+      gb = gpu.upload(b, n, bCols);
+      await gpu.finish();
+    },
+    // Matrix products chain X <- X·B from X = A; A·x chains x <- A·x from x = b.
+    async chain(count, left = true) {
+      let x = left ? ga : gb;
+      for (let i = 0; i < count; i++) {
+        const y = left ? gpu[method](x, gb) : gpu[method](ga, x);
+        if (x !== ga && x !== gb) x.free();
+        x = y;
+      }
+      const out = await x.read();
+      x.free();
+      return out;
+    },
+    release() {
+      ga?.free();
+      gb?.free();
+      ga = gb = null;
+      gpu.releasePooled();
+    },
+  };
+}
+function tfProduct() {
+  let ta = null;
+  let tb = null;
+  return {
+    name: "tfjs matMul",
+    available: !tfNote,
+    async e2e(a, b, n, bCols = n) {
+      const x = tf.tensor2d(a, [n, n]);
+      const y = tf.tensor2d(b, [n, bCols]);
+      const c = tf.matMul(x, y);
+      const out = await c.data();
+      tf.dispose([x, y, c]);
+      return out;
+    },
+    async prepare(a, b, n, bCols = n) {
+      ta = tf.tensor2d(a, [n, n]);
+      tb = tf.tensor2d(b, [n, bCols]);
+      // TF.js uploads a tensor when a GPU program first reads it: make both resident now.
+      const touch = tf.tidy(() => tf.add(tf.sum(ta), tf.sum(tb)));
+      await touch.data();
+      touch.dispose();
+    },
+    async chain(count, left = true) {
+      let x = left ? ta : tb;
+      for (let i = 0; i < count; i++) {
+        const y = left ? tf.matMul(x, tb) : tf.matMul(ta, x);
+        if (x !== ta && x !== tb) x.dispose();
+        x = y;
+      }
+      const out = await x.data();
+      x.dispose();
+      return out;
+    },
+    release() {
+      tf.dispose([ta, tb]);
+      ta = tb = null;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matrix products.
+async function benchMatmul() {
+  const entries = [texlaProduct("matmul"), texlaProduct("matmulFast"), texlaProduct("matmulCompute"), tfProduct()].filter((e) => wanted(e.name));
+  const last = {}; // name -> {n, ms}: predicts the next size
+  for (const n of opts.sizes) {
+    log(`matmul n = ${n}: making matrices and the float64 reference`);
+    const next = mulberry32(n);
+    const s = 1 / Math.sqrt(n);
+    const a = randomMatrix(next, n * n, s);
+    const b = randomMatrix(next, n * n, s);
+    // ~64 sampled elements of A·B, and of A·B^chain (4 rows carried through the chain, 16 columns each).
+    const pick = mulberry32(n ^ 0x5eed);
+    const pairs = Array.from({ length: opts.samples }, () => [Math.floor(pick() * n), Math.floor(pick() * n)]);
+    const exact = pairs.map(([i, j]) => {
+      let sum = 0;
+      for (let k = 0; k < n; k++) sum += a[i * n + k] * b[k * n + j];
+      return sum;
+    });
+    const rows = Array.from({ length: 4 }, () => Math.floor(pick() * n));
+    const cols = Array.from({ length: opts.samples / 4 }, () => Math.floor(pick() * n));
+    const chainExact = [];
+    for (const i of rows) {
+      let x = Float64Array.from(a.subarray(i * n, (i + 1) * n));
+      for (let c = 0; c < opts.chain; c++) {
+        const y = new Float64Array(n);
+        for (let k = 0; k < n; k++) {
+          const xk = x[k];
+          const bk = k * n;
+          for (let j = 0; j < n; j++) y[j] += xk * b[bk + j];
+        }
+        x = y;
+      }
+      for (const j of cols) chainExact.push(x[j]);
+    }
+    const flops = 2 * n ** 3;
+    for (const e of entries) {
+      const row = { n, path: e.name, e2eMs: null, e2eGflops: null, e2eRuns: 0, residentMs: null, residentGflops: null, residentRuns: 0, e2eError: null, residentError: null, note: "" };
+      results.matmul.push(row);
+      try {
+        if (!e.available) throw new Error("not in this pkg/ or backend unavailable");
+        const predicted = last[e.name] ? last[e.name].ms * (n / last[e.name].n) ** 3 : 0;
+        if (predicted / 1000 > Math.min(opts.budget / 2, left())) {
+          row.note = `skipped: predicted ${(predicted / 1000).toFixed(1)} s a product`;
+          log(`${e.name} n = ${n}: ${row.note}`);
+          continue;
+        }
+        log(`${e.name} n = ${n}: end-to-end`);
+        let got = await e.e2e(a, b, n); // warm-up: shader compilation, pools
+        const e2e = await timed(opts.reps, Math.min(opts.budget / 2, left()), async () => {
+          got = await e.e2e(a, b, n);
+        });
+        row.e2eMs = e2e.ms;
+        row.e2eRuns = e2e.runs;
+        row.e2eGflops = flops / (e2e.ms * 1e6);
+        row.e2eError = relError(pairs.map(([i, j]) => got[i * n + j]), exact);
+        last[e.name] = { n, ms: e2e.ms };
+        save();
+        const chainPredicted = (opts.chain * e2e.ms) / 1000;
+        if (chainPredicted > Math.min(opts.budget / 2, left())) {
+          row.note = `resident skipped: predicted ${chainPredicted.toFixed(1)} s a chain`;
+          log(`${e.name} n = ${n}: ${row.note}`);
+          continue;
+        }
+        log(`${e.name} n = ${n}: resident (${opts.chain} chained)`);
+        await e.prepare(a, b, n);
+        try {
+          await e.chain(1); // warm-up
+          const res = await timed(opts.reps, Math.min(opts.budget / 2, left()), async () => {
+            got = await e.chain(opts.chain);
+          });
+          row.residentMs = res.ms / opts.chain;
+          row.residentRuns = res.runs;
+          row.residentGflops = (opts.chain * flops) / (res.ms * 1e6);
+          const sampled = [];
+          for (const i of rows) for (const j of cols) sampled.push(got[i * n + j]);
+          row.residentError = relError(sampled, chainExact);
+        } finally {
+          e.release();
+        }
+      } catch (err) {
+        row.note = `error: ${err.message}`;
+        console.error(`${e.name} n = ${n}: ${err.stack ?? err}`);
+      }
+      log(`${e.name} n = ${n}: e2e ${fmt(row.e2eGflops)} GFLOPS, resident ${fmt(row.residentGflops)} GFLOPS, error ${sci(row.e2eError)} / ${sci(row.residentError)}`);
+      save();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A·x: bytes of A read per product, 4 n^2.
+async function benchMulVec() {
+  const entries = [texlaProduct("mulVec"), texlaProduct("mulVecCompute"), tfProduct()].filter((e) => wanted(e.name));
+  for (const n of opts.mvSizes) {
+    log(`A·x n = ${n}: making data and the float64 reference`);
+    const next = mulberry32(n + 1);
+    const s = 1 / Math.sqrt(n);
+    const a = randomMatrix(next, n * n, s);
+    const x = randomMatrix(next, n, 1);
+    const matvec = (v) => {
+      const y = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        let sum = 0;
+        const ai = i * n;
+        for (let k = 0; k < n; k++) sum += a[ai + k] * v[k];
+        y[i] = sum;
+      }
+      return y;
+    };
+    const exact = matvec(x);
+    let chained = Float64Array.from(x);
+    for (let c = 0; c < opts.chain; c++) chained = matvec(chained);
+    const bytes = 4 * n * n;
+    for (const e of entries) {
+      const name = e.name === "tfjs matMul" ? "tfjs matMul (n x 1)" : e.name;
+      const row = { n, path: name, e2eMs: null, e2eGBs: null, e2eRuns: 0, residentMs: null, residentGBs: null, residentRuns: 0, e2eError: null, residentError: null, note: "" };
+      results.mulvec.push(row);
+      try {
+        if (!e.available) throw new Error("not in this pkg/ or backend unavailable");
+        if (left() <= 0) {
+          row.note = "skipped: deadline";
+          continue;
+        }
+        log(`${name} n = ${n}: end-to-end`);
+        let got = await e.e2e(a, x, n, 1);
+        const e2e = await timed(opts.reps, Math.min(opts.budget / 2, left()), async () => {
+          got = await e.e2e(a, x, n, 1);
+        });
+        row.e2eMs = e2e.ms;
+        row.e2eRuns = e2e.runs;
+        row.e2eGBs = bytes / (e2e.ms * 1e6);
+        row.e2eError = relError(got, exact);
+        log(`${name} n = ${n}: resident (${opts.chain} chained)`);
+        await e.prepare(a, x, n, 1);
+        try {
+          await e.chain(1, false);
+          const res = await timed(opts.reps, Math.min(opts.budget / 2, left()), async () => {
+            got = await e.chain(opts.chain, false);
+          });
+          row.residentMs = res.ms / opts.chain;
+          row.residentRuns = res.runs;
+          row.residentGBs = (opts.chain * bytes) / (res.ms * 1e6);
+          row.residentError = relError(got, chained);
+        } finally {
+          e.release();
+        }
+      } catch (err) {
+        row.note = `error: ${err.message}`;
+        console.error(`${name} n = ${n}: ${err.stack ?? err}`);
+      }
+      log(`${name} n = ${n}: e2e ${fmt(row.e2eGBs)} GB/s, resident ${fmt(row.residentGBs)} GB/s, error ${sci(row.e2eError)} / ${sci(row.residentError)}`);
+      save();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Solvers: ms per solve (A and b already on the GPU; the solve and the read-back of x), median of
+// `reps` after one warm-up solve; error against the problem's known answer.
+function lcp64(a, b, n, omega, iterations) {
+  let x = new Float64Array(n);
+  for (let k = 0; k < iterations; k++) {
+    const w = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let sum = 0;
+      for (let j = 0; j < n; j++) sum += a[i * n + j] * x[j];
+      w[i] = sum;
+    }
+    x = Float64Array.from(x, (v, i) => Math.max(0, v + (omega * (w[i] + b[i])) / a[i * n + i]));
+  }
+  return x;
+}
+async function benchSolvers() {
+  const runs = [];
+  const cg = Math.min(opts.cgGrid, 64);
+  runs.push({ solver: "cg", problem: `poisson2d ${cg}x${cg}`, make: () => texla.Gpgpu.problem("poisson2d", cg, 1), call: (A, B) => gpu.cg(A, B, { tol: 1e-5, maxIter: 2000 }) });
+  runs.push({ solver: "cg fused", problem: `poisson2d ${cg}x${cg}`, make: () => texla.Gpgpu.problem("poisson2d", cg, 1), call: (A, B) => gpu.cg(A, B, { tol: 1e-5, maxIter: 2000, fused: true }) });
+  runs.push({ solver: "jacobi", problem: `jacobi alpha 1.2`, make: () => texla.Gpgpu.problem("jacobi", opts.jacobiN, 1, 1.2), call: (A, B) => gpu.jacobi(A, B, { tol: 1e-5, maxIter: 2000, checkEvery: 10 }) });
+  const lcpOpts = { omega: -0.8, iterations: opts.lcpIters, residual: false };
+  runs.push({ solver: "lcpJacobi", problem: `lcp, ${opts.lcpIters} iterations`, lcp: true, make: () => texla.Gpgpu.problem("lcp", opts.lcpN, 1), call: (A, B) => gpu.lcpJacobi(A, B, lcpOpts) });
+  runs.push({ solver: "lcpJacobiCompute", problem: `lcp, ${opts.lcpIters} iterations`, lcp: true, make: () => texla.Gpgpu.problem("lcp", opts.lcpN, 1), call: (A, B) => gpu.lcpJacobiCompute(A, B, lcpOpts) });
+  let lcpRef = null;
+  for (const r of runs) {
+    if (!wanted(`texla ${r.solver}`)) continue;
+    const row = { solver: `texla ${r.solver}`, problem: r.problem, n: null, iterations: null, converged: null, ms: null, msPerIteration: null, runs: 0, error: null, errorVsFloat64: null, passes: null, note: "" };
+    results.solvers.push(row);
+    let A = null;
+    let B = null;
+    try {
+      if (left() <= 0) throw new Error("deadline");
+      const p = r.make();
+      row.n = p.n;
+      log(`${row.solver} (${r.problem}, n = ${p.n})`);
+      A = gpu.upload(p.a, p.n, p.n);
+      B = gpu.upload(p.b, p.n, 1);
+      let out = null;
+      const once = async () => {
+        const s = await r.call(A, B);
+        const x = await s.x.read();
+        s.x.free();
+        out = { s, x };
+      };
+      await once(); // warm-up
+      const t = await timed(opts.reps, Math.min(opts.budget, left()), once);
+      row.ms = t.ms;
+      row.runs = t.runs;
+      row.iterations = out.s.iterations;
+      row.converged = out.s.converged;
+      row.passes = out.s.passes;
+      row.msPerIteration = t.ms / Math.max(1, out.s.iterations);
+      const scale = p.x.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
+      row.error = out.x.reduce((m, v, i) => Math.max(m, Math.abs(v - p.x[i])), 0) / scale;
+      if (r.lcp) {
+        lcpRef ??= lcp64(Float64Array.from(p.a), Float64Array.from(p.b), p.n, lcpOpts.omega, lcpOpts.iterations);
+        const s64 = lcpRef.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
+        row.errorVsFloat64 = out.x.reduce((m, v, i) => Math.max(m, Math.abs(v - lcpRef[i])), 0) / s64;
+      }
+    } catch (err) {
+      row.note = `error: ${err.message}`;
+      console.error(`${row.solver}: ${err.stack ?? err}`);
+    } finally {
+      A?.free();
+      B?.free();
+      gpu.releasePooled();
+    }
+    log(`${row.solver}: ${fmt(row.ms)} ms per solve, ${row.iterations} iterations, error ${sci(row.error)}`);
+    save();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+function fmt(v, digits = 1) {
+  if (v === null || v === undefined || Number.isNaN(v)) return "–";
+  if (Math.abs(v) >= 100) return v.toFixed(0);
+  if (Math.abs(v) >= 10) return v.toFixed(digits);
+  if (Math.abs(v) >= 0.1) return v.toFixed(digits + 1);
+  return v.toPrecision(2);
+}
+const sci = (v) => (v === null || v === undefined ? "–" : v === Infinity ? "inf" : v.toExponential(1));
+const ms = (v) => (v === null || v === undefined ? "–" : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
+const runsOf = (a, b) => (a || b ? `${a}/${b}` : "–");
+
+function markdown() {
+  const e = results.env;
+  const a = e.adapter;
+  const lines = [];
+  lines.push(`# texla and TF.js on Dawn (dawn.node ${e.webgpu}), Node ${e.node}`);
+  lines.push("");
+  lines.push(`Adapter: ${[a.vendor, a.architecture, a.device, a.description].filter(Boolean).join(", ")}${a.fallback ? " (fallback)" : ""}; texla: ${e.texlaAdapter}; TF.js ${e.tfjs}${e.tfjsNote ? ` (${e.tfjsNote})` : ""}; ${e.cpus}; ${e.date}`);
+  lines.push("");
+  if (results.matmul.length) {
+    lines.push(`## Matrix products C = A·B (n x n, GFLOPS = 2n³/time; resident: ${opts.chain} chained products, one read-back)`);
+    lines.push("");
+    lines.push("| n | path | e2e ms | e2e GFLOPS | resident ms/product | resident GFLOPS | runs e2e/res | rel. error e2e | rel. error resident | note |");
+    lines.push("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    for (const r of results.matmul) lines.push(`| ${r.n} | ${r.path} | ${ms(r.e2eMs)} | ${fmt(r.e2eGflops)} | ${ms(r.residentMs)} | ${fmt(r.residentGflops)} | ${runsOf(r.e2eRuns, r.residentRuns)} | ${sci(r.e2eError)} | ${sci(r.residentError)} | ${r.note} |`);
+    lines.push("");
+  }
+  if (results.mulvec.length) {
+    lines.push(`## A·x (n x n times n x 1, GB/s = 4n² bytes/time; resident: ${opts.chain} chained products x <- A·x, one read-back)`);
+    lines.push("");
+    lines.push("| n | path | e2e ms | e2e GB/s | resident ms/product | resident GB/s | runs e2e/res | rel. error e2e | rel. error resident | note |");
+    lines.push("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    for (const r of results.mulvec) lines.push(`| ${r.n} | ${r.path} | ${ms(r.e2eMs)} | ${fmt(r.e2eGBs)} | ${ms(r.residentMs)} | ${fmt(r.residentGBs)} | ${runsOf(r.e2eRuns, r.residentRuns)} | ${sci(r.e2eError)} | ${sci(r.residentError)} | ${r.note} |`);
+    lines.push("");
+  }
+  if (results.solvers.length) {
+    lines.push("## Solvers (A, b on the GPU; a solve and the read-back of x)");
+    lines.push("");
+    lines.push("| solver | problem | n | iterations | ms per solve | ms/iteration | passes | runs | error vs answer | error vs float64 | note |");
+    lines.push("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    for (const r of results.solvers) lines.push(`| ${r.solver} | ${r.problem} | ${r.n ?? "–"} | ${r.iterations ?? "–"}${r.converged === false && !r.solver.includes("lcp") ? " (not converged)" : ""} | ${ms(r.ms)} | ${ms(r.msPerIteration)} | ${r.passes ?? "–"} | ${r.runs || "–"} | ${sci(r.error)} | ${sci(r.errorVsFloat64)} | ${r.note} |`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+log(`adapter: ${JSON.stringify(adapterInfo)}; texla: ${env.texlaAdapter}; TF.js ${env.tfjs} ${tfNote ?? "webgpu"}`);
+save();
+try {
+  if (opts.only.includes("matmul")) await benchMatmul();
+  if (opts.only.includes("mulvec")) await benchMulVec();
+  if (opts.only.includes("solvers")) await benchSolvers();
+} finally {
+  results.env.seconds = +elapsed().toFixed(1);
+  save();
+  console.log("\n" + markdown());
+  console.log(`JSON: ${outJson}\nMarkdown: ${outMd}`);
+}
+process.exit(0);

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs the Dawn benchmark on the device machine (no network) from what bench/dawn/pack.sh packed
+# into .dawn/, with the NVIDIA Vulkan driver. Run from the repository root that carries .dawn and
+# .gl:
+#
+#   bash .dawn/bench/run-h100.sh [bench.mjs options...]
+#
+# Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
+# a 600 s command ends with its table); any option given here comes first and wins. Writes
+# dawn-bench.log, dawn-bench.json and dawn-bench.md to $OUT (or to /tmp/dawn-out if OUT is unset).
+# It stops if Dawn finds only a software adapter (REQUIRE_GPU=0 to go on anyway). To try it on
+# a machine without the NVIDIA driver (SwiftShader here; see README.md):
+#   OUT=/tmp/dawn-sim DAWN_NO_GL=1 REQUIRE_GPU=0 LD_LIBRARY_PATH=/usr/lib/chromium \
+#     VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json bash .dawn/bench/run-h100.sh --sizes 128 ...
+set -uo pipefail
+dawn="$(cd "$(dirname "$0")/.." && pwd)"
+repo="$(dirname "$dawn")"
+out="${OUT:-/tmp/dawn-out}"
+work=/tmp/dawn-run
+mkdir -p "$out" "$work"
+exec > >(tee -a "$out/dawn-bench.log") 2>&1
+
+echo "== unpacking ($dawn)"
+t0=$(date +%s)
+if [ -n "${DAWN_NO_GL:-}" ]; then
+  echo "DAWN_NO_GL set: using the Vulkan loader on LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+elif ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
+  # The Vulkan loader from Debian's packages (.gl, beside .dawn), as the device README says.
+  for f in "$repo"/.gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+[ -n "${DAWN_NO_GL:-}" ] || ldconfig -p | grep 'libvulkan.so.1 ' || { echo "no libvulkan.so.1: carry .gl"; exit 1; }
+xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
+rm -rf "$work/bench" && mkdir -p "$work/bench"
+tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
+cp "$dawn"/bench/{bench.mjs,package.json} "$work/bench/"
+# dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
+if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
+  mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
+  export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "dawn.node did not load with this machine's libstdc++: using the packed one"
+  "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" || exit 1
+fi
+echo "unpacked in $(($(date +%s) - t0)) s; node $("$work/node" --version)"
+
+if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-} VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-}"
+nvidia-smi -L 2>/dev/null || true
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null || true
+
+require_gpu=--require-gpu   # stop at once if Dawn offers only a software adapter
+[ "${REQUIRE_GPU:-1}" = 0 ] && require_gpu=
+echo "== bench"
+cd "$work/bench"
+"$work/node" bench.mjs "$@" \
+  --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 ${require_gpu} \
+  --pkg "$dawn/pkg" --out "$out/dawn-bench.json" --md "$out/dawn-bench.md"
+rc=$?
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader 2>/dev/null || true
+echo "== exit $rc"
+sleep 1   # let tee finish the log
+exit $rc
