@@ -82,9 +82,12 @@ impl Layout {
     pub fn pack(&self, data: &[f32]) -> Vec<f32> {
         debug_assert_eq!(data.len(), self.rows * self.cols);
         let mut texels = vec![0.0; self.padded_len()];
+        // Matrix row i is channel i % 4 of texel row i / 4: one sequential pass per row.
         for (i, row) in data.chunks_exact(self.cols).enumerate() {
-            for (j, &v) in row.iter().enumerate() {
-                texels[self.texel_index(i, j)] = v;
+            let start = 4 * (i / 4) * self.width();
+            let texel_row = &mut texels[start..start + 4 * self.width()];
+            for (texel, &v) in texel_row.chunks_exact_mut(4).zip(row) {
+                texel[i % 4] = v;
             }
         }
         texels
@@ -95,9 +98,9 @@ impl Layout {
         debug_assert_eq!(texels.len(), self.padded_len());
         let mut data = Vec::with_capacity(self.rows * self.cols);
         for i in 0..self.rows {
-            for j in 0..self.cols {
-                data.push(texels[self.texel_index(i, j)]);
-            }
+            let start = 4 * (i / 4) * self.width();
+            let texel_row = &texels[start..start + 4 * self.width()];
+            data.extend(texel_row.chunks_exact(4).map(|texel| texel[i % 4]));
         }
         data
     }

@@ -5,7 +5,7 @@
 //   node bench/dawn/bench.mjs [--sizes 1024,2048,4096,8192] [--mv-sizes 4096,8192] [--reps 5]
 //        [--chain 10] [--budget 60] [--deadline SECONDS] [--only matmul,mulvec,solvers]
 //        [--paths texla.matmul,tfjs.matMul,...] [--cg-grid 32] [--jacobi-n 1024] [--lcp-n 400]
-//        [--lcp-iters 800] [--pkg DIR] [--out FILE.json] [--md FILE.md] [--dawn-flags a,b]
+//        [--lcp-iters 800] [--pkg DIR] [--out FILE.json] [--md FILE.md] [--dawn-flags "a;b"]
 //        [--require-gpu]
 //
 // Output goes to --out / --md; by default to $OUT/dawn-bench.{json,md} where OUT is set, else to
@@ -57,7 +57,8 @@ const log = (s) => console.log(`[${elapsed().toFixed(1).padStart(6)} s] ${s}`);
 // window, TF.js wants navigator.gpu when its backend module loads (so: dynamic imports below).
 const webgpu = await import("webgpu");
 Object.assign(globalThis, webgpu.globals);
-const dawnFlags = list(arg("dawn-flags", process.env.DAWN_FLAGS || ""));
+// Dawn flags are separated by ";" (one flag may list toggles with commas).
+const dawnFlags = String(arg("dawn-flags", process.env.DAWN_FLAGS || "")).split(";").map((v) => v.trim()).filter(Boolean);
 const gpuApi = webgpu.create(dawnFlags);
 globalThis.navigator = { gpu: gpuApi, userAgent: `Node.js ${process.version} (dawn.node)`, language: "en", hardwareConcurrency: os.cpus().length };
 globalThis.window = globalThis;
@@ -272,7 +273,7 @@ function tfProduct() {
 // ---------------------------------------------------------------------------------------------
 // Matrix products.
 async function benchMatmul() {
-  const entries = [texlaProduct("matmul"), texlaProduct("matmulFast"), texlaProduct("matmulCompute"), tfProduct()].filter((e) => wanted(e.name));
+  const entries = [texlaProduct("matmul"), texlaProduct("matmulTeaching"), texlaProduct("matmulFast"), texlaProduct("matmulCompute"), tfProduct()].filter((e) => wanted(e.name));
   const last = {}; // name -> {n, ms}: predicts the next size
   for (const n of opts.sizes) {
     log(`matmul n = ${n}: making matrices and the float64 reference`);
@@ -362,7 +363,7 @@ async function benchMatmul() {
 // ---------------------------------------------------------------------------------------------
 // A·x: bytes of A read per product, 4 n^2.
 async function benchMulVec() {
-  const entries = [texlaProduct("mulVec"), texlaProduct("mulVecCompute"), tfProduct()].filter((e) => wanted(e.name));
+  const entries = [texlaProduct("mulVec"), texlaProduct("mulVecBlocked"), texlaProduct("mulVecCompute"), tfProduct()].filter((e) => wanted(e.name));
   for (const n of opts.mvSizes) {
     log(`A·x n = ${n}: making data and the float64 reference`);
     const next = mulberry32(n + 1);

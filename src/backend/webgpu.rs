@@ -622,18 +622,19 @@ impl Backend for WebGpu {
             .map_err(|_| Error::Gpu("read-back was cancelled".into()))?;
         self.check_errors()?;
         mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
-        let mut texels = Vec::with_capacity(width * height * 4);
+        let mut texels = vec![0.0f32; width * height * 4];
         {
             let view = buffer
                 .get_mapped_range(..)
                 .map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
-            for row in view.chunks_exact(padded_row) {
-                // The mapped bytes carry no alignment promise, so decode instead of casting.
-                texels.extend(
-                    row[..row_bytes]
-                        .chunks_exact(4)
-                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-                );
+            // Row by row into the f32s' own bytes: the mapped bytes carry no alignment promise,
+            // and GPU data and wasm (or x86) are both little-endian.
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut texels);
+            for (dst, row) in bytes
+                .chunks_exact_mut(row_bytes)
+                .zip(view.chunks_exact(padded_row))
+            {
+                dst.copy_from_slice(&row[..row_bytes]);
             }
         }
         buffer.unmap();
