@@ -343,10 +343,10 @@ on_both_backends! {
             expected += cost;
             assert_eq!(after.peak_bytes, expected + after.pooled_bytes);
         }
-        // A product makes its result and no temporaries; reading it back adds nothing.
+        // The teaching product makes its result and no temporaries; reading it back adds nothing.
         let m = &held[4];
         let before = gpu.memory();
-        let p = gpu.mul(m, m).unwrap();
+        let p = gpu.mul_teaching(m, m).unwrap();
         let _ = gpu.read(&p).await.unwrap();
         let after = gpu.memory();
         assert_eq!(after.live_bytes - before.live_bytes, 16 * 64 * 16);
@@ -360,6 +360,16 @@ on_both_backends! {
         gpu.release_pooled();
         gpu.reset_peak();
         assert_eq!(gpu.memory().peak_bytes, start.live_bytes);
+        // The default product (the fast kernel here) leaves only its result live; its slabs go
+        // back to the pool, and the peak counts them.
+        let m = gpu.upload(&[1.0; 64 * 64], 64, 64).unwrap();
+        let before = gpu.memory();
+        let p = gpu.mul(&m, &m).unwrap();
+        let after = gpu.memory();
+        assert_eq!(after.live_bytes - before.live_bytes, 16 * 64 * 16);
+        assert_eq!(after.peak_bytes, before.peak_bytes.max(after.live_bytes + after.pooled_bytes));
+        assert!(after.peak_bytes >= after.live_bytes + after.pooled_bytes);
+        drop((m, p));
     }
 
     async fn a_thousand_mixed_operations_do_not_grow_memory(kind) {
