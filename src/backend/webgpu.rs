@@ -6,19 +6,21 @@
 //! unfilterable float textures and read with `textureLoad`, never sampled. The wall's renderer is
 //! in `webgpu/scene.rs`.
 
+mod pipelines;
 mod scene;
 
+use pipelines::BindGroupKey;
 pub use scene::SceneRenderer;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-
-use wgpu::util::DeviceExt;
 
 use super::{Backend, BackendKind, Capabilities};
 use crate::error::{Error, Result};
-use crate::kernels::{Kernel, Program};
+use crate::kernels::Program;
 
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 const TEXEL_BYTES: usize = 16;
@@ -38,23 +40,54 @@ pub struct WebGpu {
     errors: Arc<Mutex<Vec<String>>>,
     /// Uniform buffers by content (see `uniform_buffer`).
     uniforms: RefCell<HashMap<Vec<u8>, wgpu::Buffer>>,
+    /// Bind groups of runs (see `cached_bind_group`).
+    bind_groups: RefCell<HashMap<BindGroupKey, wgpu::BindGroup>>,
+    /// Passes and copies recorded but not yet submitted (see [`WebGpu::record`]).
+    pending: RefCell<Option<wgpu::CommandEncoder>>,
+    /// How many are recorded in `pending`.
+    pending_count: Cell<usize>,
+    /// What textures share with the backend: whether work is pending, and the textures dropped
+    /// meanwhile, destroyed after the next submission.
+    shared: Rc<Shared>,
     /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
     /// where the native benchmark measures what they cost).
-    checks: std::cell::Cell<Option<wgpu::ShaderRuntimeChecks>>,
+    checks: Cell<Option<wgpu::ShaderRuntimeChecks>>,
 }
 
-/// Most uniform buffers kept for reuse.
-const UNIFORM_CACHE: usize = 512;
+/// Passes recorded into one command buffer before it is submitted. One submission per pass cost
+/// about as much as the pass itself through Dawn; more than this would keep the GPU waiting for
+/// the first submission of a long solver loop.
+const BATCH: usize = 32;
+
+/// The state textures share with their backend.
+#[derive(Default)]
+struct Shared {
+    /// Whether recorded work waits to be submitted.
+    pending: Cell<bool>,
+    /// Textures dropped while work was pending (it may use them): destroyed after it is submitted.
+    dropped: RefCell<Vec<wgpu::Texture>>,
+}
+
+/// Ids of textures, never reused (see `cached_bind_group`).
+static NEXT_TEXTURE: AtomicU64 = AtomicU64::new(1);
 
 /// An `Rgba32Float` texture and the view every pass uses.
 pub struct Texture {
     texture: wgpu::Texture,
     view: wgpu::TextureView,
+    /// Names this texture in the bind group cache.
+    id: u64,
+    shared: Rc<Shared>,
 }
 
 impl Drop for Texture {
     fn drop(&mut self) {
-        self.texture.destroy();
+        // Its memory goes now, unless a pass waiting to be submitted may still use it.
+        if self.shared.pending.get() {
+            self.shared.dropped.borrow_mut().push(self.texture.clone());
+        } else {
+            self.texture.destroy();
+        }
     }
 }
 
@@ -169,7 +202,11 @@ impl WebGpu {
             compute_pipelines: RefCell::new(HashMap::new()),
             errors,
             uniforms: RefCell::new(HashMap::new()),
-            checks: std::cell::Cell::new(None),
+            bind_groups: RefCell::new(HashMap::new()),
+            pending: RefCell::new(None),
+            pending_count: Cell::new(0),
+            shared: Rc::default(),
+            checks: Cell::new(None),
         })
     }
 
@@ -186,6 +223,7 @@ impl WebGpu {
         self.checks.set(Some(checks));
         self.pipelines.borrow_mut().clear();
         self.compute_pipelines.borrow_mut().clear();
+        self.bind_groups.borrow_mut().clear();
     }
 
     /// Waits for the GPU natively, where callbacks run only from a poll (the browser runs them
@@ -203,208 +241,40 @@ impl WebGpu {
         take_errors(&self.errors)
     }
 
-    /// The pipeline of a kernel, built on first use.
-    fn pipeline(&self, program: &Program) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
-        let kernel = &program.kernel;
-        if let Some(p) = self.pipelines.borrow().get(&kernel.key()) {
-            return p.clone();
+    /// Records work (a pass or a copy) into the pending command buffer, submitted every
+    /// [`BATCH`] records and before anything that must see its results ([`WebGpu::flush`]).
+    fn record(&self, work: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        {
+            let mut pending = self.pending.borrow_mut();
+            let encoder = pending
+                .get_or_insert_with(|| self.device.create_command_encoder(&Default::default()));
+            work(encoder);
         }
-        let entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::FRAGMENT);
-        let (module, layout, pipeline_layout) = self.module_and_layouts(kernel, &entries);
-        let pipeline = self
-            .device
-            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(&kernel.name),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                primitive: wgpu::PrimitiveState::default(),
-                depth_stencil: None,
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &vec![
-                        Some(wgpu::ColorTargetState {
-                            format: FORMAT,
-                            blend: None,
-                            write_mask: wgpu::ColorWrites::ALL,
-                        });
-                        kernel.outputs
-                    ],
-                }),
-                multiview_mask: None,
-                cache: None,
-            });
-        let entry = (pipeline, layout);
-        self.pipelines
-            .borrow_mut()
-            .insert(kernel.key(), entry.clone());
-        entry
+        self.shared.pending.set(true);
+        self.pending_count.set(self.pending_count.get() + 1);
+        if self.pending_count.get() >= BATCH {
+            self.flush();
+        }
     }
 
-    /// A kernel's compiled module, its bind group layout (`entries`) and its pipeline layout:
-    /// what render and compute pipelines share.
-    fn module_and_layouts(
-        &self,
-        kernel: &Kernel,
-        entries: &[wgpu::BindGroupLayoutEntry],
-    ) -> (
-        wgpu::ShaderModule,
-        wgpu::BindGroupLayout,
-        wgpu::PipelineLayout,
-    ) {
-        let descriptor = wgpu::ShaderModuleDescriptor {
-            label: Some(&kernel.name),
-            source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
-        };
-        let module = match self.checks.get() {
-            None => self.device.create_shader_module(descriptor),
-            // SAFETY: only the native benchmark turns checks off, for texla's own kernels, whose
-            // indices stay in bounds (every load is guarded or clamped) and whose loops end.
-            Some(checks) => unsafe { self.device.create_shader_module_trusted(descriptor, checks) },
-        };
-        let layout = self
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(&kernel.name),
-                entries,
-            });
-        let pipeline_layout = self
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(&kernel.name),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-        (module, layout, pipeline_layout)
-    }
-
-    /// The compute pipeline of a compute kernel, built on first use; its output is a storage
-    /// texture at binding 7, its scratch storage (if any) a buffer at binding 8.
-    fn compute_pipeline(
-        &self,
-        program: &Program,
-    ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
-        let kernel = &program.kernel;
-        if let Some(p) = self.compute_pipelines.borrow().get(&kernel.key()) {
-            return p.clone();
+    /// Submits the recorded work, then destroys the textures dropped while it waited.
+    fn flush(&self) {
+        if let Some(encoder) = self.pending.borrow_mut().take() {
+            self.queue.submit([encoder.finish()]);
         }
-        let mut entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::COMPUTE);
-        entries.push(wgpu::BindGroupLayoutEntry {
-            binding: 7,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::StorageTexture {
-                access: wgpu::StorageTextureAccess::WriteOnly,
-                format: FORMAT,
-                view_dimension: wgpu::TextureViewDimension::D2,
-            },
-            count: None,
-        });
-        if kernel.compute.is_some_and(|c| c.scratch_words > 0) {
-            entries.push(wgpu::BindGroupLayoutEntry {
-                binding: 8,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: false },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            });
+        self.pending_count.set(0);
+        self.shared.pending.set(false);
+        for texture in self.shared.dropped.borrow_mut().drain(..) {
+            texture.destroy();
         }
-        let (module, layout, pipeline_layout) = self.module_and_layouts(kernel, &entries);
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&kernel.name),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some("cs_main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
-        let entry = (pipeline, layout);
-        self.compute_pipelines
-            .borrow_mut()
-            .insert(kernel.key(), entry.clone());
-        entry
-    }
-
-    /// The bind group of one run: the uniforms (a cached buffer, see `uniform_buffer`), the
-    /// inputs, and a storage output and scratch buffer if given.
-    fn bind_group(
-        &self,
-        program: &Program,
-        layout: &wgpu::BindGroupLayout,
-        inputs: &[&Texture],
-        storage: Option<&Texture>,
-        scratch: Option<&wgpu::Buffer>,
-    ) -> wgpu::BindGroup {
-        let uniforms = self.uniform_buffer(program);
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: uniforms.as_entire_binding(),
-        }];
-        for (i, t) in inputs.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: i as u32 + 1,
-                resource: wgpu::BindingResource::TextureView(&t.view),
-            });
-        }
-        if let Some(out) = storage {
-            entries.push(wgpu::BindGroupEntry {
-                binding: 7,
-                resource: wgpu::BindingResource::TextureView(&out.view),
-            });
-        }
-        if let Some(buffer) = scratch {
-            entries.push(wgpu::BindGroupEntry {
-                binding: 8,
-                resource: buffer.as_entire_binding(),
-            });
-        }
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&program.kernel.name),
-            layout,
-            entries: &entries,
-        })
-    }
-
-    /// The uniform buffer holding `program`'s shapes and parameters. Iterative solvers run the
-    /// same program thousands of times per frame (the wall: 2n passes), so buffers are kept by
-    /// content and reused; a new buffer per pass exhausted the browser's mapping memory.
-    fn uniform_buffer(&self, program: &Program) -> wgpu::Buffer {
-        let uniforms = program.uniforms();
-        let key = bytemuck::bytes_of(&uniforms).to_vec();
-        let mut cache = self.uniforms.borrow_mut();
-        if let Some(buffer) = cache.get(&key) {
-            return buffer.clone();
-        }
-        if cache.len() >= UNIFORM_CACHE {
-            cache.clear();
-        }
-        let buffer = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("shapes"),
-                contents: &key,
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        cache.insert(key, buffer.clone());
-        buffer
     }
 
     /// Dispatches a compute kernel: one workgroup per block of output texels.
     fn run_compute(&self, program: &Program, inputs: &[&Texture], output: &Texture) -> Result<()> {
         let compute = program.kernel.compute.expect("a compute kernel");
         let (per_x, per_y) = compute.per_group;
-        let (pipeline, layout) = self.compute_pipeline(program);
+        let key = program.kernel.key();
+        let (pipeline, layout) = self.compute_pipeline(program, key);
         // New buffers start zeroed: the kernel's counters start at 0 on every run.
         let scratch = (compute.scratch_words > 0).then(|| {
             self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -414,9 +284,12 @@ impl WebGpu {
                 mapped_at_creation: false,
             })
         });
-        let bind_group = self.bind_group(program, &layout, inputs, Some(output), scratch.as_ref());
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
+        let bind_group = match &scratch {
+            // A run with scratch storage gets a new buffer, so a bind group of its own.
+            Some(buffer) => self.bind_group(program, &layout, inputs, Some(output), Some(buffer)),
+            None => self.cached_bind_group(program, key, &layout, inputs, Some(output)),
+        };
+        self.record(|encoder| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(&program.kernel.name),
                 timestamp_writes: None,
@@ -426,8 +299,7 @@ impl WebGpu {
             let groups_x = program.output.width().div_ceil(per_x) as u32;
             let groups_y = program.output.height().div_ceil(per_y) as u32;
             pass.dispatch_workgroups(groups_x, groups_y, 1);
-        }
-        self.queue.submit([encoder.finish()]);
+        });
         // `scratch` is dropped here; wgpu frees it once the GPU is done with it.
         Ok(())
     }
@@ -445,36 +317,6 @@ fn take_errors(log: &Mutex<Vec<String>>) -> Result<()> {
         list.clear();
         Err(Error::Gpu(all))
     }
-}
-
-/// The bind group layout entries every kernel shares: the uniforms and one texture per input.
-fn layout_entries(
-    inputs: usize,
-    visibility: wgpu::ShaderStages,
-) -> Vec<wgpu::BindGroupLayoutEntry> {
-    let mut entries = vec![wgpu::BindGroupLayoutEntry {
-        binding: 0,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }];
-    for slot in 1..=inputs as u32 {
-        entries.push(wgpu::BindGroupLayoutEntry {
-            binding: slot,
-            visibility,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        });
-    }
-    entries
 }
 
 impl Backend for WebGpu {
@@ -500,7 +342,12 @@ impl Backend for WebGpu {
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        Ok(Texture { texture, view })
+        Ok(Texture {
+            texture,
+            view,
+            id: NEXT_TEXTURE.fetch_add(1, Ordering::Relaxed),
+            shared: self.shared.clone(),
+        })
     }
 
     fn write_texture(
@@ -510,6 +357,9 @@ impl Backend for WebGpu {
         height: usize,
         texels: &[f32],
     ) -> Result<()> {
+        // A queue write lands before the next submission: recorded work that reads or writes
+        // this texture (a pooled one may have been freed and reused) must be submitted first.
+        self.flush();
         self.queue.write_texture(
             t.texture.as_image_copy(),
             bytemuck::cast_slice(texels),
@@ -527,10 +377,10 @@ impl Backend for WebGpu {
         if program.kernel.compute.is_some() {
             return self.run_compute(program, inputs, outputs[0]);
         }
-        let (pipeline, layout) = self.pipeline(program);
-        let bind_group = self.bind_group(program, &layout, inputs, None, None);
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
+        let key = program.kernel.key();
+        let (pipeline, layout) = self.pipeline(program, key);
+        let bind_group = self.cached_bind_group(program, key, &layout, inputs, None);
+        self.record(|encoder| {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some(&program.kernel.name),
                 color_attachments: &outputs
@@ -555,8 +405,7 @@ impl Backend for WebGpu {
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.draw(0..3, 0..1);
-        }
-        self.queue.submit([encoder.finish()]);
+        });
         Ok(())
     }
 
@@ -568,22 +417,22 @@ impl Backend for WebGpu {
         width: usize,
         height: usize,
     ) -> Result<()> {
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_texture_to_texture(
-            src.texture.as_image_copy(),
-            wgpu::TexelCopyTextureInfo {
-                texture: &dst.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d {
-                    x: x as u32,
-                    y: 0,
-                    z: 0,
+        self.record(|encoder| {
+            encoder.copy_texture_to_texture(
+                src.texture.as_image_copy(),
+                wgpu::TexelCopyTextureInfo {
+                    texture: &dst.texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d {
+                        x: x as u32,
+                        y: 0,
+                        z: 0,
+                    },
+                    aspect: wgpu::TextureAspect::All,
                 },
-                aspect: wgpu::TextureAspect::All,
-            },
-            extent(width, height),
-        );
-        self.queue.submit([encoder.finish()]);
+                extent(width, height),
+            );
+        });
         Ok(())
     }
 
@@ -598,20 +447,21 @@ impl Backend for WebGpu {
             usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
             mapped_at_creation: false,
         });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_texture_to_buffer(
-            t.texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded_row as u32),
-                    rows_per_image: Some(height as u32),
+        self.record(|encoder| {
+            encoder.copy_texture_to_buffer(
+                t.texture.as_image_copy(),
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(padded_row as u32),
+                        rows_per_image: Some(height as u32),
+                    },
                 },
-            },
-            extent(width, height),
-        );
-        self.queue.submit([encoder.finish()]);
+                extent(width, height),
+            );
+        });
+        self.flush();
         let (tx, rx) = futures_channel::oneshot::channel();
         buffer.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
@@ -643,6 +493,7 @@ impl Backend for WebGpu {
     }
 
     async fn finish(&self) -> Result<()> {
+        self.flush();
         let (tx, rx) = futures_channel::oneshot::channel();
         self.queue.on_submitted_work_done(move || {
             let _ = tx.send(());

@@ -1,0 +1,287 @@
+//! The WebGPU backend's caches: pipelines by [`Kernel::key`], bind groups by what they bind,
+//! uniform buffers by content. Iterative solvers run the same few programs thousands of times,
+//! so every per-pass object that can be reused is.
+
+use wgpu::util::DeviceExt;
+
+use super::{Texture, WebGpu, FORMAT};
+use crate::kernels::{Kernel, Program};
+
+/// Most uniform buffers kept for reuse.
+const UNIFORM_CACHE: usize = 512;
+
+/// Most bind groups kept for reuse.
+const BIND_GROUP_CACHE: usize = 1024;
+
+/// What makes a bind group: the pipeline, the uniforms' bytes, the textures' ids in binding order.
+#[derive(PartialEq, Eq, Hash)]
+pub(super) struct BindGroupKey {
+    pipeline: u64,
+    uniforms: Vec<u8>,
+    textures: Vec<u64>,
+}
+
+impl WebGpu {
+    /// The pipeline of a kernel, built on first use.
+    pub(super) fn pipeline(
+        &self,
+        program: &Program,
+        key: u64,
+    ) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
+        let kernel = &program.kernel;
+        if let Some(p) = self.pipelines.borrow().get(&key) {
+            return p.clone();
+        }
+        let entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::FRAGMENT);
+        let (module, layout, pipeline_layout) = self.module_and_layouts(kernel, &entries);
+        let pipeline = self
+            .device
+            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(&kernel.name),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: None,
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &vec![
+                        Some(wgpu::ColorTargetState {
+                            format: FORMAT,
+                            blend: None,
+                            write_mask: wgpu::ColorWrites::ALL,
+                        });
+                        kernel.outputs
+                    ],
+                }),
+                multiview_mask: None,
+                cache: None,
+            });
+        let entry = (pipeline, layout);
+        self.pipelines.borrow_mut().insert(key, entry.clone());
+        entry
+    }
+
+    /// A kernel's compiled module, its bind group layout (`entries`) and its pipeline layout:
+    /// what render and compute pipelines share.
+    pub(super) fn module_and_layouts(
+        &self,
+        kernel: &Kernel,
+        entries: &[wgpu::BindGroupLayoutEntry],
+    ) -> (
+        wgpu::ShaderModule,
+        wgpu::BindGroupLayout,
+        wgpu::PipelineLayout,
+    ) {
+        let descriptor = wgpu::ShaderModuleDescriptor {
+            label: Some(&kernel.name),
+            source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
+        };
+        let module = match self.checks.get() {
+            None => self.device.create_shader_module(descriptor),
+            // SAFETY: only the native benchmark turns checks off, for texla's own kernels, whose
+            // indices stay in bounds (every load is guarded or clamped) and whose loops end.
+            Some(checks) => unsafe { self.device.create_shader_module_trusted(descriptor, checks) },
+        };
+        let layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(&kernel.name),
+                entries,
+            });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(&kernel.name),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        (module, layout, pipeline_layout)
+    }
+
+    /// The compute pipeline of a compute kernel, built on first use; its output is a storage
+    /// texture at binding 7, its scratch storage (if any) a buffer at binding 8.
+    pub(super) fn compute_pipeline(
+        &self,
+        program: &Program,
+        key: u64,
+    ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+        let kernel = &program.kernel;
+        if let Some(p) = self.compute_pipelines.borrow().get(&key) {
+            return p.clone();
+        }
+        let mut entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::COMPUTE);
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: 7,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format: FORMAT,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            },
+            count: None,
+        });
+        if kernel.compute.is_some_and(|c| c.scratch_words > 0) {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: 8,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+        }
+        let (module, layout, pipeline_layout) = self.module_and_layouts(kernel, &entries);
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&kernel.name),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some("cs_main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        let entry = (pipeline, layout);
+        self.compute_pipelines
+            .borrow_mut()
+            .insert(key, entry.clone());
+        entry
+    }
+
+    /// The bind group of one run: the uniforms (a cached buffer, see `uniform_buffer`), the
+    /// inputs, and a storage output and scratch buffer if given.
+    pub(super) fn bind_group(
+        &self,
+        program: &Program,
+        layout: &wgpu::BindGroupLayout,
+        inputs: &[&Texture],
+        storage: Option<&Texture>,
+        scratch: Option<&wgpu::Buffer>,
+    ) -> wgpu::BindGroup {
+        let uniforms = self.uniform_buffer(program);
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniforms.as_entire_binding(),
+        }];
+        for (i, t) in inputs.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: i as u32 + 1,
+                resource: wgpu::BindingResource::TextureView(&t.view),
+            });
+        }
+        if let Some(out) = storage {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 7,
+                resource: wgpu::BindingResource::TextureView(&out.view),
+            });
+        }
+        if let Some(buffer) = scratch {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 8,
+                resource: buffer.as_entire_binding(),
+            });
+        }
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&program.kernel.name),
+            layout,
+            entries: &entries,
+        })
+    }
+
+    /// The uniform buffer holding `program`'s shapes and parameters. Iterative solvers run the
+    /// same program thousands of times per frame (the wall: 2n passes), so buffers are kept by
+    /// content and reused; a new buffer per pass exhausted the browser's mapping memory.
+    pub(super) fn uniform_buffer(&self, program: &Program) -> wgpu::Buffer {
+        let key = bytemuck::bytes_of(&program.uniforms()).to_vec();
+        let mut cache = self.uniforms.borrow_mut();
+        if let Some(buffer) = cache.get(&key) {
+            return buffer.clone();
+        }
+        if cache.len() >= UNIFORM_CACHE {
+            cache.clear();
+        }
+        let buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("shapes"),
+                contents: &key,
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        cache.insert(key, buffer.clone());
+        buffer
+    }
+
+    /// The bind group of a run without scratch storage, kept by pipeline, uniforms and textures:
+    /// creating a bind group was the largest of texla's own per-pass costs through Dawn (28% of
+    /// a chain of small products here), and solvers bind the same pooled textures again and
+    /// again. Textures are named by ids that are never reused, so the entry of a freed texture is
+    /// never found again; the cache is emptied when it holds [`BIND_GROUP_CACHE`] entries.
+    pub(super) fn cached_bind_group(
+        &self,
+        program: &Program,
+        pipeline: u64,
+        layout: &wgpu::BindGroupLayout,
+        inputs: &[&Texture],
+        storage: Option<&Texture>,
+    ) -> wgpu::BindGroup {
+        let key = BindGroupKey {
+            pipeline,
+            uniforms: bytemuck::bytes_of(&program.uniforms()).to_vec(),
+            textures: inputs
+                .iter()
+                .chain(storage.as_ref())
+                .map(|t| t.id)
+                .collect(),
+        };
+        if let Some(group) = self.bind_groups.borrow().get(&key) {
+            return group.clone();
+        }
+        let group = self.bind_group(program, layout, inputs, storage, None);
+        let mut cache = self.bind_groups.borrow_mut();
+        if cache.len() >= BIND_GROUP_CACHE {
+            cache.clear();
+        }
+        cache.insert(key, group.clone());
+        group
+    }
+}
+
+/// The bind group layout entries every kernel shares: the uniforms and one texture per input.
+fn layout_entries(
+    inputs: usize,
+    visibility: wgpu::ShaderStages,
+) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }];
+    for slot in 1..=inputs as u32 {
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: slot,
+            visibility,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        });
+    }
+    entries
+}
