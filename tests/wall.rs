@@ -68,6 +68,29 @@ fn now() -> f64 {
 }
 
 on_both_backends! {
+    async fn wall_settings_outside_their_range_are_refused(kind) {
+        // setIterations(2^31) used to be accepted, and the next step never returned.
+        let gpu = texla::Gpgpu::create(Some(kind.name().into())).await.unwrap();
+        let wall = gpu.wall(None);
+        let message = |e: wasm_bindgen::JsValue| String::from(js_sys::Error::from(e).message());
+        for bad in [2f64.powi(31), 20_001.0, 1.5, -1.0, f64::NAN] {
+            let e = message(wall.set_iterations(Some(bad)).unwrap_err());
+            assert!(e.contains("whole number from 0") && e.contains("20000"), "{bad}: {e}");
+        }
+        for good in [Some(20_000.0), Some(300.0), Some(0.0), None] {
+            wall.set_iterations(good).unwrap();
+        }
+        for bad in [-0.2, -0.25, -0.8, 0.0, 0.5, f64::NAN] {
+            let e = message(wall.set_omega(bad).unwrap_err());
+            assert!(e.contains("omega must lie in [-0.18, 0)"), "{bad}: {e}");
+        }
+        wall.set_omega(-0.18).unwrap();
+        wall.set_omega(-0.1).unwrap();
+        // Still usable: a frame steps with the accepted settings.
+        wall.set_iterations(Some(20.0)).unwrap();
+        wasm_bindgen_futures::JsFuture::from(wall.step()).await.unwrap();
+    }
+
     async fn contact_jacobi_matches_float64_in_both_layouts(kind) {
         let gpu = device(kind).await;
         let lcp = busy_lcp();

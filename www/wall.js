@@ -85,7 +85,7 @@ export function initWall(gpu) {
     const n = Number(e.target.value);
     if (!Number.isInteger(n) || n < 0) return fail(new Error(`iterations must be a whole number ≥ 0 (0 = 2n), got "${e.target.value}"`));
     $("wall-error").hidden = true;
-    wall.setIterations(n);
+    try { wall.setIterations(n); } catch (err) { return fail(err); }
   });
   $("wall-omega").addEventListener("change", (e) => {
     try { wall.setOmega(Number(e.target.value)); $("wall-error").hidden = true; } catch (err) { fail(err); }

@@ -157,12 +157,16 @@ impl Wall {
         s.world.push(origin, dir, impulse.unwrap_or(60.0)).is_some()
     }
 
-    /// Projected Jacobi relaxation, seed convention (negative; the seed uses -0.1).
+    /// Projected Jacobi relaxation, seed convention (negative; the seed uses -0.1), from -0.18
+    /// (beyond it the wall's solver diverges once a ball hits: measured) up to 0, exclusive.
     #[wasm_bindgen(js_name = setOmega)]
     pub fn set_omega(&self, omega: f64) -> Result<(), JsValue> {
-        if !(omega < 0.0 && omega > -2.0) {
+        if !(physics::MIN_OMEGA..0.0).contains(&omega) {
             return Err(Error::Argument(format!(
-                "omega must lie in (-2, 0) in the seed's convention x + omega D (Ax + b), got {omega}"
+                "omega must lie in [{}, 0) in the seed's convention x + omega D (Ax + b): beyond {} \
+                 the wall's projected Jacobi diverges once a ball hits; got {omega}",
+                physics::MIN_OMEGA,
+                physics::MIN_OMEGA
             ))
             .into());
         }
@@ -170,11 +174,19 @@ impl Wall {
         Ok(())
     }
 
-    /// Iterations per frame; 0 or undefined for 2n (the seed's rule).
+    /// Iterations per frame, a whole number up to 20000; 0 or undefined for 2n (the seed's rule).
     #[wasm_bindgen(js_name = setIterations)]
-    pub fn set_iterations(&self, iterations: Option<u32>) {
-        self.state.borrow_mut().world.settings.iterations =
-            iterations.filter(|&n| n > 0).map(|n| n as usize);
+    pub fn set_iterations(&self, iterations: Option<f64>) -> Result<(), JsValue> {
+        let n = iterations.unwrap_or(0.0);
+        if n.fract() != 0.0 || !(0.0..=physics::MAX_ITERATIONS as f64).contains(&n) {
+            return Err(Error::Argument(format!(
+                "iterations must be a whole number from 0 (2n, the seed's rule) to {}, got {n}",
+                physics::MAX_ITERATIONS
+            ))
+            .into());
+        }
+        self.state.borrow_mut().world.settings.iterations = (n > 0.0).then_some(n as usize);
+        Ok(())
     }
 
     /// `"dense"` (one (4C) x (4C) matrix) or `"blocks"` (each contact against its neighbours).

@@ -20,7 +20,7 @@ pub use frame::gpu_frame;
 pub use lcp::{ContactLcp, Mode};
 pub use view::Camera;
 pub use wall::{wall, WallSpec};
-pub use world::{Settings, Stats, World};
+pub use world::{Settings, Stats, World, MAX_ITERATIONS, MIN_OMEGA};
 
 #[cfg(test)]
 mod tests;
