@@ -68,7 +68,7 @@ fn now() -> f64 {
 }
 
 on_both_backends! {
-    async fn wall_settings_outside_their_range_are_refused(kind) {
+    async fn wall_refuses_bad_settings_and_reports_its_bodies(kind) {
         // setIterations(2^31) used to be accepted, and the next step never returned.
         let gpu = texla::Gpgpu::create(Some(kind.name().into())).await.unwrap();
         let wall = gpu.wall(None);
@@ -86,9 +86,18 @@ on_both_backends! {
         }
         wall.set_omega(-0.18).unwrap();
         wall.set_omega(-0.1).unwrap();
-        // Still usable: a frame steps with the accepted settings.
+        // Still usable: a frame steps with the accepted settings, and the bodies come out as
+        // x y z per body, the same as the float64 world's after the same frame.
         wall.set_iterations(Some(20.0)).unwrap();
         wasm_bindgen_futures::JsFuture::from(wall.step()).await.unwrap();
+        let (p, v) = (wall.positions().to_vec(), wall.velocities().to_vec());
+        let world = World::new(texla::physics::wall(&WallSpec::default()), Settings::default());
+        assert_eq!((p.len(), v.len()), (3 * world.bodies.len(), 3 * world.bodies.len()));
+        for (i, b) in world.bodies.iter().enumerate() {
+            // One frame moves a standing cube by far less than a centimetre.
+            assert!((b.position - glam::DVec3::from_slice(&p[3 * i..3 * i + 3])).length() < 0.01, "body {i}");
+            assert!(glam::DVec3::from_slice(&v[3 * i..3 * i + 3]).length() < 0.5, "body {i}");
+        }
     }
 
     async fn contact_jacobi_matches_float64_in_both_layouts(kind) {

@@ -206,6 +206,16 @@ impl Wall {
         Ok(())
     }
 
+    /// Body centres, m: x, y, z per body in creation order (the cubes, then the ball).
+    pub fn positions(&self) -> js_sys::Float64Array {
+        self.per_body(|b| b.position)
+    }
+
+    /// Body velocities, m/s: x, y, z per body in creation order (the cubes, then the ball).
+    pub fn velocities(&self) -> js_sys::Float64Array {
+        self.per_body(|b| b.velocity)
+    }
+
     /// What the last frame did: `{frame, bodies, contacts, islands, lcpSize, iterations,
     /// solveMs, frameMs, residual, penetration, energy, energyIn, mode}`.
     pub fn stats(&self) -> Object {
@@ -248,6 +258,18 @@ impl Wall {
 }
 
 impl Wall {
+    /// One vector of every body, flattened.
+    fn per_body(&self, of: impl Fn(&physics::Body) -> glam::DVec3) -> js_sys::Float64Array {
+        let s = self.state.borrow();
+        let flat: Vec<f64> = s
+            .world
+            .bodies
+            .iter()
+            .flat_map(|b| of(b).to_array())
+            .collect();
+        js_sys::Float64Array::from(flat.as_slice())
+    }
+
     fn stats_of(s: &WallState) -> Object {
         let w = &s.world;
         let islands = js_sys::Array::new();
