@@ -11,7 +11,7 @@
 #   node_modules.tar.xz      bench/dawn/node_modules for linux-x64: webgpu's dawn.node, TF.js
 #                            (tfjs-core, -backend-webgpu, -backend-cpu); no source maps, no types
 #   libstdc++.so.6.xz        this machine's libstdc++, for a machine whose own is too old for dawn.node
-#   bench/                   bench.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, README.md
+#   bench/                   bench.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, README.md
 #   pkg/                     texla's built pkg/ (PKG=/path/to/pkg; default: this worktree's pkg/)
 #   MANIFEST                 what was packed, from where, sizes and sha256
 # Run it again after changing bench.mjs or rebuilding pkg/ (node.xz is kept if the binary is the same).
@@ -63,7 +63,7 @@ tar -C "$here" -cf - \
 libstdcxx="$(ldd "$here/node_modules/webgpu/dist/linux-x64/dawn.node" | awk '/libstdc\+\+/ {print $3}')"
 xz -9 -c "$(readlink -f "$libstdcxx")" >"$dest/libstdc++.so.6.xz"
 
-cp "$here"/{bench.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,README.md} "$dest/bench/"
+cp "$here"/{bench.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,README.md} "$dest/bench/"
 rm -rf "$dest/pkg" && mkdir -p "$dest/pkg"
 cp "$pkg"/{texla.js,texla_bg.wasm,package.json} "$dest/pkg/"
 

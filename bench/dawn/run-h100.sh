@@ -4,6 +4,7 @@
 # .gl:
 #
 #   bash .dawn/bench/run-h100.sh [bench.mjs options...]
+#   bash .dawn/bench/run-h100.sh --kernel-only [kernel-only.mjs options...]
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
@@ -33,7 +34,7 @@ fi
 xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
 rm -rf "$work/bench" && mkdir -p "$work/bench"
 tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-cp "$dawn"/bench/{bench.mjs,package.json} "$work/bench/"
+cp "$dawn"/bench/{bench.mjs,kernel-only.mjs,package.json} "$work/bench/"
 # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
 if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
   mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -52,8 +53,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 
 require_gpu=--require-gpu   # stop at once if Dawn offers only a software adapter
 [ "${REQUIRE_GPU:-1}" = 0 ] && require_gpu=
-echo "== bench"
 cd "$work/bench"
+if [ "${1:-}" = "--kernel-only" ]; then
+  # texla's compute kernel without texla (kernel-only.mjs): the remaining options go to it.
+  shift
+  echo "== kernel only"
+  for n in 2048 4096; do "$work/node" kernel-only.mjs --pkg "$dawn/pkg" --n "$n" "$@"; done
+  exit $?
+fi
+echo "== bench"
 "$work/node" bench.mjs "$@" \
   --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 ${require_gpu} \
   --pkg "$dawn/pkg" --out "$out/dawn-bench.json" --md "$out/dawn-bench.md"
