@@ -115,6 +115,7 @@ async function start() {
     $("bench-kind").value = kind;
     $("bench-kind").dispatchEvent(new Event("change"));
     if (params.get("sizes")) $("bench-sizes").value = params.get("sizes");
+    if (params.has("h100")) $("bench-h100").checked = true;
     await runBench(kind, $("bench-sizes").value, gpu, texla, guarded);
   } else {
     await runSquare();

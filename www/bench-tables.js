@@ -3,7 +3,7 @@
 
 import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, runLcpBenchmark } from "./bench.js";
 import { MATMUL_PATHS } from "./paths.js";
-import { plotProducts, loadRecordedPeers } from "./gflops-plot.js";
+import { plotProducts, loadRecordedPeers, loadRecordedH100 } from "./gflops-plot.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -56,7 +56,8 @@ export async function runBench(kind, sizesText, gpu, texla, guarded) {
           `<td>${(Math.max(...MATMUL_PATHS.map((p) => r[`${p.key}Resident`] ?? 0)) / r.js).toFixed(1)}×</td></tr>`).join("");
       const plot = $("bench-plot");
       plot.hidden = false;
-      plotProducts(plot, rows, gpu.backend, await loadRecordedPeers());
+      const h100 = $("bench-h100").checked ? await loadRecordedH100() : null;
+      plotProducts(plot, rows, gpu.backend, await loadRecordedPeers(), h100);
     }
     const report = { kind, backend: gpu.backend, adapter: gpu.capabilities().adapter, rows };
     $("bench-json").textContent = JSON.stringify(report, null, 2);

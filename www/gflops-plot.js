@@ -1,7 +1,9 @@
 // The products benchmark's plot: GFLOPS against n (log-log), end-to-end and resident side by
 // side, one curve per texla path and JavaScript float64 from this run, and dashed curves of the
 // peers (TF.js, gpu.js) from the last recorded peer run (bench/peers/results.json, made by
-// `node bench/peers/run.mjs`). The page never loads the peers themselves.
+// `node bench/peers/run.mjs`), and on request dotted curves of the recorded H100 run through
+// Dawn (benchmarks/h100/dawn/, made by bench/dawn/run-h100.sh). The page never loads the peers
+// themselves.
 
 import { MATMUL_PATHS } from "./paths.js";
 
@@ -18,11 +20,22 @@ export async function loadRecordedPeers() {
   }
 }
 
+/** The recorded H100 run through Dawn (texla's paths and TF.js), or null when it is missing. */
+export async function loadRecordedH100() {
+  try {
+    const res = await fetch(new URL("../benchmarks/h100/dawn/run-readback.json", import.meta.url));
+    return res.ok ? await res.json() : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Draws `rows` of runBenchmark (this run, on `backend`) and the peers of `recorded` (or null)
- * into `canvas`; sets data-series (curves drawn) and data-peers (peer curves among them).
+ * into `canvas`; sets data-series (curves drawn) and data-peers (peer curves among them); with
+ * `h100` (a recorded run of bench/dawn, or null) its curves too, dotted, counted in data-h100.
  */
-export function plotProducts(canvas, rows, backend, recorded) {
+export function plotProducts(canvas, rows, backend, recorded, h100 = null) {
   const series = [];
   MATMUL_PATHS.forEach((p, i) => {
     const color = PATH_COLORS[i % PATH_COLORS.length];
@@ -46,6 +59,19 @@ export function plotProducts(canvas, rows, backend, recorded) {
       });
       peers++;
     });
+  }
+
+  let h100Curves = 0;
+  for (const name of [...new Set((h100?.matmul ?? []).map((r) => r.path))]) {
+    const runs = h100.matmul.filter((r) => r.path === name).sort((x, y) => x.n - y.n);
+    series.push({
+      label: `${name}, H100 through Dawn (recorded)`,
+      color: PEER_COLORS[(peers + h100Curves) % PEER_COLORS.length],
+      dotted: true,
+      e2e: runs.filter((r) => r.e2eGflops > 0).map((r) => [r.n, r.e2eGflops]),
+      resident: runs.filter((r) => r.residentGflops > 0).map((r) => [r.n, r.residentGflops]),
+    });
+    h100Curves++;
   }
 
   const ctx = canvas.getContext("2d");
@@ -102,7 +128,7 @@ export function plotProducts(canvas, rows, backend, recorded) {
       if (!pts.length) continue;
       ctx.strokeStyle = ctx.fillStyle = s.color;
       ctx.lineWidth = 2;
-      ctx.setLineDash(s.dashed ? [6, 4] : []);
+      ctx.setLineDash(s.dashed ? [6, 4] : s.dotted ? [2, 3] : []);
       ctx.beginPath();
       pts.forEach(([n, v], i) => (i ? ctx.lineTo(X(n), Y(v)) : ctx.moveTo(X(n), Y(v))));
       ctx.stroke();
@@ -118,7 +144,7 @@ export function plotProducts(canvas, rows, backend, recorded) {
     const x = 60 + (i % 2) * 450;
     const y = plotH + 50 + 16 * Math.floor(i / 2);
     ctx.strokeStyle = ctx.fillStyle = s.color;
-    ctx.setLineDash(s.dashed ? [6, 4] : []);
+    ctx.setLineDash(s.dashed ? [6, 4] : s.dotted ? [2, 3] : []);
     ctx.beginPath();
     ctx.moveTo(x, y - 4);
     ctx.lineTo(x + 24, y - 4);
@@ -134,4 +160,5 @@ export function plotProducts(canvas, rows, backend, recorded) {
   notes.forEach((t, i) => ctx.fillText(t, 10, h - 24 + 16 * i));
   canvas.dataset.series = String(series.length);
   canvas.dataset.peers = String(peers);
+  canvas.dataset.h100 = String(h100Curves);
 }

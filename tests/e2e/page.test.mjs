@@ -184,6 +184,23 @@ test("the benchmark mode fills its table, JSON and plot, with peak bytes and the
   await page.close();
 });
 
+test("the benchmark plot overlays the recorded H100 run through Dawn on request", async () => {
+  const { page, problems } = await open("?backend=webgl2&bench=products&sizes=16&h100");
+  await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });
+  assert.ok(await page.isChecked("#bench-h100"));
+  const recorded = JSON.parse(await readFile(new URL("../../benchmarks/h100/dawn/run-readback.json", import.meta.url), "utf8"));
+  const paths = new Set(recorded.matmul.map((r) => r.path));
+  assert.ok(paths.has("texla matmul") && paths.has("tfjs matMul"), [...paths].join(", "));
+  const plot = page.locator("#bench-plot");
+  assert.equal(Number(await plot.getAttribute("data-h100")), paths.size);
+  const report = JSON.parse(await page.textContent("#bench-json"));
+  const ran = new Set(report.rows.flatMap((r) => Object.keys(r).filter((k) => k.endsWith("E2E") && r[k] > 0)));
+  const peers = Number(await plot.getAttribute("data-peers"));
+  assert.equal(Number(await plot.getAttribute("data-series")), ran.size + 1 + peers + paths.size);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("a matrix costs its padded texture and nothing more, counted at the WebGL2 and WebGPU APIs", async () => {
   const page = await browser.newPage();
   await page.addInitScript({ path: new URL("../../bench/gpu-bytes.js", import.meta.url).pathname });
