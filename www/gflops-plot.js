@@ -76,7 +76,7 @@ export function plotProducts(canvas, rows, backend, recorded, h100 = null) {
 
   const ctx = canvas.getContext("2d");
   const w = (canvas.width = 900);
-  const h = (canvas.height = 300 + 16 * Math.ceil(series.length / 2) + 46);
+  const h = (canvas.height = 300 + 16 * Math.ceil(series.length / 2) + 46 + (h100Curves ? 16 : 0));
   ctx.fillStyle = "#fff";
   ctx.fillRect(0, 0, w, h);
   ctx.font = "12px system-ui";
@@ -157,7 +157,11 @@ export function plotProducts(canvas, rows, backend, recorded, h100 = null) {
     ? [`Solid: this run (GFLOPS = 2n³ / time). Dashed: peers from the recorded peer run of ${recorded.date.slice(0, 10)}, not measured now:`,
       `${recorded.machine?.summary ?? "unknown machine"}, ${recorded.browser ?? "unknown browser"} (bench/peers/results.json).`]
     : ["Solid: this run (GFLOPS = 2n³ / time). No recorded peer run was found (bench/peers/results.json):", "run node bench/peers/run.mjs to make one."];
-  notes.forEach((t, i) => ctx.fillText(t, 10, h - 24 + 16 * i));
+  if (h100Curves) {
+    const env = h100.env ?? {};
+    notes.push(`Dotted: recorded on an NVIDIA H100 through Dawn (${env.date?.slice(0, 10) ?? "date unknown"}), texla and TF.js in one process (benchmarks/h100/dawn/run-readback.json).`);
+  }
+  notes.forEach((t, i) => ctx.fillText(t, 10, h - 24 - 16 * (notes.length - 2) + 16 * i));
   canvas.dataset.series = String(series.length);
   canvas.dataset.peers = String(peers);
   canvas.dataset.h100 = String(h100Curves);
