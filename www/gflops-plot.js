@@ -10,25 +10,21 @@ import { MATMUL_PATHS } from "./paths.js";
 const PATH_COLORS = ["#d1495b", "#00798c", "#edae49", "#30638e", "#6a4c93", "#2a9d8f", "#e76f51", "#8ac926"];
 const PEER_COLORS = ["#7f7f7f", "#a0522d", "#9b5de5", "#4d908e", "#b5838d"];
 
-/** The last recorded peer run, or null when there is none (it is optional). */
-export async function loadRecordedPeers() {
+/** A recorded run (JSON, relative to this module), or null when there is none (it is optional). */
+async function loadRecorded(path) {
   try {
-    const res = await fetch(new URL("../bench/peers/results.json", import.meta.url));
+    const res = await fetch(new URL(path, import.meta.url));
     return res.ok ? await res.json() : null;
   } catch {
     return null;
   }
 }
 
-/** The recorded H100 run through Dawn (texla's paths and TF.js), or null when it is missing. */
-export async function loadRecordedH100() {
-  try {
-    const res = await fetch(new URL("../benchmarks/h100/dawn/run-readback.json", import.meta.url));
-    return res.ok ? await res.json() : null;
-  } catch {
-    return null;
-  }
-}
+/** The last recorded peer run, or null. */
+export const loadRecordedPeers = () => loadRecorded("../bench/peers/results.json");
+
+/** The recorded H100 run through Dawn (texla's paths and TF.js), or null. */
+export const loadRecordedH100 = () => loadRecorded("../benchmarks/h100/dawn/run-readback.json");
 
 /**
  * Draws `rows` of runBenchmark (this run, on `backend`) and the peers of `recorded` (or null)

@@ -449,9 +449,16 @@ impl Backend for WebGpu {
         let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize;
         let padded_row = row_bytes.div_ceil(align) * align;
         let size = (padded_row * height) as u64;
-        // A large read-back reuses the last one's staging buffer: a new one costs its creation
-        // and Dawn's zero-fill (14% of reading a 4096 x 4096 matrix).
-        let buffer = match self.staging.borrow_mut().take() {
+        // A large read-back reuses the last large one's staging buffer: a new one costs its
+        // creation and Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small ones leave
+        // it alone, so that reading a scalar between two large reads does not free it.
+        let keep = size >= KEEP_STAGING;
+        let kept = if keep {
+            self.staging.borrow_mut().take()
+        } else {
+            None
+        };
+        let buffer = match kept {
             Some(kept) if kept.size() >= size => kept,
             other => {
                 other.inspect(wgpu::Buffer::destroy);
@@ -507,7 +514,7 @@ impl Backend for WebGpu {
             }
         }
         buffer.unmap();
-        if size >= KEEP_STAGING {
+        if keep {
             *self.staging.borrow_mut() = Some(buffer);
         } else {
             buffer.destroy();
