@@ -18,7 +18,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(git -C "$here" rev-parse --show-toplevel)"
-main="$(cd "$(git -C "$here" rev-parse --git-common-dir)/.." && pwd)"
+main="$(cd "$here" && cd "$(git rev-parse --git-common-dir)/.." && pwd)"
 dest="${1:-$main/.dawn}"
 node_bin="${NODE:-$(command -v node)}"
 pkg="${PKG:-$root/pkg}"

@@ -12,6 +12,7 @@ use std::pin::Pin;
 
 use crate::error::{Error, Result};
 use crate::kernels::Program;
+use crate::layout::Layout;
 use crate::scene::Scene;
 
 /// A future of this single-threaded crate.
@@ -68,6 +69,37 @@ impl Capabilities {
     }
 }
 
+/// A matrix read back, row-major: in this program's memory, or (WebGPU in a browser) straight
+/// in a JavaScript array, copied once out of the mapped buffer and never through wasm memory.
+#[derive(Debug)]
+pub enum Values {
+    /// In this program's memory.
+    Here(Vec<f32>),
+    /// A JavaScript `Float32Array` of its own.
+    #[cfg(target_arch = "wasm32")]
+    Js(js_sys::Float32Array),
+}
+
+impl Values {
+    /// The values in this program's memory (a copy where they are in JavaScript).
+    pub fn into_vec(self) -> Vec<f32> {
+        match self {
+            Values::Here(values) => values,
+            #[cfg(target_arch = "wasm32")]
+            Values::Js(array) => array.to_vec(),
+        }
+    }
+
+    /// The values as a JavaScript `Float32Array` (a copy where they are in wasm memory).
+    pub fn into_js(self) -> js_sys::Float32Array {
+        match self {
+            Values::Here(values) => js_sys::Float32Array::from(values.as_slice()),
+            #[cfg(target_arch = "wasm32")]
+            Values::Js(array) => array,
+        }
+    }
+}
+
 /// A GPU that stores matrices as RGBA32F textures and runs fragment-shader programs on them.
 ///
 /// Textures free their GPU memory when dropped.
@@ -81,14 +113,9 @@ pub trait Backend: Sized + 'static {
     /// A new texture of `width x height` texels, contents undefined.
     fn create_texture(&self, width: usize, height: usize) -> Result<Self::Texture>;
 
-    /// Writes all texels (`4 * width * height` floats, RGBA interleaved, row after row).
-    fn write_texture(
-        &self,
-        texture: &Self::Texture,
-        width: usize,
-        height: usize,
-        texels: &[f32],
-    ) -> Result<()>;
+    /// Writes the matrix of shape `layout` from row-major `data` (`rows * cols` values) into
+    /// `texture`, padding rows zero.
+    fn write(&self, texture: &Self::Texture, layout: Layout, data: &[f32]) -> Result<()>;
 
     /// Runs `program` with `inputs` (in the kernel's order) bound, rendering every texel of
     /// each of `outputs` (one per render target of the kernel, all of the program's shape).
@@ -110,13 +137,10 @@ pub trait Backend: Sized + 'static {
         height: usize,
     ) -> Result<()>;
 
-    /// Reads all texels back, in the layout of [`Backend::write_texture`].
-    fn read_texture(
-        &self,
-        texture: &Self::Texture,
-        width: usize,
-        height: usize,
-    ) -> impl Future<Output = Result<Vec<f32>>>;
+    /// Reads the matrix of shape `layout` held by `texture` back: `rows * cols` values,
+    /// row-major.
+    fn read(&self, texture: &Self::Texture, layout: Layout)
+        -> impl Future<Output = Result<Values>>;
 
     /// Resolves once all submitted GPU work has finished (for timing).
     fn finish(&self) -> impl Future<Output = Result<()>>;
@@ -132,14 +156,8 @@ pub trait DynBackend {
     fn capabilities(&self) -> &Capabilities;
     /// See [`Backend::create_texture`].
     fn create_texture(&self, width: usize, height: usize) -> Result<DynTexture>;
-    /// See [`Backend::write_texture`].
-    fn write_texture(
-        &self,
-        texture: &dyn Any,
-        width: usize,
-        height: usize,
-        texels: &[f32],
-    ) -> Result<()>;
+    /// See [`Backend::write`].
+    fn write(&self, texture: &dyn Any, layout: Layout, data: &[f32]) -> Result<()>;
     /// See [`Backend::run`].
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()>;
     /// See [`Backend::copy_columns`].
@@ -151,13 +169,8 @@ pub trait DynBackend {
         width: usize,
         height: usize,
     ) -> Result<()>;
-    /// See [`Backend::read_texture`].
-    fn read_texture<'a>(
-        &'a self,
-        texture: &'a dyn Any,
-        width: usize,
-        height: usize,
-    ) -> LocalFuture<'a, Result<Vec<f32>>>;
+    /// See [`Backend::read`].
+    fn read<'a>(&'a self, texture: &'a dyn Any, layout: Layout) -> LocalFuture<'a, Result<Values>>;
     /// See [`Backend::finish`].
     fn finish(&self) -> LocalFuture<'_, Result<()>>;
     /// The backend itself, for code that knows which one it opened (the native benchmark).
@@ -183,14 +196,8 @@ impl<B: Backend> DynBackend for B {
         Ok(Box::new(Backend::create_texture(self, width, height)?))
     }
 
-    fn write_texture(
-        &self,
-        texture: &dyn Any,
-        width: usize,
-        height: usize,
-        texels: &[f32],
-    ) -> Result<()> {
-        Backend::write_texture(self, typed::<B>(texture)?, width, height, texels)
+    fn write(&self, texture: &dyn Any, layout: Layout, data: &[f32]) -> Result<()> {
+        Backend::write(self, typed::<B>(texture)?, layout, data)
     }
 
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()> {
@@ -213,15 +220,8 @@ impl<B: Backend> DynBackend for B {
         Backend::copy_columns(self, typed::<B>(src)?, typed::<B>(dst)?, x, width, height)
     }
 
-    fn read_texture<'a>(
-        &'a self,
-        texture: &'a dyn Any,
-        width: usize,
-        height: usize,
-    ) -> LocalFuture<'a, Result<Vec<f32>>> {
-        Box::pin(
-            async move { Backend::read_texture(self, typed::<B>(texture)?, width, height).await },
-        )
+    fn read<'a>(&'a self, texture: &'a dyn Any, layout: Layout) -> LocalFuture<'a, Result<Values>> {
+        Box::pin(async move { Backend::read(self, typed::<B>(texture)?, layout).await })
     }
 
     fn finish(&self) -> LocalFuture<'_, Result<()>> {

@@ -4,7 +4,9 @@ mod api;
 mod webgl2;
 mod webgpu;
 
-pub use api::{Backend, BackendKind, Capabilities, Draw, DynBackend, DynTexture, LocalFuture};
+pub use api::{
+    Backend, BackendKind, Capabilities, Draw, DynBackend, DynTexture, LocalFuture, Values,
+};
 pub use webgl2::WebGl2;
 pub use webgpu::WebGpu;
 

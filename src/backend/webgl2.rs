@@ -14,9 +14,10 @@ use std::rc::Rc;
 
 use glow::HasContext;
 
-use super::{Backend, Capabilities};
+use super::{Backend, Capabilities, Values};
 use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Program};
+use crate::layout::Layout;
 
 /// A WebGL2 context that runs texla programs.
 pub struct WebGl2 {
@@ -270,13 +271,8 @@ impl Backend for WebGl2 {
         new_texture(&self.gl, width, height)
     }
 
-    fn write_texture(
-        &self,
-        t: &Texture,
-        width: usize,
-        height: usize,
-        texels: &[f32],
-    ) -> Result<()> {
+    fn write(&self, t: &Texture, layout: Layout, data: &[f32]) -> Result<()> {
+        let (width, height, texels) = (layout.width(), layout.height(), layout.pack(data));
         let gl = &self.gl;
         // SAFETY: `texels` holds width * height RGBA float texels, as the texture does.
         unsafe {
@@ -290,7 +286,7 @@ impl Backend for WebGl2 {
                 height as i32,
                 glow::RGBA,
                 glow::FLOAT,
-                glow::PixelUnpackData::Slice(Some(bytemuck::cast_slice(texels))),
+                glow::PixelUnpackData::Slice(Some(bytemuck::cast_slice(&texels))),
             );
             gl.bind_texture(glow::TEXTURE_2D, None);
         }
@@ -397,7 +393,8 @@ impl Backend for WebGl2 {
         Ok(())
     }
 
-    async fn read_texture(&self, t: &Texture, width: usize, height: usize) -> Result<Vec<f32>> {
+    async fn read(&self, t: &Texture, layout: Layout) -> Result<Values> {
+        let (width, height) = (layout.width(), layout.height());
         let mut texels = vec![0.0f32; 4 * width * height];
         let gl = &self.gl;
         // SAFETY: the framebuffer holds a width x height RGBA32F texture; `texels` fits it.
@@ -415,7 +412,7 @@ impl Backend for WebGl2 {
             gl.bind_framebuffer(glow::FRAMEBUFFER, None);
         }
         self.check_errors()?;
-        Ok(texels)
+        Ok(Values::Here(layout.unpack(&texels)))
     }
 
     async fn finish(&self) -> Result<()> {

@@ -8,9 +8,11 @@
 
 mod pipelines;
 mod scene;
+mod transfer;
 
 use pipelines::BindGroupKey;
 pub use scene::SceneRenderer;
+use transfer::Transfer;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -18,9 +20,10 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{Backend, BackendKind, Capabilities};
+use super::{Backend, BackendKind, Capabilities, Values};
 use crate::error::{Error, Result};
 use crate::kernels::Program;
+use crate::layout::Layout;
 
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 const TEXEL_BYTES: usize = 16;
@@ -42,9 +45,8 @@ pub struct WebGpu {
     uniforms: RefCell<HashMap<Vec<u8>, wgpu::Buffer>>,
     /// Bind groups of runs (see `cached_bind_group`).
     bind_groups: RefCell<HashMap<BindGroupKey, wgpu::BindGroup>>,
-    /// The staging buffer of the last read-back of at least [`KEEP_STAGING`] bytes, kept for
-    /// the next one (taken while a read-back uses it, so two at once do not share it).
-    staging: RefCell<Option<wgpu::Buffer>>,
+    /// Upload's and read-back's kernels and kept buffers.
+    transfer: Transfer,
     /// Passes and copies recorded but not yet submitted (see [`WebGpu::record`]).
     pending: RefCell<Option<wgpu::CommandEncoder>>,
     /// How many are recorded in `pending`.
@@ -61,9 +63,6 @@ pub struct WebGpu {
 /// about as much as the pass itself through Dawn; more than this would keep the GPU waiting for
 /// the first submission of a long solver loop.
 const BATCH: usize = 32;
-
-/// Read-backs of at least this many bytes keep their staging buffer for the next one.
-const KEEP_STAGING: u64 = 1 << 20;
 
 /// The state textures share with their backend.
 #[derive(Default)]
@@ -163,6 +162,7 @@ impl WebGpu {
                         .max_color_attachment_bytes_per_sample,
                     max_compute_workgroup_storage_size: limits.max_compute_workgroup_storage_size,
                     max_buffer_size: limits.max_buffer_size,
+                    max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
                     ..wgpu::Limits::downlevel_defaults()
                 },
                 ..Default::default()
@@ -209,7 +209,7 @@ impl WebGpu {
             errors,
             uniforms: RefCell::new(HashMap::new()),
             bind_groups: RefCell::new(HashMap::new()),
-            staging: RefCell::new(None),
+            transfer: Transfer::default(),
             pending: RefCell::new(None),
             pending_count: Cell::new(0),
             shared: Rc::default(),
@@ -357,27 +357,8 @@ impl Backend for WebGpu {
         })
     }
 
-    fn write_texture(
-        &self,
-        t: &Texture,
-        width: usize,
-        height: usize,
-        texels: &[f32],
-    ) -> Result<()> {
-        // A queue write lands before the next submission: recorded work that reads or writes
-        // this texture (a pooled one may have been freed and reused) must be submitted first.
-        self.flush();
-        self.queue.write_texture(
-            t.texture.as_image_copy(),
-            bytemuck::cast_slice(texels),
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some((width * TEXEL_BYTES) as u32),
-                rows_per_image: Some(height as u32),
-            },
-            extent(width, height),
-        );
-        Ok(())
+    fn write(&self, t: &Texture, layout: Layout, data: &[f32]) -> Result<()> {
+        self.write_matrix(t, layout, data)
     }
 
     fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
@@ -443,83 +424,8 @@ impl Backend for WebGpu {
         Ok(())
     }
 
-    async fn read_texture(&self, t: &Texture, width: usize, height: usize) -> Result<Vec<f32>> {
-        // Rows of a texture-to-buffer copy must start at multiples of 256 bytes.
-        let row_bytes = width * TEXEL_BYTES;
-        let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize;
-        let padded_row = row_bytes.div_ceil(align) * align;
-        let size = (padded_row * height) as u64;
-        // A large read-back reuses the last large one's staging buffer: a new one costs its
-        // creation and Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small ones leave
-        // it alone, so that reading a scalar between two large reads does not free it.
-        let keep = size >= KEEP_STAGING;
-        let kept = if keep {
-            self.staging.borrow_mut().take()
-        } else {
-            None
-        };
-        let buffer = match kept {
-            Some(kept) if kept.size() >= size => kept,
-            other => {
-                other.inspect(wgpu::Buffer::destroy);
-                self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("read-back"),
-                    size,
-                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-                    mapped_at_creation: false,
-                })
-            }
-        };
-        self.record(|encoder| {
-            encoder.copy_texture_to_buffer(
-                t.texture.as_image_copy(),
-                wgpu::TexelCopyBufferInfo {
-                    buffer: &buffer,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(padded_row as u32),
-                        rows_per_image: Some(height as u32),
-                    },
-                },
-                extent(width, height),
-            );
-        });
-        self.flush();
-        let (tx, rx) = futures_channel::oneshot::channel();
-        buffer.map_async(wgpu::MapMode::Read, ..size, move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait()?;
-        let mapped = rx
-            .await
-            .map_err(|_| Error::Gpu("read-back was cancelled".into()))?;
-        self.check_errors()?;
-        mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
-        let mut texels = Vec::with_capacity(width * height * 4);
-        {
-            let view = buffer
-                .get_mapped_range(..size)
-                .map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
-            // Row by row; GPU data and wasm (or x86) are both little-endian. The mapped bytes
-            // carry no alignment promise: where they are not aligned to f32, decode.
-            for row in view.chunks_exact(padded_row) {
-                let row = &row[..row_bytes];
-                match bytemuck::try_cast_slice::<u8, f32>(row) {
-                    Ok(values) => texels.extend_from_slice(values),
-                    Err(_) => texels.extend(
-                        row.chunks_exact(4)
-                            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-                    ),
-                }
-            }
-        }
-        buffer.unmap();
-        if keep {
-            *self.staging.borrow_mut() = Some(buffer);
-        } else {
-            buffer.destroy();
-        }
-        Ok(texels)
+    async fn read(&self, t: &Texture, layout: Layout) -> Result<Values> {
+        self.read_matrix(t, layout).await
     }
 
     async fn finish(&self) -> Result<()> {

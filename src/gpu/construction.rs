@@ -17,12 +17,7 @@ impl Gpu {
         }
         let layout = self.layout(rows, cols)?;
         let m = self.alloc(layout)?;
-        self.backend.write_texture(
-            self.texture(&m)?,
-            layout.width(),
-            layout.height(),
-            &layout.pack(data),
-        )?;
+        self.backend.write(self.texture(&m)?, layout, data)?;
         Ok(m)
     }
 

@@ -26,7 +26,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::backend::{Backend, BackendKind, Capabilities, Draw, DynBackend, WebGl2, WebGpu};
+use crate::backend::{
+    Backend, BackendKind, Capabilities, Draw, DynBackend, Values, WebGl2, WebGpu,
+};
 use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Program};
 use crate::layout::Layout;
@@ -231,15 +233,17 @@ impl Gpu {
 
     /// Reads `m` back: exactly `rows * cols` values, row-major.
     pub async fn read(&self, m: &Matrix) -> Result<Vec<f32>> {
-        let l = m.layout;
-        let texels = self
-            .backend
-            .read_texture(self.texture(m)?, l.width(), l.height())
-            .await?;
+        Ok(self.read_values(m).await?.into_vec())
+    }
+
+    /// Reads `m` back where the backend puts it (see [`Values`]): for the JS API, which hands
+    /// the values to the page.
+    pub async fn read_values(&self, m: &Matrix) -> Result<Values> {
+        let values = self.backend.read(self.texture(m)?, m.layout).await?;
         let mut c = self.counts.get();
         c.readbacks += 1;
         self.counts.set(c);
-        Ok(l.unpack(&texels))
+        Ok(values)
     }
 
     /// Resolves once all GPU work submitted so far has finished.

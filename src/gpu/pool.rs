@@ -148,8 +148,9 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{Backend, BackendKind, Capabilities};
+    use crate::backend::{Backend, BackendKind, Capabilities, Values};
     use crate::kernels::Program;
+    use crate::layout::Layout;
     use std::cell::Cell;
 
     /// A backend whose textures are their sizes; counts the textures it really created.
@@ -167,7 +168,7 @@ mod tests {
             self.created.set(self.created.get() + 1);
             Ok((width, height))
         }
-        fn write_texture(&self, _: &(usize, usize), _: usize, _: usize, _: &[f32]) -> Result<()> {
+        fn write(&self, _: &(usize, usize), _: Layout, _: &[f32]) -> Result<()> {
             Ok(())
         }
         fn run(&self, _: &Program, _: &[&(usize, usize)], _: &[&(usize, usize)]) -> Result<()> {
@@ -183,8 +184,8 @@ mod tests {
         ) -> Result<()> {
             Ok(())
         }
-        async fn read_texture(&self, _: &(usize, usize), w: usize, h: usize) -> Result<Vec<f32>> {
-            Ok(vec![0.0; 4 * w * h])
+        async fn read(&self, _: &(usize, usize), l: Layout) -> Result<Values> {
+            Ok(Values::Here(vec![0.0; l.rows * l.cols]))
         }
         async fn finish(&self) -> Result<()> {
             Ok(())

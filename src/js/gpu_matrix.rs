@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use js_sys::{Float32Array, Promise};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -59,10 +59,7 @@ impl GpuMatrix {
     pub fn read(&self) -> Promise {
         let device = self.device.clone();
         let matrix = self.matrix();
-        future_to_promise(async move {
-            let data = device.read(&matrix?).await?;
-            Ok(Float32Array::from(data.as_slice()).into())
-        })
+        future_to_promise(async move { Ok(device.read_values(&matrix?).await?.into_js().into()) })
     }
 
     /// `this += b`.

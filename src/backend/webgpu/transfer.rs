@@ -1,0 +1,353 @@
+//! Upload and read-back: between row-major values on the CPU and a matrix texture.
+//!
+//! The GPU does the (un)packing, so the CPU only copies. Upload: the values are written into a
+//! storage buffer as given, and a compute pass packs them into the texture
+//! (`shaders/transfer/pack.wgsl`). Read-back: a compute pass unpacks the texture into a
+//! row-major storage buffer (`unpack.wgsl`), which is copied into a mappable buffer and mapped;
+//! in a browser the mapped bytes become the returned `Float32Array` with one copy in
+//! JavaScript, natively they are copied once into a `Vec`.
+//!
+//! That is for large matrices. Below [`LARGE`] bytes the texture copies with the CPU
+//! (un)packing cost fewer GPU objects per call (a solver reads a scalar every iteration), and a
+//! matrix larger than one storage binding may be takes them too.
+//!
+//! Large transfers keep their buffers for the next one: a new buffer costs its creation and
+//! Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small ones leave them alone, so that
+//! reading a scalar between two large reads does not free them.
+
+use std::cell::RefCell;
+
+use super::{extent, Texture, WebGpu, TEXEL_BYTES};
+use crate::backend::Values;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+
+/// Transfers of at least this many bytes are large: (un)packed on the GPU, their buffers kept.
+const LARGE: u64 = 1 << 20;
+
+/// A compute pipeline and its bind group layout.
+type Pipeline = (wgpu::ComputePipeline, wgpu::BindGroupLayout);
+
+/// The transfer kernels, built at first use, and the kept buffers (each taken while a transfer
+/// uses it).
+#[derive(Default)]
+pub(super) struct Transfer {
+    pack: RefCell<Option<Pipeline>>,
+    unpack: RefCell<Option<Pipeline>>,
+    /// The last large upload buffer.
+    upload: RefCell<Option<wgpu::Buffer>>,
+    /// The last large row-major buffer a read-back unpacked into.
+    rows: RefCell<Option<wgpu::Buffer>>,
+    /// The last large mappable buffer.
+    staging: RefCell<Option<wgpu::Buffer>>,
+}
+
+impl WebGpu {
+    /// Whether a matrix of `bytes` is (un)packed on the GPU: large, and within one storage
+    /// binding.
+    fn packs_on_gpu(&self, bytes: u64) -> bool {
+        (LARGE..=self.device.limits().max_storage_buffer_binding_size).contains(&bytes)
+    }
+
+    /// Writes the matrix `layout` from row-major `data` into `t`: see the module's text.
+    pub(super) fn write_matrix(&self, t: &Texture, layout: Layout, data: &[f32]) -> Result<()> {
+        // A queue write lands before the next submission: recorded work that reads or writes
+        // this texture (a pooled one may have been freed and reused) or the kept upload buffer
+        // must be submitted first.
+        self.flush();
+        let bytes = std::mem::size_of_val(data) as u64;
+        if !self.packs_on_gpu(bytes) {
+            let (width, height) = (layout.width(), layout.height());
+            self.queue.write_texture(
+                t.texture.as_image_copy(),
+                bytemuck::cast_slice(&layout.pack(data)),
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some((width * TEXEL_BYTES) as u32),
+                    rows_per_image: Some(height as u32),
+                },
+                extent(width, height),
+            );
+            return Ok(());
+        }
+        let upload = self.take_buffer(
+            &self.transfer.upload,
+            bytes,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        );
+        self.queue
+            .write_buffer(&upload, 0, bytemuck::cast_slice(data));
+        self.transfer_pass(
+            &self.transfer.pack,
+            "pack",
+            include_str!("../../../shaders/transfer/pack.wgsl"),
+            (&upload, bytes),
+            t,
+            layout,
+        );
+        *self.transfer.upload.borrow_mut() = Some(upload);
+        Ok(())
+    }
+
+    /// Reads the matrix `layout` held by `t`: see the module's text.
+    pub(super) async fn read_matrix(&self, t: &Texture, layout: Layout) -> Result<Values> {
+        let bytes = (4 * layout.rows * layout.cols) as u64;
+        let direct = self.packs_on_gpu(bytes);
+        // The fallback copies texel rows, which must start at multiples of 256 bytes.
+        let row_bytes = layout.width() * TEXEL_BYTES;
+        let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize;
+        let padded_row = row_bytes.div_ceil(align) * align;
+        let size = if direct {
+            bytes
+        } else {
+            (padded_row * layout.height()) as u64
+        };
+        let staging = self.take_buffer(
+            &self.transfer.staging,
+            size,
+            wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        );
+        let rows = direct.then(|| {
+            self.take_buffer(
+                &self.transfer.rows,
+                bytes,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            )
+        });
+        if let Some(rows) = &rows {
+            self.transfer_pass(
+                &self.transfer.unpack,
+                "unpack",
+                include_str!("../../../shaders/transfer/unpack.wgsl"),
+                (rows, bytes),
+                t,
+                layout,
+            );
+            self.record(|encoder| encoder.copy_buffer_to_buffer(rows, 0, &staging, 0, bytes));
+        } else {
+            self.record(|encoder| {
+                encoder.copy_texture_to_buffer(
+                    t.texture.as_image_copy(),
+                    wgpu::TexelCopyBufferInfo {
+                        buffer: &staging,
+                        layout: wgpu::TexelCopyBufferLayout {
+                            offset: 0,
+                            bytes_per_row: Some(padded_row as u32),
+                            rows_per_image: Some(layout.height() as u32),
+                        },
+                    },
+                    extent(layout.width(), layout.height()),
+                );
+            });
+        }
+        self.flush();
+        if rows.is_some() {
+            *self.transfer.rows.borrow_mut() = rows;
+        }
+        let (tx, rx) = futures_channel::oneshot::channel();
+        staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        let mapped = rx
+            .await
+            .map_err(|_| Error::Gpu("read-back was cancelled".into()))?;
+        self.check_errors()?;
+        mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
+        let values = {
+            let view = staging
+                .get_mapped_range(..size)
+                .map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
+            if direct {
+                values_of(&view, layout.rows * layout.cols)
+            } else {
+                let texels: Vec<f32> = view
+                    .chunks_exact(padded_row)
+                    .flat_map(|row| floats(&row[..row_bytes]))
+                    .collect();
+                Values::Here(layout.unpack(&texels))
+            }
+        };
+        staging.unmap();
+        keep(&self.transfer.staging, staging, size);
+        Ok(values)
+    }
+
+    /// Records the pass of `shader` (pack or unpack, built into `slot` at first use) between
+    /// the first `bytes` of `buffer` and the texture `t` of `layout`.
+    fn transfer_pass(
+        &self,
+        slot: &RefCell<Option<Pipeline>>,
+        name: &str,
+        shader: &str,
+        (buffer, bytes): (&wgpu::Buffer, u64),
+        t: &Texture,
+        layout: Layout,
+    ) {
+        let (pipeline, bind_layout) = slot
+            .borrow_mut()
+            .get_or_insert_with(|| self.transfer_pipeline(name, shader))
+            .clone();
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(name),
+            layout: &bind_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(bytes),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&t.view),
+                },
+            ],
+        });
+        self.record(|encoder| {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(name),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            // Workgroups of 64 columns x 4 texel rows (see the shaders).
+            pass.dispatch_workgroups(
+                layout.width().div_ceil(64) as u32,
+                layout.height().div_ceil(4) as u32,
+                1,
+            );
+        });
+    }
+
+    /// The pipeline of a transfer shader: binding 0 the row-major buffer, binding 1 the texture
+    /// (read by unpack, written as a storage texture by pack).
+    fn transfer_pipeline(&self, name: &str, shader: &str) -> Pipeline {
+        let packs = name == "pack";
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(name),
+                source: wgpu::ShaderSource::Wgsl(shader.into()),
+            });
+        let texture = if packs {
+            wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format: super::FORMAT,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            }
+        } else {
+            wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            }
+        };
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty,
+            count: None,
+        };
+        let buffer = wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: packs },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(name),
+                entries: &[entry(0, buffer), entry(1, texture)],
+            });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(name),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(name),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some("cs_main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        (pipeline, layout)
+    }
+
+    /// The buffer kept in `slot` if it is large enough, else a new one of `size` bytes.
+    fn take_buffer(
+        &self,
+        slot: &RefCell<Option<wgpu::Buffer>>,
+        size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
+        let kept = if size >= LARGE {
+            slot.borrow_mut().take()
+        } else {
+            None
+        };
+        match kept {
+            Some(kept) if kept.size() >= size => kept,
+            other => {
+                other.inspect(wgpu::Buffer::destroy);
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("read-back"),
+                    size,
+                    usage,
+                    mapped_at_creation: false,
+                })
+            }
+        }
+    }
+}
+
+/// Keeps `buffer` in `slot` when it served a large read-back (`size` bytes), else frees it.
+fn keep(slot: &RefCell<Option<wgpu::Buffer>>, buffer: wgpu::Buffer, size: u64) {
+    if size >= LARGE {
+        *slot.borrow_mut() = Some(buffer);
+    } else {
+        buffer.destroy();
+    }
+}
+
+/// The first `n` floats of a mapped range: in a browser a `Float32Array` copied from the mapping
+/// in JavaScript, never through wasm memory.
+#[cfg(target_arch = "wasm32")]
+fn values_of(view: &wgpu::BufferView, n: usize) -> Values {
+    let bytes = view.as_uint8array();
+    let floats = js_sys::Float32Array::new_with_byte_offset_and_length(
+        &bytes.buffer(),
+        bytes.byte_offset(),
+        n as u32,
+    );
+    Values::Js(floats.slice(0, n as u32))
+}
+
+/// The first `n` floats of a mapped range, copied into a `Vec`.
+#[cfg(not(target_arch = "wasm32"))]
+fn values_of(view: &wgpu::BufferView, n: usize) -> Values {
+    Values::Here(floats(&view[..4 * n]).collect())
+}
+
+/// Little-endian f32s (GPU data, wasm and x86 alike): cast where the bytes are aligned to f32
+/// (the mapped range makes no promise), else decoded.
+fn floats(bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
+    let cast = bytemuck::try_cast_slice::<u8, f32>(bytes).ok();
+    let decoded = cast.is_none().then(|| {
+        bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    });
+    cast.into_iter()
+        .flatten()
+        .copied()
+        .chain(decoded.into_iter().flatten())
+}
