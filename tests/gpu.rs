@@ -106,6 +106,9 @@ on_both_backends! {
             let data = Rng::new(rows as u32 * 100 + cols as u32).matrix(rows * cols, -1e6, 1e6);
             let m = gpu.upload(&data, rows, cols).unwrap();
             assert_same(&gpu.read(&m).await.unwrap(), &data, &format!("{rows}x{cols}"));
+            // The buffers kept from a large transfer go, and the next one makes new ones.
+            gpu.release_pooled();
+            assert_same(&gpu.read(&m).await.unwrap(), &data, &format!("{rows}x{cols} again"));
         }
         // Through the JS API, where WebGPU hands the page the mapped values without wasm memory.
         let js = Gpgpu::create(Some(kind.name().into())).await.unwrap();

@@ -144,6 +144,9 @@ pub trait Backend: Sized + 'static {
 
     /// Resolves once all submitted GPU work has finished (for timing).
     fn finish(&self) -> impl Future<Output = Result<()>>;
+
+    /// Frees the buffers kept from large transfers for the next one (none by default).
+    fn release_kept(&self) {}
 }
 
 /// A texture of some backend, its type erased: what [`DynBackend`] takes and gives.
@@ -173,6 +176,8 @@ pub trait DynBackend {
     fn read<'a>(&'a self, texture: &'a dyn Any, layout: Layout) -> LocalFuture<'a, Result<Values>>;
     /// See [`Backend::finish`].
     fn finish(&self) -> LocalFuture<'_, Result<()>>;
+    /// See [`Backend::release_kept`].
+    fn release_kept(&self);
     /// The backend itself, for code that knows which one it opened (the native benchmark).
     fn as_any(&self) -> &dyn Any;
 }
@@ -226,6 +231,10 @@ impl<B: Backend> DynBackend for B {
 
     fn finish(&self) -> LocalFuture<'_, Result<()>> {
         Box::pin(Backend::finish(self))
+    }
+
+    fn release_kept(&self) {
+        Backend::release_kept(self)
     }
 
     fn as_any(&self) -> &dyn Any {

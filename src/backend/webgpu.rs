@@ -428,6 +428,10 @@ impl Backend for WebGpu {
         self.read_matrix(t, layout).await
     }
 
+    fn release_kept(&self) {
+        self.release_transfer_buffers();
+    }
+
     async fn finish(&self) -> Result<()> {
         self.flush();
         let (tx, rx) = futures_channel::oneshot::channel();

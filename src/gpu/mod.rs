@@ -256,9 +256,10 @@ impl Gpu {
         self.pool.borrow().stats()
     }
 
-    /// Frees the pooled (unused) textures now.
+    /// Frees the pooled (unused) textures, and the buffers kept from large transfers, now.
     pub fn release_pooled(&self) {
         self.pool.borrow_mut().clear();
+        self.backend.release_kept();
     }
 
     /// Starts a new peak (see [`MemoryStats::peak_bytes`]) from the bytes held now.

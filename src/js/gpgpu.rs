@@ -339,7 +339,8 @@ impl Gpgpu {
         self.device.reset_peak();
     }
 
-    /// Frees the pooled textures now (they are kept for reuse otherwise).
+    /// Frees the pooled textures and the buffers kept from large transfers now (they are kept
+    /// for reuse otherwise).
     #[wasm_bindgen(js_name = releasePooled)]
     pub fn release_pooled(&self) {
         self.device.release_pooled();

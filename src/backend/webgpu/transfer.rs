@@ -282,6 +282,22 @@ impl WebGpu {
         (pipeline, layout)
     }
 
+    /// Frees the kept buffers (after the work that may use them is submitted).
+    pub(super) fn release_transfer_buffers(&self) {
+        self.flush();
+        let slots = [
+            &self.transfer.upload,
+            &self.transfer.rows,
+            &self.transfer.staging,
+        ];
+        for buffer in slots
+            .into_iter()
+            .filter_map(|slot| slot.borrow_mut().take())
+        {
+            buffer.destroy();
+        }
+    }
+
     /// The buffer kept in `slot` if it is large enough, else a new one of `size` bytes.
     fn take_buffer(
         &self,
