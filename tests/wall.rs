@@ -1,5 +1,6 @@
 //! Browser tests of the wall's GPU contact solve, each on both backends, against the float64
-//! projected Jacobi of the same LCP (the algorithm the GPU runs in float32).
+//! twin of the same solver on the same LCP (the algorithm the GPU runs in float32), and the
+//! wall at its default settings.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
@@ -9,7 +10,7 @@ use texla::backend::BackendKind;
 use texla::gpu::Gpu;
 use texla::physics::gpu_frame;
 use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
-use texla::solver::{contact_jacobi, contact_jacobi_compute, ContactSystem};
+use texla::solver::{contact_jacobi, contact_jacobi_compute, contact_nesterov, ContactSystem};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -50,11 +51,16 @@ fn busy_lcp() -> ContactLcp {
     world.begin_frame()
 }
 
-async fn gpu_solve(gpu: &Gpu, lcp: &ContactLcp, mode: Mode, iterations: usize) -> Vec<f64> {
+/// The impulses after `iterations` of projected Jacobi (`step` None, omega -0.1) or the
+/// accelerated solver with step `step`, 4 rows per contact.
+async fn gpu_solve(gpu: &Gpu, lcp: &ContactLcp, mode: Mode, (step, iterations): (Option<f64>, usize)) -> Vec<f64> {
     let layout = lcp.gpu_layout(mode);
     let system = ContactSystem::upload(gpu, &layout).unwrap();
     let x0 = gpu.upload(&layout.x0, layout.rows, 1).unwrap();
-    let x = contact_jacobi(gpu, &system, &x0, -0.1, iterations).unwrap();
+    let x = match step {
+        None => contact_jacobi(gpu, &system, &x0, -0.1, iterations).unwrap(),
+        Some(s) => contact_nesterov(gpu, &system, &x0, (s as f32, lcp.mu as f32), iterations).unwrap(),
+    };
     gpu.read(&x)
         .await
         .unwrap()
@@ -65,6 +71,35 @@ async fn gpu_solve(gpu: &Gpu, lcp: &ContactLcp, mode: Mode, iterations: usize) -
 
 fn now() -> f64 {
     js_sys::Date::now()
+}
+
+/// Largest distance between the same body in two worlds, m.
+fn largest_gap(a: &World, b: &World) -> f64 {
+    a.bodies
+        .iter()
+        .zip(&b.bodies)
+        .map(|(p, q)| p.position.distance(q.position))
+        .fold(0.0f64, f64::max)
+}
+
+/// WebGPU and WebGL2 run the same float32 arithmetic: 16 frames of the default wall, a hit
+/// included, and no body more than 0.1 mm apart between the two.
+#[wasm_bindgen_test]
+async fn backends_agree_frame_by_frame() {
+    let mut worlds = Vec::new();
+    for kind in [BackendKind::WebGpu, BackendKind::WebGl2] {
+        let gpu = device(kind).await;
+        let mut world = standing(Mode::Blocks);
+        for frame in 0..16 {
+            if frame == 8 {
+                throw(&mut world);
+            }
+            gpu_frame(gpu.as_ref(), &mut world, &now).await.unwrap();
+        }
+        worlds.push(world);
+    }
+    let gap = largest_gap(&worlds[0], &worlds[1]);
+    assert!(gap < 1e-4, "the backends are {gap} m apart after 16 frames");
 }
 
 on_both_backends! {
@@ -107,7 +142,7 @@ on_both_backends! {
         let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
         assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
         for mode in [Mode::Dense, Mode::Blocks] {
-            let got = gpu_solve(gpu.as_ref(), &lcp, mode, 60).await;
+            let got = gpu_solve(gpu.as_ref(), &lcp, mode, (None, 60)).await;
             assert_eq!(got.len(), 4 * lcp.contacts.len());
             let mut worst = 0.0f64;
             for (i, e) in exact.iter().enumerate() {
@@ -126,6 +161,34 @@ on_both_backends! {
         }
     }
 
+    async fn contact_nesterov_matches_float64_in_both_layouts(kind) {
+        let gpu = device(kind).await;
+        let lcp = busy_lcp();
+        let step = -1.0 / lcp.lambda_max();
+        let exact = lcp.solve_nesterov(step, 60);
+        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
+        for mode in [Mode::Dense, Mode::Blocks] {
+            let got = gpu_solve(gpu.as_ref(), &lcp, mode, (Some(step), 60)).await;
+            assert_eq!(got.len(), 4 * lcp.contacts.len());
+            let mut worst = 0.0f64;
+            for (i, e) in exact.iter().enumerate() {
+                for r in 0..3 {
+                    worst = worst.max((got[4 * i + r] - e[r]).abs());
+                }
+                // The fourth row is the momentum counter, at least 1 after an iteration.
+                assert!(got[4 * i + 3] >= 1.0, "contact {i}: counter {}", got[4 * i + 3]);
+                let (n, t1, t2) = (got[4 * i], got[4 * i + 1], got[4 * i + 2]);
+                assert!(n >= 0.0);
+                let limit = (lcp.mu * n) as f32 as f64;
+                assert!(t1.abs() <= limit * (1.0 + 1e-6) && t2.abs() <= limit * (1.0 + 1e-6));
+            }
+            web_sys::console::log_1(&format!("DEBUG nesterov worst {worst} of {scale}").into());
+            // float32 against float64 over 60 accelerated iterations: 1e-3 of the largest impulse.
+            assert!(worst <= 1e-3 * scale, "{mode:?}: worst {worst} of {scale}");
+        }
+    }
+
     async fn gpu_frames_follow_the_float64_wall(kind) {
         let gpu = device(kind).await;
         let mut on_gpu = standing(Mode::Blocks);
@@ -134,21 +197,21 @@ on_both_backends! {
             gpu_frame(gpu.as_ref(), &mut on_gpu, &now).await.unwrap();
             on_cpu.step_cpu().unwrap();
         }
+        // Standing, the GPU's float32 frames stay within 0.1 mm of the float64 ones.
+        let standing_gap = largest_gap(&on_gpu, &on_cpu);
+        assert!(standing_gap < 1e-4, "{kind:?} standing: {standing_gap} m from float64");
         throw(&mut on_gpu);
         throw(&mut on_cpu);
         for _ in 0..8 {
             gpu_frame(gpu.as_ref(), &mut on_gpu, &now).await.unwrap();
             on_cpu.step_cpu().unwrap();
         }
-        // Both backends stay within 1 mm of the float64 wall after 16 frames (a hit included),
-        // so within 2 mm of each other.
-        let worst = on_gpu
-            .bodies
-            .iter()
-            .zip(&on_cpu.bodies)
-            .map(|(g, c)| g.position.distance(c.position))
-            .fold(0.0f64, f64::max);
-        assert!(worst < 1e-3, "{kind:?} drifted {worst} m from float64");
+        // After the hit the accelerated solver's impulses (100 iterations, far from converged
+        // while the ball ploughs through) carry float32's rounding into the trajectories: 2.1
+        // cm from float64 after 8 frames, measured; the bound is 5 cm. The two backends agree
+        // with each other far more closely (`backends_agree_frame_by_frame`).
+        let hit_gap = largest_gap(&on_gpu, &on_cpu);
+        assert!(hit_gap < 0.05, "{kind:?} after the hit: {hit_gap} m from float64");
         assert!(on_gpu.stats.residual.is_finite());
     }
 

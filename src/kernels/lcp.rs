@@ -1,5 +1,5 @@
 //! The LCP solvers' kernels: projected Jacobi in one compute dispatch, and one pass of the
-//! wall's contact LCP with friction.
+//! wall's contact LCP with friction: projected Jacobi, or accelerated with momentum.
 
 use std::borrow::Cow;
 
@@ -61,3 +61,12 @@ pub fn lcp_jacobi(
 /// inputs matrix, neighbour lists, x, b, 1/diag, mu; params omega, blocks per contact, dense.
 pub const CONTACT_JACOBI: Kernel =
     shader_kernel!("solvers", "contact_jacobi", &["a", "b", "c", "d", "e", "f"]);
+
+/// One accelerated projected Jacobi iteration of the wall's contact LCP (Nesterov's momentum,
+/// a restart per contact): inputs matrix, neighbour lists, x, the x before it, b, 1/diag;
+/// params step, blocks per contact, dense, mu.
+pub const CONTACT_NESTEROV: Kernel = shader_kernel!(
+    "solvers",
+    "contact_nesterov",
+    &["a", "b", "c", "d", "e", "f"]
+);

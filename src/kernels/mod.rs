@@ -44,7 +44,7 @@ mod reduce;
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};
 pub use functions::{Func, Func2};
-pub use lcp::{lcp_jacobi, CONTACT_JACOBI, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES};
+pub use lcp::{lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES};
 pub use products::{
     matmul_fast, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, MATMUL, MATVEC_PARTIAL,
     MATVEC_TILED, MUL_TR, SUM_COLS, TILED_CHUNKS, TRANSPOSE, TR_MUL,

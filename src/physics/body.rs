@@ -102,6 +102,14 @@ impl Body {
             + m * g * self.position.y
     }
 
+    /// Radius of the bounding sphere, m.
+    pub fn reach(&self) -> f64 {
+        match self.shape {
+            Shape::Cube { half } => half * 3f64.sqrt(),
+            Shape::Ball { radius } => radius,
+        }
+    }
+
     /// The lowest point's height above the ground, m (negative when it sinks in).
     pub fn lowest(&self) -> f64 {
         match self.shape {

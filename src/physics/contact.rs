@@ -33,7 +33,7 @@ pub struct Contact {
 pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
     let travel: Vec<f64> = bodies
         .iter()
-        .map(|b| dt * (b.velocity.length() + b.spin.length() * reach(b)))
+        .map(|b| dt * (b.velocity.length() + b.spin.length() * b.reach()))
         .collect();
     let mut out = Vec::new();
     for (i, body) in bodies.iter().enumerate() {
@@ -42,7 +42,7 @@ pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
     for (i, j) in close_pairs(bodies, &travel, margin) {
         let (a, b) = (&bodies[i], &bodies[j]);
         let margin = margin + travel[i] + travel[j];
-        if a.position.distance(b.position) > reach(a) + reach(b) + margin {
+        if a.position.distance(b.position) > a.reach() + b.reach() + margin {
             continue;
         }
         match (a.shape, b.shape) {
@@ -81,7 +81,7 @@ fn close_pairs(bodies: &[Body], travel: &[f64], margin: f64) -> Vec<(usize, usiz
     // Interval of body i along the axis: its centre +- (reach + travel + margin / 2), so that
     // two intervals overlap whenever the pair test of `find_contacts` may pass.
     let half: Vec<f64> = (0..bodies.len())
-        .map(|i| reach(&bodies[i]) + travel[i] + 0.5 * margin)
+        .map(|i| bodies[i].reach() + travel[i] + 0.5 * margin)
         .collect();
     let start = |i: usize| bodies[i].position[axis] - half[i];
     let mut order: Vec<usize> = (0..bodies.len()).collect();
@@ -95,14 +95,6 @@ fn close_pairs(bodies: &[Body], travel: &[f64], margin: f64) -> Vec<(usize, usiz
     }
     pairs.sort_unstable();
     pairs
-}
-
-/// Radius of the bounding sphere.
-fn reach(body: &Body) -> f64 {
-    match body.shape {
-        Shape::Cube { half } => half * 3f64.sqrt(),
-        Shape::Ball { radius } => radius,
-    }
 }
 
 fn ground(i: usize, body: &Body, margin: f64, out: &mut Vec<Contact>) {
@@ -463,7 +455,7 @@ mod tests {
             for i in 0..bodies.len() {
                 for j in i + 1..bodies.len() {
                     let (a, b) = (&bodies[i], &bodies[j]);
-                    let limit = reach(a) + reach(b) + 0.01 + travel[i] + travel[j];
+                    let limit = a.reach() + b.reach() + 0.01 + travel[i] + travel[j];
                     if a.position.distance(b.position) <= limit {
                         kept += 1;
                         assert!(

@@ -7,12 +7,12 @@
 use super::{ContactLcp, World};
 use crate::error::Result;
 use crate::gpu::Gpu;
-use crate::solver::{self, ContactSystem};
+use crate::solver::{self, ContactMethod, ContactSystem};
 
 /// One frame of `world` with its contact LCP solved on the GPU: the LCP's textures are
-/// uploaded, `iterations` projected Jacobi iterations run (in one compute dispatch or one pass
-/// each, as [`solver::solve_contacts`] decides from the device's capabilities), the impulses
-/// come back in one read. Returns the frame's LCP, the impulses applied and the milliseconds the
+/// uploaded, the world's solver runs its iterations (in one compute dispatch or one pass each,
+/// as [`solver::solve_contacts`] decides from the device's capabilities), the impulses come
+/// back in one read. Returns the frame's LCP, the impulses applied and the milliseconds the
 /// GPU part took (upload, solve and read-back), timed by `now` (ms).
 pub async fn gpu_frame(
     gpu: &Gpu,
@@ -22,20 +22,26 @@ pub async fn gpu_frame(
     let lcp = world.begin_frame();
     let iterations = world.iterations(&lcp);
     let start = now();
-    let impulses = if lcp.contacts.is_empty() {
-        Vec::new()
+    let (impulses, step) = if lcp.contacts.is_empty() {
+        (Vec::new(), 0.0)
     } else {
         let layout = lcp.gpu_layout(world.settings.mode);
         let system = ContactSystem::upload(gpu, &layout)?;
         let x0 = gpu.upload(&layout.x0, layout.rows, 1)?;
-        let omega = world.settings.omega as f32;
-        let x = solver::solve_contacts(gpu, &system, &x0, omega, iterations)?;
+        let method = world.method(&lcp);
+        let x = solver::solve_contacts(gpu, &system, &x0, method, iterations)?;
         let data = gpu.read(&x).await?;
-        data.chunks_exact(4)
-            .map(|c| [c[0].into(), c[1].into(), c[2].into()])
-            .collect()
+        let step = match method {
+            ContactMethod::Jacobi { omega } => omega,
+            ContactMethod::Nesterov { step, .. } => step,
+        };
+        let impulses = data
+            .chunks_exact(4)
+            .map(|c| lcp.project([c[0].into(), c[1].into(), c[2].into()]))
+            .collect();
+        (impulses, f64::from(step))
     };
     let solve_ms = now() - start;
-    world.end_frame(&lcp, &impulses, iterations)?;
+    world.end_frame(&lcp, &impulses, (iterations, step))?;
     Ok((lcp, impulses, solve_ms))
 }

@@ -172,9 +172,14 @@ impl ContactLcp {
 
     /// w = A x + b for all contacts.
     pub fn w(&self, x: &[[f64; 3]]) -> Vec<[f64; 3]> {
+        self.product(x, &self.b)
+    }
+
+    /// A x + c.
+    fn product(&self, x: &[[f64; 3]], c: &[[f64; 3]]) -> Vec<[f64; 3]> {
         self.blocks
             .iter()
-            .zip(&self.b)
+            .zip(c)
             .map(|(row, b)| {
                 let mut w = *b;
                 for (j, block) in row {
@@ -197,17 +202,97 @@ impl ContactLcp {
     /// Projected Jacobi in float64, the GPU's algorithm: from the warm start, `iterations` times
     /// x <- proj(x + omega D (A x + b)), D = diag(A)^-1, omega negative (seed convention).
     pub fn solve_jacobi(&self, omega: f64, iterations: usize) -> Vec<[f64; 3]> {
-        let inv: Vec<[f64; 3]> = self
-            .blocks
-            .iter()
-            .map(|row| [0, 1, 2].map(|r| 1.0 / row[0].1[r][r]))
-            .collect();
+        let inv = self.inverse_diagonal();
         let mut x = self.x0.clone();
         for _ in 0..iterations {
             let w = self.w(&x);
             x = (0..x.len())
                 .map(|i| self.project([0, 1, 2].map(|r| x[i][r] + omega * inv[i][r] * w[i][r])))
                 .collect();
+        }
+        x
+    }
+
+    /// 1 / diag(A) of each contact's three rows.
+    fn inverse_diagonal(&self) -> Vec<[f64; 3]> {
+        self.blocks
+            .iter()
+            .map(|row| [0, 1, 2].map(|r| 1.0 / row[0].1[r][r]))
+            .collect()
+    }
+
+    /// The largest eigenvalue of D A (D = 1 / diag(A)), estimated by 20 power iterations on the
+    /// symmetric D^1/2 A D^1/2 from a fixed start: a Rayleigh quotient, so never above the true
+    /// value (8.1 for the standing wall, whose true value is 8.9). Projected Jacobi converges
+    /// for steps above -2 / lambda.
+    pub fn lambda_max(&self) -> f64 {
+        let root: Vec<[f64; 3]> = self
+            .inverse_diagonal()
+            .iter()
+            .map(|d| d.map(f64::sqrt))
+            .collect();
+        // A fixed start with no zero component, so that the estimate is deterministic.
+        let mut v: Vec<[f64; 3]> = (0..root.len())
+            .map(|i| [0, 1, 2].map(|r| 1.0 + ((3 * i + r) * 7919 % 97) as f64 / 194.0))
+            .collect();
+        let mut lambda = 0.0;
+        for _ in 0..20 {
+            let norm = v.iter().flatten().map(|a| a * a).sum::<f64>().sqrt();
+            let u: Vec<[f64; 3]> = v
+                .iter()
+                .zip(&root)
+                .map(|(v, s)| [0, 1, 2].map(|r| v[r] / norm * s[r]))
+                .collect();
+            let zero = vec![[0.0; 3]; u.len()];
+            let au = self.product(&u, &zero);
+            let next: Vec<[f64; 3]> = au
+                .iter()
+                .zip(&root)
+                .map(|(a, s)| [0, 1, 2].map(|r| a[r] * s[r]))
+                .collect();
+            lambda = v
+                .iter()
+                .zip(&next)
+                .map(|(v, m)| (0..3).map(|r| v[r] / norm * m[r]).sum::<f64>())
+                .sum();
+            v = next;
+        }
+        lambda
+    }
+
+    /// Accelerated projected Jacobi in float64, the twin of the GPU's
+    /// (`shaders/solvers/contact_nesterov.wgsl`, which gives the formulas): from the warm
+    /// start, `iterations` times extrapolate each contact along its last change (Nesterov's
+    /// momentum with FISTA's schedule), step by `step` D (A y + b) and project; a contact whose
+    /// step turns back against its change restarts its momentum. With `step` = -1 /
+    /// [`Self::lambda_max`], 80 iterations hold the standing wall at rest in float32, where
+    /// projected Jacobi needs 700 (README, The collapsing wall).
+    pub fn solve_nesterov(&self, step: f64, iterations: usize) -> Vec<[f64; 3]> {
+        let inv = self.inverse_diagonal();
+        let mut x = self.x0.clone();
+        let mut prev = x.clone();
+        // Each contact's momentum counter: 0 makes the first extrapolation y = x0.
+        let mut t = vec![0.0f64; x.len()];
+        for _ in 0..iterations {
+            let mut advanced = t.clone();
+            let y: Vec<[f64; 3]> = (0..x.len())
+                .map(|i| {
+                    advanced[i] = 0.5 * (1.0 + (1.0 + 4.0 * t[i] * t[i]).sqrt());
+                    let beta = (t[i] - 1.0) / advanced[i];
+                    [0, 1, 2].map(|r| x[i][r] + beta * (x[i][r] - prev[i][r]))
+                })
+                .collect();
+            let w = self.w(&y);
+            let next: Vec<[f64; 3]> = (0..x.len())
+                .map(|i| self.project([0, 1, 2].map(|r| y[i][r] + step * inv[i][r] * w[i][r])))
+                .collect();
+            for i in 0..x.len() {
+                let turned: f64 = (0..3)
+                    .map(|r| (y[i][r] - next[i][r]) * (next[i][r] - x[i][r]))
+                    .sum();
+                t[i] = if turned > 0.0 { 1.0 } else { advanced[i] };
+            }
+            prev = std::mem::replace(&mut x, next);
         }
         x
     }

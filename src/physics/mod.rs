@@ -3,8 +3,9 @@
 //!
 //! Units: metres, seconds, kilograms; gravity points along -y and the ground is the plane y = 0.
 //! The CPU finds contacts and assembles the LCP in float64 ([`ContactLcp`]); the GPU solves it
-//! by projected Jacobi ([`crate::solver::solve_contacts`], conducted by [`gpu_frame`]); the CPU applies the impulses and
-//! integrates ([`World`]).
+//! by accelerated projected Jacobi, or the seed's projected Jacobi
+//! ([`crate::solver::solve_contacts`], conducted by [`gpu_frame`]); the CPU applies the impulses
+//! and integrates ([`World`]).
 
 mod body;
 mod contact;
@@ -20,7 +21,7 @@ pub use frame::gpu_frame;
 pub use lcp::{ContactLcp, Mode};
 pub use view::Camera;
 pub use wall::{wall, WallSpec};
-pub use world::{Settings, Stats, World, MAX_ITERATIONS, MIN_OMEGA};
+pub use world::{Settings, Solver, Stats, World, MAX_ITERATIONS, MIN_OMEGA, NESTEROV_ITERATIONS};
 
 #[cfg(test)]
 mod tests;

@@ -1,19 +1,16 @@
-//! Native tests of the wall physics, with the LCP solved by the float64 projected Jacobi that
-//! the GPU runs in float32 (fixed seeds; edge 0.5 m, so 2% of the edge is 1 cm).
+//! Native tests of the wall physics, with the LCP solved in float64 by the algorithm the GPU
+//! runs in float32 (fixed seeds; edge 0.5 m, so 1% of the edge is 5 mm).
 
 use glam::DVec3;
 
 use super::*;
 
-/// Iterations per frame in these tests. The default, 2n, is 2520 for the standing wall and
-/// holds it too (3.4 mm in 10 s, measured), but takes a minute of CPU time.
-const ITERATIONS: usize = 300;
-
+/// The wall at the default settings (the accelerated solver, 80 iterations).
 fn standing_wall(seed: u32) -> World {
-    let settings = Settings {
-        iterations: Some(ITERATIONS),
-        ..Settings::default()
-    };
+    wall_with(seed, Settings::default())
+}
+
+fn wall_with(seed: u32, settings: Settings) -> World {
     World::new(
         wall(&WallSpec {
             seed,
@@ -42,9 +39,69 @@ fn lowest_point(world: &World) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Fastest speed of any point of any body, m/s (centre speed plus spin times reach).
+fn fastest_point(world: &World) -> f64 {
+    world
+        .bodies
+        .iter()
+        .map(|b| b.velocity.length() + b.spin.length() * b.reach())
+        .fold(0.0, f64::max)
+}
+
+/// The issue's standard at the default settings: 30 s at rest, drift at most 1% of the edge,
+/// penetration at most 0.2%, every point slower than 1 mm/s after 2 s, energy never above its
+/// start.
 #[test]
-fn undisturbed_wall_stands_for_ten_seconds() {
-    let mut world = standing_wall(1);
+fn undisturbed_wall_stands_at_rest_for_thirty_seconds_at_the_defaults() {
+    for seed in [1, 2] {
+        let mut world = standing_wall(seed);
+        let start = world.bodies.clone();
+        let energy = world.energy();
+        let edge = WallSpec::default().edge;
+        let (mut deepest, mut fastest) = (0.0f64, 0.0f64);
+        for frame in 0..1800 {
+            world.step_cpu().unwrap();
+            deepest = deepest.max(world.stats.penetration);
+            if frame >= 120 {
+                fastest = fastest.max(fastest_point(&world));
+            }
+            let moved = largest_move(&world, &start);
+            assert!(
+                moved <= 0.01 * edge,
+                "seed {seed} frame {frame}: a cube moved {moved} m"
+            );
+            let e = world.energy();
+            assert!(
+                e <= energy,
+                "seed {seed} frame {frame}: energy {e} J above {energy} J"
+            );
+        }
+        assert!(
+            deepest <= 0.002 * edge,
+            "seed {seed}: penetration {deepest} m"
+        );
+        assert!(
+            fastest < 1e-3,
+            "seed {seed}: a point moves at {fastest} m/s after 2 s"
+        );
+        println!(
+            "seed {seed}: moved {:.2e} m, deepest {deepest:.2e} m, fastest {fastest:.2e} m/s, \
+             step {:.3}",
+            largest_move(&world, &start),
+            world.stats.step
+        );
+    }
+}
+
+/// The seed's preset (projected Jacobi, omega -0.1, dense) stands too, at 300 iterations (its
+/// default, 2n, is 2520 here and takes minutes of CPU time).
+#[test]
+fn seed_preset_stands_for_ten_seconds_at_300_iterations() {
+    let settings = Settings {
+        iterations: Some(300),
+        ..Settings::seed()
+    };
+    let mut world = wall_with(1, settings);
     let start = world.bodies.clone();
     let edge = WallSpec::default().edge;
     let mut deepest = 0.0f64;
@@ -93,7 +150,8 @@ fn knocked_wall_collapses_without_tunnelling_nan_or_energy_gain() {
     let mut world = knocked_wall(1);
     let edge = WallSpec::default().edge;
     let budget = world.energy_in();
-    for frame in 0..420 {
+    // Five seconds after the throw.
+    for frame in 0..300 {
         world.step_cpu().unwrap();
         assert!(world.bodies.iter().all(Body::is_finite));
         let lowest = lowest_point(&world);
@@ -104,10 +162,10 @@ fn knocked_wall_collapses_without_tunnelling_nan_or_energy_gain() {
             "frame {frame}: a body sank to {lowest} m"
         );
         // Energy may only fall: contacts, friction and the position correction dissipate
-        // or (the correction) add at most a little; tolerance 0.5% of what was put in.
+        // or (the correction) add at most a little; tolerance 0.1% of what was put in.
         let e = world.energy();
         assert!(
-            e <= budget * 1.005,
+            e <= budget * 1.001,
             "frame {frame}: energy {e} J > {budget} J put in"
         );
     }

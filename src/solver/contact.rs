@@ -1,5 +1,6 @@
-//! Projected Jacobi for the wall's contact LCP, with Coulomb friction: one pass per iteration,
-//! or every iteration in one compute dispatch, and no read-back inside the loop.
+//! The wall's contact LCP, with Coulomb friction: projected Jacobi (one pass per iteration, or
+//! every iteration in one compute dispatch) or accelerated projected Jacobi (Nesterov's
+//! momentum, one pass per iteration), and no read-back inside the loop.
 //!
 //! The system arrives as plain vectors ([`ContactLayout`]): one contact per texel row, rows
 //! `(normal, tangent 1, tangent 2, 0)`; the solver knows nothing of bodies or frames.
@@ -70,9 +71,25 @@ impl ContactSystem {
     }
 }
 
-/// One projected Jacobi iteration of a contact LCP with friction, in one pass: the new impulses
-/// from `x`.
-pub fn contact_step(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -> Result<Matrix> {
+/// How [`solve_contacts`] iterates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ContactMethod {
+    /// Projected Jacobi, relaxation `omega` (negative, seed convention).
+    Jacobi {
+        /// The relaxation.
+        omega: f32,
+    },
+    /// Accelerated projected Jacobi ([`contact_nesterov`]).
+    Nesterov {
+        /// The step (negative, seed convention): -1 / lambda_max(D A) converges.
+        step: f32,
+        /// The friction coefficient.
+        mu: f32,
+    },
+}
+
+/// `x` as the impulses of `system`: 4C x 1.
+fn check_impulses(system: &ContactSystem, x: &Matrix) -> Result<()> {
     let rows = system.matrix.rows();
     if x.cols() != 1 || x.rows() != rows || !rows.is_multiple_of(4) {
         return Err(Error::Shape(format!(
@@ -81,6 +98,13 @@ pub fn contact_step(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -
             x.cols()
         )));
     }
+    Ok(())
+}
+
+/// One projected Jacobi iteration of a contact LCP with friction, in one pass: the new impulses
+/// from `x`.
+pub fn contact_step(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -> Result<Matrix> {
+    check_impulses(system, x)?;
     let inputs = [
         &system.matrix,
         &system.neighbours,
@@ -114,6 +138,50 @@ pub fn contact_jacobi(
     let mut x = x0.clone();
     for _ in 0..iterations {
         x = contact_step(gpu, system, &x, omega)?;
+    }
+    Ok(x)
+}
+
+/// `iterations` accelerated projected Jacobi iterations of `system` from `x0`, one pass each
+/// (`shaders/solvers/contact_nesterov.wgsl`): each contact's impulses are extrapolated along
+/// their last change (Nesterov's momentum, FISTA's schedule), stepped by `step` times 1/diag(A)
+/// times the residual and projected; a contact whose step turns back restarts its momentum.
+/// The fourth row of each contact carries its momentum counter (0 in `x0`). The float64 twin
+/// is `physics::ContactLcp::solve_nesterov`.
+pub fn contact_nesterov(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    x0: &Matrix,
+    (step, mu): (f32, f32),
+    iterations: usize,
+) -> Result<Matrix> {
+    check_impulses(system, x0)?;
+    if !(step < 0.0 && step.is_finite() && mu >= 0.0) {
+        return Err(Error::Argument(format!(
+            "the accelerated contact solver needs a negative step and mu >= 0, got {step} and {mu}"
+        )));
+    }
+    let dense = if system.dense { 1.0 } else { 0.0 };
+    let (mut x, mut prev) = (x0.clone(), x0.clone());
+    for _ in 0..iterations {
+        let inputs = [
+            &system.matrix,
+            &system.neighbours,
+            &x,
+            &prev,
+            &system.b,
+            &system.inv_diag,
+        ];
+        let next = gpu.run(
+            Program::new(
+                kernels::CONTACT_NESTEROV,
+                inputs.iter().map(|m| m.layout()).collect(),
+                x.layout(),
+            )
+            .with_params(&[step, system.count as f32, dense, mu]),
+            &inputs,
+        )?;
+        prev = std::mem::replace(&mut x, next);
     }
     Ok(x)
 }
@@ -153,18 +221,23 @@ fn single_dispatch(gpu: &Gpu, system: &ContactSystem) -> bool {
     system.dense && caps.compute && !caps.software
 }
 
-/// `iterations` projected Jacobi iterations of `system` from `x0`, the fastest way the device
-/// has: one compute dispatch (see [`single_dispatch`]) or one pass per iteration.
+/// `iterations` iterations of `method` on `system` from `x0`, the fastest way the device has:
+/// projected Jacobi in one compute dispatch (see [`single_dispatch`]) or one pass per
+/// iteration; the accelerated solver one pass per iteration.
 pub fn solve_contacts(
     gpu: &Gpu,
     system: &ContactSystem,
     x0: &Matrix,
-    omega: f32,
+    method: ContactMethod,
     iterations: usize,
 ) -> Result<Matrix> {
-    if single_dispatch(gpu, system) {
-        contact_jacobi_compute(gpu, system, x0, (omega, iterations), None)
-    } else {
-        contact_jacobi(gpu, system, x0, omega, iterations)
+    match method {
+        ContactMethod::Jacobi { omega } if single_dispatch(gpu, system) => {
+            contact_jacobi_compute(gpu, system, x0, (omega, iterations), None)
+        }
+        ContactMethod::Jacobi { omega } => contact_jacobi(gpu, system, x0, omega, iterations),
+        ContactMethod::Nesterov { step, mu } => {
+            contact_nesterov(gpu, system, x0, (step, mu), iterations)
+        }
     }
 }
