@@ -39,7 +39,9 @@ export function initWall(gpu) {
     const rows = [
       ["frame", s.frame], ["bodies", s.bodies], ["contacts", s.contacts],
       ["LCP size", `${s.lcpSize} (${s.mode === "dense" ? `dense ${4 * s.contacts}²` : "block rows"})`],
-      ["islands (LCP sizes)", sizes || "–"], ["iterations", s.iterations], ["ω", s.omega],
+      ["islands (LCP sizes)", sizes || "–"],
+      ["solver", s.solver === "nesterov" ? `accelerated, step ${s.step.toFixed(3)}` : `projected Jacobi, ω ${s.omega}`],
+      ["iterations", s.iterations],
       ["solve", `${s.solveMs.toFixed(1)} ms`], ["frame", `${s.frameMs.toFixed(1)} ms`],
       ["fps", fps.toFixed(1)], ["residual", s.residual.toExponential(2)],
       ["deepest contact", `${(s.penetration * 1000).toFixed(2)} mm`],
@@ -81,9 +83,19 @@ export function initWall(gpu) {
     show(wall.stats());
   });
   $("wall-mode").addEventListener("change", (e) => wall.setMode(e.target.value));
+  $("wall-solver").addEventListener("change", (e) => wall.setSolver(e.target.value));
+  $("wall-preset").addEventListener("change", (e) => {
+    wall.preset(e.target.value);
+    const seed = e.target.value === "seed";
+    $("wall-solver").value = seed ? "jacobi" : "nesterov";
+    $("wall-mode").value = seed ? "dense" : "blocks";
+    $("wall-iterations").value = "0";
+    $("wall-omega").value = "-0.1";
+    $("wall-error").hidden = true;
+  });
   $("wall-iterations").addEventListener("change", (e) => {
     const n = Number(e.target.value);
-    if (!Number.isInteger(n) || n < 0) return fail(new Error(`iterations must be a whole number ≥ 0 (0 = 2n), got "${e.target.value}"`));
+    if (!Number.isInteger(n) || n < 0) return fail(new Error(`iterations must be a whole number ≥ 0 (0 = the solver's default), got "${e.target.value}"`));
     $("wall-error").hidden = true;
     try { wall.setIterations(n); } catch (err) { return fail(err); }
   });
@@ -142,7 +154,7 @@ function verificationTable(v) {
     : `<tr><td colspan="2">no island small enough for Lemke (≤ 40 contacts) this frame</td></tr>`;
   return `<table class="numbers" id="wall-verify-table">
     <tr><th>check</th><th>result</th></tr>
-    <tr><td>float64 projected Jacobi, same start and ${v.iterations} iterations (${v.jsMs.toFixed(0)} ms in JS)</td>
+    <tr><td>float64 ${v.solver === "nesterov" ? "accelerated projected Jacobi" : "projected Jacobi"}, same start and ${v.iterations} iterations (${v.jsMs.toFixed(0)} ms in JS)</td>
         <td data-diff="${v.maxImpulseDiff}">max |GPU − float64| ${f(v.maxImpulseDiff)} N·s of ${f(v.maxImpulse)}</td></tr>
     <tr><td>complementarity residual of the GPU's impulses (float64)</td><td>${f(v.residualGpu)} m/s</td></tr>
     <tr><td>complementarity residual of the float64 impulses</td><td>${f(v.residual64)} m/s</td></tr>

@@ -14,13 +14,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { arg, findPkg, openTexla } from "./dawn.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
 const list = (s) => String(s).split(",").map((v) => v.trim()).filter(Boolean);
 const ints = (name, fallback) => {
   const v = list(arg(name, fallback)).map(Number);
@@ -46,39 +43,19 @@ const opts = {
 const outDir = process.env.OUT || here;
 const outJson = arg("out", path.join(outDir, process.env.OUT ? "dawn-bench.json" : "results.json"));
 const outMd = arg("md", outJson.replace(/\.json$/, "") + ".md");
-const pkgDir = arg("pkg", [path.join(here, "../../pkg"), path.join(here, "../pkg")].find((d) => fs.existsSync(path.join(d, "texla.js"))));
-if (!pkgDir) throw new Error("no pkg/ found: build it (wasm-pack build --release --target web) or pass --pkg DIR");
+const pkgDir = findPkg(here);
 const started = performance.now();
 const elapsed = () => (performance.now() - started) / 1000;
 const log = (s) => console.log(`[${elapsed().toFixed(1).padStart(6)} s] ${s}`);
 
 // ---------------------------------------------------------------------------------------------
-// WebGPU in Node: dawn.node's navigator.gpu and WebGPU globals; texla's wasm-bindgen glue wants a
-// window, TF.js wants navigator.gpu when its backend module loads (so: dynamic imports below).
-const webgpu = await import("webgpu");
-Object.assign(globalThis, webgpu.globals);
-// Dawn flags are separated by ";" (one flag may list toggles with commas).
-const dawnFlags = String(arg("dawn-flags", process.env.DAWN_FLAGS || "")).split(";").map((v) => v.trim()).filter(Boolean);
-const gpuApi = webgpu.create(dawnFlags);
-globalThis.navigator = { gpu: gpuApi, userAgent: `Node.js ${process.version} (dawn.node)`, language: "en", hardwareConcurrency: os.cpus().length };
-globalThis.window = globalThis;
-globalThis.Window = class {};
-const probe = await gpuApi.requestAdapter({ powerPreference: "high-performance" });
-if (!probe) throw new Error("Dawn found no WebGPU adapter (Vulkan ICD? see README.md)");
-const adapterInfo = (() => {
-  const i = probe.info ?? {};
-  return { vendor: i.vendor, architecture: i.architecture, device: i.device, description: i.description, fallback: !!(i.isFallbackAdapter ?? probe.isFallbackAdapter) };
-})();
-console.log(`Dawn adapter: ${JSON.stringify(adapterInfo)}`);
-if (process.argv.includes("--require-gpu") && (adapterInfo.fallback || /swiftshader|llvmpipe|lavapipe/i.test(JSON.stringify(adapterInfo)))) {
-  console.error("--require-gpu: Dawn offers only a software adapter; stopping");
-  process.exit(2);
-}
-
-const texla = await import(pathToFileURL(path.join(pkgDir, "texla.js")).href);
-texla.initSync({ module: fs.readFileSync(path.join(pkgDir, "texla_bg.wasm")) });
-const gpu = await texla.Gpgpu.create("webgpu");
-if (gpu.backend !== "webgpu") throw new Error(`texla runs ${gpu.backend}, not webgpu`);
+// WebGPU in Node and texla on it (dawn.mjs); TF.js wants navigator.gpu when its backend module
+// loads (so: dynamic imports below).
+const { texla, gpu, adapterInfo, dawnFlags } = await openTexla({
+  pkgDir,
+  flags: arg("dawn-flags", process.env.DAWN_FLAGS || ""),
+  requireGpu: process.argv.includes("--require-gpu"),
+});
 
 const tf = await import("@tensorflow/tfjs-core");
 await import("@tensorflow/tfjs-backend-webgpu");

@@ -9,9 +9,11 @@
 # sends, also when this script runs in another worktree). It holds:
 #   node.xz                  this machine's node binary (NODE=/path/to/node to pick another)
 #   node_modules.tar.xz      bench/dawn/node_modules for linux-x64: webgpu's dawn.node, TF.js
-#                            (tfjs-core, -backend-webgpu, -backend-cpu); no source maps, no types
+#                            (tfjs-core, -backend-webgpu, -backend-cpu), Rapier (rapier3d-compat);
+#                            no source maps, no types
 #   libstdc++.so.6.xz        this machine's libstdc++, for a machine whose own is too old for dawn.node
-#   bench/                   bench.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, README.md
+#   bench/                   bench.mjs, dawn.mjs, wall.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, README.md
+#   native/native_bench.xz   target/release/native_bench, where it was built
 #   pkg/                     texla's built pkg/ (PKG=/path/to/pkg; default: this worktree's pkg/)
 #   MANIFEST                 what was packed, from where, sizes and sha256
 # Run it again after changing bench.mjs or rebuilding pkg/ (node.xz is kept if the binary is the same).
@@ -63,7 +65,14 @@ tar -C "$here" -cf - \
 libstdcxx="$(ldd "$here/node_modules/webgpu/dist/linux-x64/dawn.node" | awk '/libstdc\+\+/ {print $3}')"
 xz -9 -c "$(readlink -f "$libstdcxx")" >"$dest/libstdc++.so.6.xz"
 
-cp "$here"/{bench.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,README.md} "$dest/bench/"
+cp "$here"/{bench.mjs,dawn.mjs,wall.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,README.md} "$dest/bench/"
+
+# The native benchmark, where it was built (cargo build --release --features native --bin
+# native_bench): run-h100.sh --wall runs its wall part beside wall.mjs.
+native="$root/target/release/native_bench"
+if [ -x "$native" ]; then
+  mkdir -p "$dest/native" && xz -9 -T0 -c "$native" >"$dest/native/native_bench.xz"
+fi
 rm -rf "$dest/pkg" && mkdir -p "$dest/pkg"
 cp "$pkg"/{texla.js,texla_bg.wasm,package.json} "$dest/pkg/"
 

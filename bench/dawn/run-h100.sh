@@ -5,6 +5,7 @@
 #
 #   bash .dawn/bench/run-h100.sh [bench.mjs options...]
 #   bash .dawn/bench/run-h100.sh --kernel-only [kernel-only.mjs options...]
+#   bash .dawn/bench/run-h100.sh --wall [wall.mjs options...]   (native_bench's wall, then wall.mjs)
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
@@ -34,7 +35,7 @@ fi
 xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
 rm -rf "$work/bench" && mkdir -p "$work/bench"
 tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-cp "$dawn"/bench/{bench.mjs,kernel-only.mjs,package.json} "$work/bench/"
+cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,kernel-only.mjs,package.json} "$work/bench/"
 # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
 if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
   mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -59,6 +60,19 @@ if [ "${1:-}" = "--kernel-only" ]; then
   shift
   echo "== kernel only"
   for n in 2048 4096; do "$work/node" kernel-only.mjs --pkg "$dawn/pkg" --n "$n" "$@"; done
+  exit $?
+fi
+if [ "${1:-}" = "--wall" ]; then
+  # The wall natively (wgpu on Vulkan) and through Dawn beside Rapier: the remaining options go
+  # to wall.mjs.
+  shift
+  if [ -f "$dawn/native/native_bench.xz" ]; then
+    echo "== native wall"
+    xz -dc "$dawn/native/native_bench.xz" >"$work/native_bench" && chmod +x "$work/native_bench"
+    "$work/native_bench" --no-products --no-lcp 2>&1 | tee "$out/native-wall.log"
+  fi
+  echo "== wall through Dawn, beside Rapier"
+  "$work/node" wall.mjs "$@" ${require_gpu} --pkg "$dawn/pkg" --out "$out/wall-bench.json" --md "$out/wall-bench.md"
   exit $?
 fi
 echo "== bench"

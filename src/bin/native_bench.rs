@@ -5,8 +5,8 @@
 //! the fast fragment kernel and the compute path (several block shapes), each checked against
 //! float64 on a sample of elements; then matrix-vector products; then the dense LCP
 //! (n = 400, 800 projected-Jacobi iterations) in one dispatch, beside the per-iteration paths;
-//! then one frame of the collapsing wall's contact LCP (with friction, 2n iterations) in dense
-//! and block mode, as the page solves it, beside the float64 solve of the same LCP on the CPU.
+//! then frames of the collapsing wall as the page runs them (the default solver for 60 and 600
+//! cubes, the seed's preset in both layouts), beside the float64 solve of the same LCP.
 //!
 //! Timing: every operation runs once to build its pipeline, then in batches of back-to-back runs
 //! between two waits for the GPU (`finish` polls the device until the queue is idle); the
@@ -475,36 +475,57 @@ fn lcp_paths(
     Ok(())
 }
 
-/// One frame of the standing wall (420 contacts) as the page runs it: the contact LCP with
-/// friction, 2n projected-Jacobi iterations (omega -0.1), solved by `physics::gpu_frame` (upload,
-/// one pass per iteration, read-back), in both modes; beside the float64 CPU solve of the same
-/// LCP (`ContactLcp::solve_jacobi`, the same iteration), and the largest difference.
+/// The wall as the page runs it (`physics::gpu_frame`: contacts and assembly on the CPU,
+/// upload, the solve, read-back, integration), frame after frame of the standing wall: the
+/// default (accelerated solver, 80 iterations, blocks) for 1 and 10 walls (60 and 600 cubes),
+/// and seed 000's preset (projected Jacobi, omega -0.1, 2n iterations) in both layouts. Each
+/// line: ms per whole frame and of its GPU part (medians), the float64 CPU frame of the same
+/// world (`World::step_cpu`, one core), and the last frame's largest difference between the
+/// GPU's impulses and the float64 solve of the same LCP by the same method.
 fn wall(gpu: &Gpu) -> Result<()> {
     use texla::physics::{wall, Mode, Settings, WallSpec, World};
+    use texla::solver::ContactMethod;
     let start = Instant::now();
     let now = || start.elapsed().as_secs_f64() * 1e3;
-    println!("\nThe wall's contact LCP, one frame of the standing wall, 2n iterations:");
-    for mode in [Mode::Blocks, Mode::Dense] {
-        let settings = Settings {
-            mode,
-            ..Settings::default()
+    println!("\nThe wall, frames of the standing wall as the page runs them:");
+    let seed_blocks = Settings {
+        mode: Mode::Blocks,
+        ..Settings::seed()
+    };
+    let runs = [
+        ("texla default, 1 wall", Settings::default(), 1, 60),
+        ("texla default, 10 walls", Settings::default(), 10, 20),
+        ("seed preset, blocks", seed_blocks, 1, 4),
+        ("seed preset, dense", Settings::seed(), 1, 4),
+    ];
+    for (name, settings, walls, frames) in runs {
+        let spec = WallSpec {
+            walls,
+            ..WallSpec::default()
         };
-        let world = World::new(wall(&WallSpec::default()), settings);
-        let mut samples = Vec::new();
+        let mut world = World::new(wall(&spec), settings);
+        let mut on_cpu = world.clone();
+        block_on(texla::physics::gpu_frame(gpu, &mut world, &now))?; // builds the pipelines
+        let (mut whole, mut solve) = (Vec::new(), Vec::new());
         let mut last = None;
-        for _ in 0..4 {
-            let mut w = world.clone();
-            let (lcp, impulses, ms) = block_on(texla::physics::gpu_frame(gpu, &mut w, &now))?;
-            samples.push(ms);
+        for _ in 0..frames {
+            let t0 = now();
+            let (lcp, impulses, ms) = block_on(texla::physics::gpu_frame(gpu, &mut world, &now))?;
+            whole.push(now() - t0);
+            solve.push(ms);
             last = Some((lcp, impulses));
         }
-        samples.remove(0); // the first frame builds the pipeline
-        let runs = samples.len();
+        let t0 = now();
+        for _ in 0..frames.min(5) {
+            on_cpu.step_cpu()?;
+        }
+        let cpu_ms = (now() - t0) / frames.min(5) as f64;
         let (lcp, impulses) = last.expect("ran");
         let iterations = world.iterations(&lcp);
-        let t0 = Instant::now();
-        let exact = lcp.solve_jacobi(-0.1, iterations);
-        let cpu_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let exact = match world.method(&lcp) {
+            ContactMethod::Jacobi { omega } => lcp.solve_jacobi(f64::from(omega), iterations),
+            ContactMethod::Nesterov { step, .. } => lcp.solve_nesterov(f64::from(step), iterations),
+        };
         let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
         let diff = exact
             .iter()
@@ -512,14 +533,11 @@ fn wall(gpu: &Gpu) -> Result<()> {
             .flat_map(|(e, g)| (0..3).map(move |k| (e[k] - g[k]).abs()))
             .fold(0.0f64, f64::max);
         println!(
-            "{:6} ({}) contacts {} LCP n = {} iterations {iterations}: GPU {:9.3} ms per frame (median of {}), float64 CPU {:9.3} ms; max |GPU - float64| {diff:.1e} of {scale:.1e}",
-            format!("{mode:?}"),
-            if mode == Mode::Dense { "one dispatch" } else { "a pass per iteration" },
+            "{name:24} {} cubes, contacts {}, iterations {iterations}: frame {:8.3} ms, GPU part {:8.3} ms (medians of {frames}); float64 CPU frame {cpu_ms:9.3} ms; max |GPU - float64| {diff:.1e} of {scale:.1e}",
+            world.bodies.len(),
             lcp.contacts.len(),
-            lcp.size(),
-            median(samples),
-            runs,
-            cpu_ms,
+            median(whole),
+            median(solve),
         );
     }
     Ok(())

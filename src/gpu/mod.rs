@@ -168,8 +168,9 @@ impl Gpu {
         Ok(self.run_multi(program, inputs)?.remove(0))
     }
 
-    /// Runs `program` into one new matrix per output of its kernel, in one pass.
-    fn run_multi(&self, program: Program, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
+    /// Runs `program` into one new matrix per output (render target) of its kernel, in one
+    /// pass.
+    pub fn run_multi(&self, program: Program, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
         let textures = inputs
             .iter()
             .map(|m| self.texture(m))

@@ -353,9 +353,21 @@ impl Gpgpu {
     }
 
     /// The collapsing wall of seed 000 (60 cubes, contacts solved as an LCP on this GPU), built
-    /// from `seed` (default 1).
-    pub fn wall(&self, seed: Option<u32>) -> Wall {
-        Wall::new(self.device.clone(), seed.unwrap_or(1))
+    /// from `seed` (default 1); `walls` (default 1, at most 100) such walls one behind the other
+    /// for the benchmarks (the page draws the first 63 bodies).
+    pub fn wall(&self, seed: Option<u32>, walls: Option<u32>) -> Result<Wall, JsValue> {
+        let walls = walls.unwrap_or(1);
+        if !(1..=100).contains(&walls) {
+            return Err(Error::Argument(format!(
+                "walls must be a whole number from 1 to 100, got {walls}"
+            ))
+            .into());
+        }
+        Ok(Wall::new(
+            self.device.clone(),
+            seed.unwrap_or(1),
+            walls as usize,
+        ))
     }
 
     /// Resolves once all GPU work submitted so far has finished (for timings).

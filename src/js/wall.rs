@@ -28,6 +28,8 @@ struct WallState {
     generation: u64,
     /// The seed the wall was built from.
     seed: u32,
+    /// Walls side by side.
+    walls: usize,
     /// Last frame's LCP and the GPU's impulses, for verification.
     last: Option<(physics::ContactLcp, Vec<[f64; 3]>)>,
     solve_ms: f64,
@@ -45,9 +47,10 @@ fn now_ms() -> f64 {
 }
 
 impl Wall {
-    pub(super) fn new(device: Rc<Gpu>, seed: u32) -> Self {
+    pub(super) fn new(device: Rc<Gpu>, seed: u32, walls: usize) -> Self {
         let state = WallState {
-            world: Self::world(seed, physics::Settings::default()),
+            world: Self::world(seed, walls, physics::Settings::default()),
+            walls,
             camera: physics::Camera::default(),
             generation: 0,
             seed,
@@ -62,9 +65,10 @@ impl Wall {
         }
     }
 
-    fn world(seed: u32, settings: physics::Settings) -> physics::World {
+    fn world(seed: u32, walls: usize, settings: physics::Settings) -> physics::World {
         let spec = physics::WallSpec {
             seed,
+            walls,
             ..Default::default()
         };
         physics::World::new(physics::wall(&spec), settings)
@@ -108,7 +112,7 @@ impl Wall {
     pub fn reset(&self, seed: Option<u32>) {
         let mut s = self.state.borrow_mut();
         s.seed = seed.unwrap_or(s.seed);
-        s.world = Self::world(s.seed, s.world.settings);
+        s.world = Self::world(s.seed, s.walls, s.world.settings);
         s.generation += 1;
         s.last = None;
     }
@@ -174,18 +178,48 @@ impl Wall {
         Ok(())
     }
 
-    /// Iterations per frame, a whole number up to 20000; 0 or undefined for 2n (the seed's rule).
+    /// Iterations per frame, a whole number up to 20000; 0 or undefined for the solver's
+    /// default (80 for the accelerated solver, 2n for projected Jacobi: the seed's rule).
     #[wasm_bindgen(js_name = setIterations)]
     pub fn set_iterations(&self, iterations: Option<f64>) -> Result<(), JsValue> {
         let n = iterations.unwrap_or(0.0);
         if n.fract() != 0.0 || !(0.0..=physics::MAX_ITERATIONS as f64).contains(&n) {
             return Err(Error::Argument(format!(
-                "iterations must be a whole number from 0 (2n, the seed's rule) to {}, got {n}",
+                "iterations must be a whole number from 0 (the solver's default) to {}, got {n}",
                 physics::MAX_ITERATIONS
             ))
             .into());
         }
         self.state.borrow_mut().world.settings.iterations = (n > 0.0).then_some(n as usize);
+        Ok(())
+    }
+
+    /// `"nesterov"` (accelerated projected Jacobi, its step chosen each frame: the default) or
+    /// `"jacobi"` (projected Jacobi with `setOmega`'s relaxation: the seed's).
+    #[wasm_bindgen(js_name = setSolver)]
+    pub fn set_solver(&self, solver: &str) -> Result<(), JsValue> {
+        self.state.borrow_mut().world.settings.solver = solver_named(solver)?;
+        Ok(())
+    }
+
+    /// All solver settings at once: `"texla"` (the default: accelerated, 80 iterations,
+    /// blocks) or `"seed"` (seed 000's way: projected Jacobi, omega = -0.1, 2n iterations,
+    /// the dense matrix). The bodies stay as they are.
+    pub fn preset(&self, name: &str) -> Result<(), JsValue> {
+        let preset = match name {
+            "texla" => physics::Settings::default(),
+            "seed" => physics::Settings::seed(),
+            other => {
+                return Err(Error::Argument(format!(
+                    "unknown preset \"{other}\": \"texla\" or \"seed\""
+                ))
+                .into())
+            }
+        };
+        let mut s = self.state.borrow_mut();
+        let settings = &mut s.world.settings;
+        (settings.solver, settings.omega) = (preset.solver, preset.omega);
+        (settings.iterations, settings.mode) = (preset.iterations, preset.mode);
         Ok(())
     }
 
@@ -217,14 +251,16 @@ impl Wall {
     }
 
     /// What the last frame did: `{frame, bodies, contacts, islands, lcpSize, iterations,
-    /// solveMs, frameMs, residual, penetration, energy, energyIn, mode}`.
+    /// solveMs, frameMs, residual, penetration, energy, energyIn, mode, omega, solver, step}`
+    /// (`step`: the step or relaxation the last frame's solver used).
     pub fn stats(&self) -> Object {
         Self::stats_of(&self.state.borrow())
     }
 
     /// The last frame's LCP and the GPU's answer, for checking in float64: `{contacts, size,
-    /// a (dense size x size, row-major), b, x0, x (the GPU's impulses), mu, omega, iterations,
-    /// island (per contact)}`; unknowns per contact in the order normal, tangent, tangent.
+    /// a (dense size x size, row-major), b, x0, x (the GPU's impulses), mu, solver, omega,
+    /// step, iterations, island (per contact)}`; unknowns per contact in the order normal,
+    /// tangent, tangent.
     /// `null` before the first frame.
     pub fn lcp(&self) -> JsValue {
         let s = self.state.borrow();
@@ -246,7 +282,9 @@ impl Wall {
             ("x0", flat(&lcp.x0).into()),
             ("x", flat(x).into()),
             ("mu", lcp.mu.into()),
+            ("solver", solver_name(s.world.settings.solver).into()),
             ("omega", s.world.settings.omega.into()),
+            ("step", s.world.stats.step.into()),
             ("iterations", s.world.stats.iterations.into()),
             (
                 "island",
@@ -298,6 +336,27 @@ impl Wall {
                 .into(),
             ),
             ("omega", w.settings.omega.into()),
+            ("solver", solver_name(w.settings.solver).into()),
+            ("step", w.stats.step.into()),
         ])
+    }
+}
+
+/// The API's name of `solver`.
+fn solver_name(solver: physics::Solver) -> &'static str {
+    match solver {
+        physics::Solver::Jacobi => "jacobi",
+        physics::Solver::Nesterov => "nesterov",
+    }
+}
+
+/// The solver the API names `name`, or a clear error.
+fn solver_named(name: &str) -> Result<physics::Solver, Error> {
+    match name {
+        "jacobi" => Ok(physics::Solver::Jacobi),
+        "nesterov" => Ok(physics::Solver::Nesterov),
+        other => Err(Error::Argument(format!(
+            "unknown solver \"{other}\": \"nesterov\" (accelerated) or \"jacobi\" (the seed's)"
+        ))),
     }
 }

@@ -63,10 +63,13 @@ pub const CONTACT_JACOBI: Kernel =
     shader_kernel!("solvers", "contact_jacobi", &["a", "b", "c", "d", "e", "f"]);
 
 /// One accelerated projected Jacobi iteration of the wall's contact LCP (Nesterov's momentum,
-/// a restart per contact): inputs matrix, neighbour lists, x, the x before it, b, 1/diag;
-/// params step, blocks per contact, dense, mu.
-pub const CONTACT_NESTEROV: Kernel = shader_kernel!(
-    "solvers",
-    "contact_nesterov",
-    &["a", "b", "c", "d", "e", "f"]
-);
+/// a restart per contact): inputs matrix, neighbour lists, y, x, b, 1/diag; params step, blocks
+/// per contact, dense, mu; two render targets, the new x and the new y.
+pub const CONTACT_NESTEROV: Kernel = Kernel {
+    outputs: 2,
+    ..shader_kernel!(
+        "solvers",
+        "contact_nesterov",
+        &["a", "b", "c", "d", "e", "f"]
+    )
+};

@@ -20,7 +20,7 @@ pub use contact::{find_contacts, Contact};
 pub use frame::gpu_frame;
 pub use lcp::{ContactLcp, Mode};
 pub use view::Camera;
-pub use wall::{wall, WallSpec};
+pub use wall::{wall, WallSpec, WALL_SPACING};
 pub use world::{Settings, Solver, Stats, World, MAX_ITERATIONS, MIN_OMEGA, NESTEROV_ITERATIONS};
 
 #[cfg(test)]

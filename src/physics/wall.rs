@@ -21,7 +21,14 @@ pub struct WallSpec {
     pub gap: f64,
     /// Colour variation and sub-millimetre placement jitter come from this seed.
     pub seed: u32,
+    /// Walls side by side, [`WALL_SPACING`] apart along z (1, 10 or 100 for the benchmarks:
+    /// 60, 600 or 6000 cubes).
+    pub walls: usize,
 }
+
+/// Distance between the centres of neighbouring walls, in edges: walls far enough apart that
+/// they share no contact until one falls onto the next.
+pub const WALL_SPACING: f64 = 4.0;
 
 impl Default for WallSpec {
     fn default() -> Self {
@@ -32,18 +39,36 @@ impl Default for WallSpec {
             mass: 10.0,
             gap: 0.02,
             seed: 1,
+            walls: 1,
         }
     }
 }
 
 /// The wall along x, centred on x = 0, z = 0, in running bond: odd rows are shifted by a
 /// quarter edge so that every cube above the first row rests on two below (the end cubes
-/// still have three quarters of their base supported).
+/// still have three quarters of their base supported). With `walls` > 1, that many such walls
+/// one behind the other along z, centred on z = 0, cubes wall after wall.
 pub fn wall(spec: &WallSpec) -> Vec<Body> {
     let mut rng = Rng::new(spec.seed);
     let pitch = spec.edge * (1.0 + spec.gap);
     let width = pitch * spec.length as f64;
-    let mut bodies = Vec::with_capacity(spec.length * spec.height);
+    let mut bodies = Vec::with_capacity(spec.length * spec.height * spec.walls);
+    for w in 0..spec.walls {
+        let z = (w as f64 - 0.5 * (spec.walls as f64 - 1.0)) * WALL_SPACING * spec.edge;
+        one_wall(spec, z, pitch, width, &mut rng, &mut bodies);
+    }
+    bodies
+}
+
+/// One wall of `spec` at depth `z`.
+fn one_wall(
+    spec: &WallSpec,
+    z: f64,
+    pitch: f64,
+    width: f64,
+    rng: &mut Rng,
+    bodies: &mut Vec<Body>,
+) {
     for row in 0..spec.height {
         let shift = if row % 2 == 1 { 0.25 * spec.edge } else { 0.0 };
         for k in 0..spec.length {
@@ -53,12 +78,11 @@ pub fn wall(spec: &WallSpec) -> Vec<Body> {
             let tint = 0.85 + 0.15 * rng.next_f64() as f32;
             let color = [0.72 * tint, 0.38 * tint, 0.25 * tint];
             bodies.push(Body::cube(
-                DVec3::new(x, y, 0.0),
+                DVec3::new(x, y, z),
                 0.5 * spec.edge,
                 spec.mass,
                 color,
             ));
         }
     }
-    bodies
 }

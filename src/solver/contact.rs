@@ -146,8 +146,9 @@ pub fn contact_jacobi(
 /// (`shaders/solvers/contact_nesterov.wgsl`): each contact's impulses are extrapolated along
 /// their last change (Nesterov's momentum, FISTA's schedule), stepped by `step` times 1/diag(A)
 /// times the residual and projected; a contact whose step turns back restarts its momentum.
-/// The fourth row of each contact carries its momentum counter (0 in `x0`). The float64 twin
-/// is `physics::ContactLcp::solve_nesterov`.
+/// Each pass writes two targets, the new impulses and the extrapolation the next pass steps from
+/// (fourth row: its momentum counter, 0 in `x0`). The float64 twin is
+/// `physics::ContactLcp::solve_nesterov`.
 pub fn contact_nesterov(
     gpu: &Gpu,
     system: &ContactSystem,
@@ -162,17 +163,17 @@ pub fn contact_nesterov(
         )));
     }
     let dense = if system.dense { 1.0 } else { 0.0 };
-    let (mut x, mut prev) = (x0.clone(), x0.clone());
+    let (mut x, mut y) = (x0.clone(), x0.clone());
     for _ in 0..iterations {
         let inputs = [
             &system.matrix,
             &system.neighbours,
+            &y,
             &x,
-            &prev,
             &system.b,
             &system.inv_diag,
         ];
-        let next = gpu.run(
+        let mut next = gpu.run_multi(
             Program::new(
                 kernels::CONTACT_NESTEROV,
                 inputs.iter().map(|m| m.layout()).collect(),
@@ -181,7 +182,8 @@ pub fn contact_nesterov(
             .with_params(&[step, system.count as f32, dense, mu]),
             &inputs,
         )?;
-        prev = std::mem::replace(&mut x, next);
+        y = next.pop().expect("two targets");
+        x = next.pop().expect("two targets");
     }
     Ok(x)
 }

@@ -1,5 +1,6 @@
-// The wall's contact LCP in JavaScript float64: projected Jacobi with the friction projection
-// (the GPU's algorithm), its complementarity residual, Lemke's method, and the wall's "Verify".
+// The wall's contact LCP in JavaScript float64: projected Jacobi and its accelerated form with
+// the friction projection (the GPU's algorithms), the complementarity residual, Lemke's method,
+// and the wall's "Verify".
 
 /** Projected Jacobi in float64 on the dense LCP `lcp` (the GPU's algorithm, same start,
  * omega and iterations): x <- proj(x + omega D (A x + b)). Rows skip their zeros, as the GPU's
@@ -23,6 +24,46 @@ export function contactJacobi64(lcp, iterations = lcp.iterations, dense = false)
     }
     for (let c = 0; c < n; c += 3) project(y, c, mu);
     [x, y] = [y, x];
+  }
+  return x;
+}
+
+/** Accelerated projected Jacobi in float64 (the GPU's default; shaders/solvers/
+ * contact_nesterov.wgsl gives the formulas): same start, step `lcp.step` and iterations;
+ * Nesterov's momentum with FISTA's schedule, restarted per contact when its step turns back. */
+export function contactNesterov64(lcp, iterations = lcp.iterations) {
+  const { size: n, a, b, mu, step } = lcp;
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const cols = [], vals = [];
+    for (let j = 0; j < n; j++) if (a[i * n + j] !== 0) { cols.push(j); vals.push(a[i * n + j]); }
+    rows.push({ cols, vals, inv: 1 / a[i * n + i] });
+  }
+  const advanced = (t) => 0.5 * (1 + Math.sqrt(1 + 4 * t * t));
+  let x = Float64Array.from(lcp.x0);
+  let prev = Float64Array.from(lcp.x0);
+  const t = new Float64Array(n / 3); // each contact's counter: 0 makes the first y the start
+  const y = new Float64Array(n), next = new Float64Array(n), ahead = new Float64Array(n / 3);
+  for (let k = 0; k < iterations; k++) {
+    for (let c = 0; c < n / 3; c++) {
+      ahead[c] = advanced(t[c]);
+      const beta = (t[c] - 1) / ahead[c];
+      for (let r = 3 * c; r < 3 * c + 3; r++) y[r] = x[r] + beta * (x[r] - prev[r]);
+    }
+    for (let i = 0; i < n; i++) {
+      const row = rows[i];
+      let w = b[i];
+      for (let s = 0; s < row.cols.length; s++) w += row.vals[s] * y[row.cols[s]];
+      next[i] = y[i] + step * row.inv * w;
+    }
+    for (let c = 0; c < n; c += 3) project(next, c, mu);
+    for (let c = 0; c < n / 3; c++) {
+      let turned = 0;
+      for (let r = 3 * c; r < 3 * c + 3; r++) turned += (y[r] - next[r]) * (next[r] - x[r]);
+      t[c] = turned > 0 ? 1 : ahead[c];
+    }
+    prev.set(x);
+    x.set(next);
   }
   return x;
 }
@@ -103,7 +144,7 @@ export function lemke(M, q, m) {
  * normal impulses of the smallest islands (friction fixed at the GPU's values). */
 export function verify(lcp) {
   const t0 = performance.now();
-  const x64 = contactJacobi64(lcp);
+  const x64 = lcp.solver === "nesterov" ? contactNesterov64(lcp) : contactJacobi64(lcp);
   const jsMs = performance.now() - t0;
   let diff = 0, scale = 0;
   for (let i = 0; i < lcp.size; i++) {
@@ -130,7 +171,7 @@ export function verify(lcp) {
     return { contacts: m, solved: !!z, maxNormalDiff: d, maxNormal: z ? Math.max(...z) : NaN };
   });
   return {
-    size: n, iterations: lcp.iterations, jsMs, maxImpulseDiff: diff, maxImpulse: scale,
+    size: n, iterations: lcp.iterations, solver: lcp.solver, jsMs, maxImpulseDiff: diff, maxImpulse: scale,
     residualGpu: contactResidual64(lcp, lcp.x), residual64: contactResidual64(lcp, x64), lemke: lemkeRows,
   };
 }

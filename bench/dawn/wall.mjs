@@ -1,0 +1,148 @@
+// The collapsing wall side by side with Rapier (npm @dimforge/rapier3d-compat 0.21, benchmark
+// only) in ONE Node process: texla's pkg/ through Dawn (its GPU solve, its CPU contacts and
+// assembly in wasm) and Rapier on the CPU (wasm), the same cubes (edge 0.5 m, 10 kg, friction
+// 0.6, restitution 0, dt 1/60, gravity 9.81) at the same places, undisturbed.
+//
+//   node bench/dawn/wall.mjs [--frames 1800] [--walls 1,10] [--presets texla,seed] [--pkg DIR]
+//        [--out FILE.json] [--md FILE.md] [--dawn-flags "a;b"] [--require-gpu]
+//
+// For each scene (1 wall = 60 cubes, 10 = 600) and each path (texla's default, the seed's
+// preset at 1 wall, Rapier at its default 4 solver iterations): ms per step (median; texla:
+// the whole `wall.step()`, contacts to read-back, no drawing; Rapier: `world.step()`), and
+// over the run: drift (largest distance of a cube centre from its start, % of the edge),
+// deepest penetration (% of the edge), the fastest cube centre after 2 s (mm/s), and the most
+// the energy rose above its start (J). Writes $OUT/wall-bench.{json,md} where OUT is set.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { arg, findPkg, openTexla } from "./dawn.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const frames = Number(arg("frames", "1800"));
+const scenes = String(arg("walls", "1,10")).split(",").map(Number);
+const presets = String(arg("presets", "texla,seed")).split(",");
+const outDir = process.env.OUT || here;
+const outJson = arg("out", path.join(outDir, "wall-bench.json"));
+const outMd = arg("md", outJson.replace(/\.json$/, "") + ".md");
+const { gpu, adapterInfo } = await openTexla({
+  pkgDir: findPkg(here),
+  flags: arg("dawn-flags", process.env.DAWN_FLAGS || ""),
+  requireGpu: process.argv.includes("--require-gpu"),
+});
+const RAPIER = (await import("@dimforge/rapier3d-compat")).default;
+await RAPIER.init();
+
+const EDGE = 0.5, MASS = 10, G = 9.81;
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+
+/** Tracks one run's stability from the cube centres and velocities of each frame. */
+function tracker(start, cubes) {
+  const t = { drift: 0, fastest: 0, rise: -Infinity, penetration: 0, frame: 0 };
+  t.add = (pos, vel, energy, energy0, penetration) => {
+    for (let c = 0; c < cubes; c++) {
+      const d = Math.hypot(pos[3 * c] - start[3 * c], pos[3 * c + 1] - start[3 * c + 1], pos[3 * c + 2] - start[3 * c + 2]);
+      t.drift = Math.max(t.drift, d);
+      if (t.frame >= 120) t.fastest = Math.max(t.fastest, Math.hypot(vel[3 * c], vel[3 * c + 1], vel[3 * c + 2]));
+    }
+    t.rise = Math.max(t.rise, energy - energy0);
+    t.penetration = Math.max(t.penetration, penetration);
+    t.frame++;
+  };
+  t.result = () => ({ driftPct: (100 * t.drift) / EDGE, penetrationPct: (100 * t.penetration) / EDGE, fastestMmS: 1000 * t.fastest, energyRiseJ: t.rise });
+  return t;
+}
+
+async function texlaRun(walls, preset) {
+  const wall = gpu.wall(1, walls);
+  wall.preset(preset);
+  const start = wall.positions();
+  const cubes = start.length / 3;
+  const energy0 = wall.stats().energy;
+  const track = tracker(start, cubes);
+  const ms = [];
+  const count = preset === "seed" ? Math.min(frames, 60) : frames;
+  for (let f = 0; f < count; f++) {
+    const t0 = performance.now();
+    const s = await wall.step();
+    ms.push(performance.now() - t0);
+    track.add(wall.positions(), wall.velocities(), s.energy, energy0, s.penetration);
+  }
+  const s = wall.stats();
+  return { path: `texla ${preset === "seed" ? "seed preset (Jacobi, 2n, dense)" : "default (accelerated, 80, blocks)"}`, cubes, frames: count, msPerStep: median(ms), contacts: s.contacts, iterations: s.iterations, ...track.result() };
+}
+
+function rapierRun(start) {
+  const world = new RAPIER.World({ x: 0, y: -G, z: 0 });
+  world.timestep = 1 / 60;
+  world.createCollider(RAPIER.ColliderDesc.cuboid(500, 0.5, 500).setTranslation(0, -0.5, 0).setFriction(0.6).setRestitution(0));
+  const cubes = start.length / 3;
+  const bodies = [];
+  for (let c = 0; c < cubes; c++) {
+    const body = world.createRigidBody(RAPIER.RigidBodyDesc.dynamic().setTranslation(start[3 * c], start[3 * c + 1], start[3 * c + 2]));
+    world.createCollider(RAPIER.ColliderDesc.cuboid(EDGE / 2, EDGE / 2, EDGE / 2).setDensity(MASS / EDGE ** 3).setFriction(0.6).setRestitution(0), body);
+    bodies.push(body);
+  }
+  const inertia = (MASS * EDGE * EDGE) / 6;
+  const energy = () => bodies.reduce((e, b) => {
+    const v = b.linvel(), w = b.angvel(), p = b.translation();
+    return e + 0.5 * MASS * (v.x * v.x + v.y * v.y + v.z * v.z) + 0.5 * inertia * (w.x * w.x + w.y * w.y + w.z * w.z) + MASS * G * p.y;
+  }, 0);
+  const energy0 = energy();
+  const track = tracker(start, cubes);
+  const ms = [];
+  const pos = new Float64Array(3 * cubes), vel = new Float64Array(3 * cubes);
+  for (let f = 0; f < frames; f++) {
+    const t0 = performance.now();
+    world.step();
+    ms.push(performance.now() - t0);
+    let deepest = 0;
+    if (f % 10 === 0) {
+      world.forEachCollider((c) => {
+        world.contactPairsWith(c, (other) => {
+          world.contactPair(c, other, (manifold) => {
+            for (let k = 0; k < manifold.numContacts(); k++) deepest = Math.max(deepest, -manifold.contactDist(k));
+          });
+        });
+      });
+    }
+    bodies.forEach((b, c) => {
+      const p = b.translation(), v = b.linvel();
+      [pos[3 * c], pos[3 * c + 1], pos[3 * c + 2]] = [p.x, p.y, p.z];
+      [vel[3 * c], vel[3 * c + 1], vel[3 * c + 2]] = [v.x, v.y, v.z];
+    });
+    track.add(pos, vel, energy(), energy0, deepest);
+  }
+  return { path: `Rapier ${RAPIER.version()} (${world.integrationParameters.numSolverIterations} iterations)`, cubes, frames, msPerStep: median(ms), ...track.result() };
+}
+
+const rows = [];
+const save = () => {
+  const md = [
+    `# The wall: texla through Dawn beside Rapier (${new Date().toISOString()})`,
+    "",
+    `Adapter: ${JSON.stringify(adapterInfo)}; ${frames} frames of the undisturbed wall (the seed preset: 60 frames).`,
+    "",
+    "| cubes | path | ms per step | drift % edge | penetration % edge | fastest after 2 s, mm/s | energy rise, J | frames |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.cubes} | ${r.path} | ${r.msPerStep.toFixed(2)} | ${r.driftPct.toFixed(2)} | ${r.penetrationPct.toFixed(3)} | ${r.fastestMmS.toFixed(2)} | ${r.energyRiseJ.toFixed(2)} | ${r.frames} |`),
+  ].join("\n");
+  fs.mkdirSync(path.dirname(outJson), { recursive: true });
+  fs.writeFileSync(outJson, JSON.stringify({ adapter: adapterInfo, frames, rows }, null, 1));
+  fs.writeFileSync(outMd, md + "\n");
+  return md;
+};
+for (const walls of scenes) {
+  for (const preset of presets.filter((p) => walls === 1 || p !== "seed")) {
+    try {
+      rows.push(await texlaRun(walls, preset));
+    } catch (e) {
+      rows.push({ path: `texla ${preset}: ${e.message ?? e}`, cubes: 60 * walls, frames: 0, msPerStep: NaN, driftPct: NaN, penetrationPct: NaN, fastestMmS: NaN, energyRiseJ: NaN });
+    }
+    console.log(JSON.stringify(rows.at(-1)));
+    save();
+  }
+  rows.push(rapierRun(gpu.wall(1, walls).positions()));
+  console.log(JSON.stringify(rows.at(-1)));
+  save();
+}
+console.log(save());
