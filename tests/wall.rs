@@ -10,7 +10,10 @@ use texla::backend::BackendKind;
 use texla::gpu::Gpu;
 use texla::physics::gpu_frame;
 use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
-use texla::solver::{contact_jacobi, contact_jacobi_compute, contact_nesterov, ContactSystem};
+use texla::solver::{
+    contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
+    ContactSystem,
+};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -199,6 +202,35 @@ on_both_backends! {
             // float32 against float64 over 60 accelerated iterations: 1e-3 of the largest impulse.
             assert!(worst <= 1e-3 * scale, "{mode:?}: worst {worst} of {scale}");
         }
+    }
+
+    async fn single_dispatch_accelerated_solve_matches_float64(kind) {
+        // Every accelerated iteration in one workgroup (the block layout), against the same
+        // iterations in float64; WebGL2 has no compute shaders and says so.
+        let gpu = device(kind).await;
+        let lcp = busy_lcp();
+        let step = -1.0 / lcp.lambda_max();
+        let layout = lcp.gpu_layout(Mode::Blocks);
+        let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
+        let x0 = gpu.upload(&layout.x0, layout.rows, 1).unwrap();
+        let run = contact_nesterov_compute(gpu.as_ref(), &system, &x0, (step as f32, lcp.mu as f32), 60);
+        if kind == BackendKind::WebGl2 {
+            let e = run.unwrap_err().to_string();
+            assert!(e.contains("compute shader") && e.contains("WebGPU"), "{e}");
+            return;
+        }
+        let got = &gpu.read(&run.unwrap()).await.unwrap();
+        let exact = lcp.solve_nesterov(step, 60);
+        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+        let worst = exact
+            .iter()
+            .enumerate()
+            .flat_map(|(i, e)| (0..3).map(move |r| (f64::from(got[4 * i + r]) - e[r]).abs()))
+            .fold(0.0f64, f64::max);
+        assert!(worst <= 1e-3 * scale, "worst {worst} of {scale}");
+        let dense = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
+        let e = contact_nesterov_compute(gpu.as_ref(), &dense, &x0, (step as f32, 0.6), 1).unwrap_err();
+        assert!(e.to_string().contains("block layout"), "{e}");
     }
 
     async fn gpu_frames_follow_the_float64_wall(kind) {

@@ -11,7 +11,8 @@
 // the whole `wall.step()`, contacts to read-back, no drawing; Rapier: `world.step()`), and
 // over the run: drift (largest distance of a cube centre from its start, % of the edge),
 // deepest penetration (% of the edge), the fastest cube centre after 2 s (mm/s), and the most
-// the energy rose above its start (J). Writes $OUT/wall-bench.{json,md} where OUT is set.
+// the energy rose above its start (J). Rapier runs twice: as it comes (resting bodies fall
+// asleep) and with sleeping off. Writes $OUT/wall-bench.{json,md} where OUT is set.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -71,14 +72,14 @@ async function texlaRun(walls, preset) {
   return { path: `texla ${preset === "seed" ? "seed preset (Jacobi, 2n, dense)" : "default (accelerated, 80, blocks)"}`, cubes, frames: count, msPerStep: median(ms), contacts: s.contacts, iterations: s.iterations, ...track.result() };
 }
 
-function rapierRun(start) {
+function rapierRun(start, canSleep) {
   const world = new RAPIER.World({ x: 0, y: -G, z: 0 });
   world.timestep = 1 / 60;
   world.createCollider(RAPIER.ColliderDesc.cuboid(500, 0.5, 500).setTranslation(0, -0.5, 0).setFriction(0.6).setRestitution(0));
   const cubes = start.length / 3;
   const bodies = [];
   for (let c = 0; c < cubes; c++) {
-    const body = world.createRigidBody(RAPIER.RigidBodyDesc.dynamic().setTranslation(start[3 * c], start[3 * c + 1], start[3 * c + 2]));
+    const body = world.createRigidBody(RAPIER.RigidBodyDesc.dynamic().setTranslation(start[3 * c], start[3 * c + 1], start[3 * c + 2]).setCanSleep(canSleep));
     world.createCollider(RAPIER.ColliderDesc.cuboid(EDGE / 2, EDGE / 2, EDGE / 2).setDensity(MASS / EDGE ** 3).setFriction(0.6).setRestitution(0), body);
     bodies.push(body);
   }
@@ -112,7 +113,7 @@ function rapierRun(start) {
     });
     track.add(pos, vel, energy(), energy0, deepest);
   }
-  return { path: `Rapier ${RAPIER.version()} (${world.integrationParameters.numSolverIterations} iterations)`, cubes, frames, msPerStep: median(ms), ...track.result() };
+  return { path: `Rapier ${RAPIER.version()} (${world.integrationParameters.numSolverIterations} iterations${canSleep ? "" : ", never sleeping"})`, cubes, frames, msPerStep: median(ms), ...track.result() };
 }
 
 const rows = [];
@@ -141,8 +142,11 @@ for (const walls of scenes) {
     console.log(JSON.stringify(rows.at(-1)));
     save();
   }
-  rows.push(rapierRun(gpu.wall(1, walls).positions()));
-  console.log(JSON.stringify(rows.at(-1)));
-  save();
+  // Rapier puts resting bodies to sleep (then a step costs almost nothing); texla never does.
+  for (const canSleep of [true, false]) {
+    rows.push(rapierRun(gpu.wall(1, walls).positions(), canSleep));
+    console.log(JSON.stringify(rows.at(-1)));
+    save();
+  }
 }
 console.log(save());

@@ -73,3 +73,24 @@ pub const CONTACT_NESTEROV: Kernel = Kernel {
         &["a", "b", "c", "d", "e", "f"]
     )
 };
+
+/// Contacts [`CONTACT_NESTEROV_GROUP`] takes: four per thread of its one workgroup.
+pub const GROUP_MAX_CONTACTS: usize = 1024;
+
+/// Every accelerated iteration of a block-layout contact LCP of at most
+/// [`GROUP_MAX_CONTACTS`] contacts in ONE workgroup of one compute dispatch: inputs matrix,
+/// neighbour lists, x0, b, 1/diag; params step, blocks per contact, iterations, mu.
+pub const CONTACT_NESTEROV_GROUP: Kernel = Kernel {
+    name: Cow::Borrowed("contact_nesterov_group"),
+    inputs: &["a", "b", "c", "d", "e"],
+    wgsl: Cow::Borrowed(include_str!(
+        "../../shaders/solvers/contact_nesterov_group.wgsl"
+    )),
+    glsl: Cow::Borrowed(""),
+    outputs: 1,
+    // One workgroup whatever the number of contacts (the output has one texel row each).
+    compute: Some(Compute {
+        per_group: (1, 4 * GROUP_MAX_CONTACTS),
+        scratch_words: 0,
+    }),
+};

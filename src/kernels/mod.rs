@@ -44,7 +44,10 @@ mod reduce;
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};
 pub use functions::{Func, Func2};
-pub use lcp::{lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES};
+pub use lcp::{
+    lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV, CONTACT_NESTEROV_GROUP, GROUP_MAX_CONTACTS,
+    LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
+};
 pub use products::{
     matmul_fast, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, MATMUL, MATVEC_PARTIAL,
     MATVEC_TILED, MUL_TR, SUM_COLS, TILED_CHUNKS, TRANSPOSE, TR_MUL,

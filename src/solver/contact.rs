@@ -188,6 +188,46 @@ pub fn contact_nesterov(
     Ok(x)
 }
 
+/// [`contact_nesterov`] with EVERY iteration in one workgroup of one compute dispatch
+/// (`shaders/solvers/contact_nesterov_group.wgsl`): the block layout, at most
+/// [`kernels::GROUP_MAX_CONTACTS`] contacts, WebGPU. Anything else is a clear error.
+pub fn contact_nesterov_compute(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    x0: &Matrix,
+    (step, mu): (f32, f32),
+    iterations: usize,
+) -> Result<Matrix> {
+    check_impulses(system, x0)?;
+    gpu.capabilities()
+        .needs_compute("the single-dispatch accelerated contact solver")?;
+    let contacts = x0.rows() / 4;
+    if system.dense || contacts > kernels::GROUP_MAX_CONTACTS {
+        return Err(Error::Unsupported(format!(
+            "the single-dispatch accelerated contact solver takes the block layout and at most \
+             {} contacts, got {} and {contacts}",
+            kernels::GROUP_MAX_CONTACTS,
+            if system.dense { "dense" } else { "blocks" }
+        )));
+    }
+    let inputs = [
+        &system.matrix,
+        &system.neighbours,
+        x0,
+        &system.b,
+        &system.inv_diag,
+    ];
+    gpu.run(
+        Program::new(
+            kernels::CONTACT_NESTEROV_GROUP,
+            inputs.iter().map(|m| m.layout()).collect(),
+            x0.layout(),
+        )
+        .with_params(&[step, system.count as f32, iterations as f32, mu]),
+        &inputs,
+    )
+}
+
 /// `iterations` projected Jacobi iterations (omega `omega`) of a dense contact LCP (friction
 /// included) from `x`, ALL in one compute dispatch: the solver of
 /// [`super::lcp_jacobi_blocks`] with the projection of [`contact_step`]. `workgroups` as
@@ -214,18 +254,24 @@ pub fn contact_jacobi_compute(
     )
 }
 
-/// Whether [`solve_contacts`] solves `system` in one compute dispatch: the dense layout where
-/// compute kernels run on a hardware adapter. A software renderer runs the dispatch's
-/// workgroups one after another on one core (SwiftShader: slower than the passes), and the
-/// block layout has no single-dispatch solver yet.
-fn single_dispatch(gpu: &Gpu, system: &ContactSystem) -> bool {
+/// Whether [`solve_contacts`] solves `system` by `method` in one compute dispatch: where compute
+/// kernels run on a hardware adapter, projected Jacobi in the dense layout, the accelerated
+/// solver in the block layout up to [`kernels::GROUP_MAX_CONTACTS`] contacts. A software
+/// renderer runs a dispatch's workgroups one after another on one core (SwiftShader: slower
+/// than the passes).
+fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> bool {
     let caps = gpu.capabilities();
-    system.dense && caps.compute && !caps.software
+    let fits = match method {
+        ContactMethod::Jacobi { .. } => system.dense,
+        ContactMethod::Nesterov { .. } => {
+            !system.dense && system.matrix.rows() / 4 <= kernels::GROUP_MAX_CONTACTS
+        }
+    };
+    fits && caps.compute && !caps.software
 }
 
 /// `iterations` iterations of `method` on `system` from `x0`, the fastest way the device has:
-/// projected Jacobi in one compute dispatch (see [`single_dispatch`]) or one pass per
-/// iteration; the accelerated solver one pass per iteration.
+/// all in one compute dispatch (see [`single_dispatch`]) or one pass per iteration.
 pub fn solve_contacts(
     gpu: &Gpu,
     system: &ContactSystem,
@@ -233,11 +279,15 @@ pub fn solve_contacts(
     method: ContactMethod,
     iterations: usize,
 ) -> Result<Matrix> {
+    let one = single_dispatch(gpu, system, method);
     match method {
-        ContactMethod::Jacobi { omega } if single_dispatch(gpu, system) => {
+        ContactMethod::Jacobi { omega } if one => {
             contact_jacobi_compute(gpu, system, x0, (omega, iterations), None)
         }
         ContactMethod::Jacobi { omega } => contact_jacobi(gpu, system, x0, omega, iterations),
+        ContactMethod::Nesterov { step, mu } if one => {
+            contact_nesterov_compute(gpu, system, x0, (step, mu), iterations)
+        }
         ContactMethod::Nesterov { step, mu } => {
             contact_nesterov(gpu, system, x0, (step, mu), iterations)
         }

@@ -11,8 +11,8 @@ mod solution;
 
 pub use cg::{cg, CgOptions};
 pub use contact::{
-    contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_step, solve_contacts,
-    ContactLayout, ContactMethod, ContactSystem,
+    contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
+    contact_step, solve_contacts, ContactLayout, ContactMethod, ContactSystem,
 };
 pub use jacobi::{jacobi, JacobiOptions};
 pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};

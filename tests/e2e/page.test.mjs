@@ -395,9 +395,8 @@ for (const backend of ["webgpu", "webgl2"]) {
     assert.ok(standing.sky > 0.05 && standing.sky < 0.9, `sky ${standing.sky}`);
     assert.ok(standing.brick > 0.05, `bricks ${standing.brick}`);
 
-    // Fewer iterations than 2n keep the test short; a click (no drag) throws the ball.
-    await page.fill("#wall-iterations", "200");
-    await page.dispatchEvent("#wall-iterations", "change");
+    // The default settings (the accelerated solver, 80 iterations); a click (no drag) throws
+    // the ball.
     const box = await page.locator("#wall-canvas").boundingBox();
     await page.locator("#wall-canvas").click({ position: { x: box.width * 0.5, y: box.height * 0.55 } });
     for (let frame = 1; frame <= 4; frame++) {
@@ -407,7 +406,8 @@ for (const backend of ["webgpu", "webgl2"]) {
     assert.equal(await page.$eval("#wall-error", (e) => e.hidden), true, await page.textContent("#wall-error"));
     const stats = await page.textContent("#wall-stats");
     assert.match(stats, /bodies 61/, "the ball joined the 60 cubes");
-    assert.match(stats, /iterations 200/);
+    assert.match(stats, /iterations 80/);
+    assert.match(stats, /solver accelerated, step -0\.\d+/);
     const [, energy, energyIn] = stats.match(/energy (\d+) of (\d+) J put in/).map(Number);
     assert.ok(energyIn > 20_000 && energy <= energyIn * 1.005, stats);
     // The picture follows the simulation (the ball is in it now), drawn after solves that read
@@ -416,12 +416,16 @@ for (const backend of ["webgpu", "webgl2"]) {
     const hit = await wallPicture(page);
     assert.ok(hit.pixels.some((v, i) => v !== standing.pixels[i]), "the picture changed");
 
-    // Verify: the float64 projected Jacobi of the same LCP agrees with the GPU's impulses.
-    await page.click("#wall-verify");
-    const cell = page.locator("#wall-verify-table td[data-diff]");
-    const diff = Number(await cell.getAttribute("data-diff"));
-    const largest = Number((await cell.textContent()).match(/of ([\d.e+-]+)/)[1]);
-    assert.ok(largest > 0 && diff <= 1e-3 * largest, `max |GPU - float64| ${diff} of ${largest}`);
+    // Verify: the float64 solve of the same LCP by the same solver agrees with the GPU's.
+    const verified = async (solver) => {
+      await page.click("#wall-verify");
+      assert.match(await page.textContent("#wall-verify-table"), new RegExp(`float64 ${solver}, same start`));
+      const cell = page.locator("#wall-verify-table td[data-diff]");
+      const diff = Number(await cell.getAttribute("data-diff"));
+      const largest = Number((await cell.textContent()).match(/of ([\d.e+-]+)/)[1]);
+      assert.ok(largest > 0 && diff <= 1e-3 * largest, `${solver}: max |GPU - float64| ${diff} of ${largest}`);
+    };
+    await verified("accelerated projected Jacobi");
 
     // Dragging orbits the camera: the picture changes without a step.
     await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.3);
@@ -432,6 +436,18 @@ for (const backend of ["webgpu", "webgl2"]) {
     const turned = await wallPicture(page);
     assert.ok(turned.pixels.some((v, i) => v !== hit.pixels[i]), "the camera turned");
     assert.equal(await page.textContent("#wall-stats").then((s) => s.match(/frame (\d+)/)[1]), "4");
+
+    // The seed's preset is one click away: its controls follow; one frame at 50 iterations
+    // (its 2n, dense, is a minute a frame on a CPU-emulated GPU) verifies as projected Jacobi.
+    await page.selectOption("#wall-preset", "seed");
+    assert.equal(await page.$eval("#wall-solver", (e) => e.value), "jacobi");
+    assert.equal(await page.$eval("#wall-mode", (e) => e.value), "dense");
+    await page.fill("#wall-iterations", "50");
+    await page.dispatchEvent("#wall-iterations", "change");
+    await page.click("#wall-step");
+    await page.waitForFunction(() => document.getElementById("wall-stats").dataset.frame === "5", null, { timeout: 60_000 });
+    assert.match(await page.textContent("#wall-stats"), /solver projected Jacobi, ω -0\.1.*iterations 50/);
+    await verified("projected Jacobi");
     assert.deepEqual(problems, []);
     await page.close();
   });

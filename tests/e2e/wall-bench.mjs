@@ -1,7 +1,7 @@
 // Wall benchmark (issue 5): per-frame LCP solve ms on the GPU in dense and block mode, on both
 // backends, against float64 JavaScript projected Jacobi of the same LCPs in the same run, both
 // skipping zeros (as the block mode does) and over every element (as the dense mode does).
-// Usage: node tests/e2e/wall-bench.mjs [iterations=0 (2n, the default)] [frames=2] [throw=1]
+// Usage: node tests/e2e/wall-bench.mjs [iterations=0 (2n, Jacobi's default)] [frames=2] [throw=1]
 // The frames follow a thrown ball (throw=1) or the standing wall (throw=0); each GPU time is
 // the solve of one frame (upload, 'iterations' passes, read-back), JS the same iterations.
 import { serve, launch } from "./browser.mjs";
@@ -23,6 +23,7 @@ for (const backend of ["webgpu", "webgl2"]) {
     const out = [];
     for (const mode of ["blocks", "dense"]) {
       const wall = gpu.wall(1);
+      wall.setSolver("jacobi"); // the seed's solver, which the JS loops below run too
       wall.setMode(mode);
       wall.setIterations(iterations);
       if (thrown) wall.throwBall(0, -0.1);

@@ -1,0 +1,79 @@
+// Accelerated projected Jacobi for the contact LCP, EVERY iteration in one workgroup of one
+// dispatch: the formulas of contact_nesterov.wgsl, block layout, for up to 1024 contacts. Each
+// of the 256 threads owns contacts lid, lid + 256, lid + 512, lid + 768 and keeps their impulses
+// in registers; the extrapolations y (and their counters) of all contacts live in workgroup
+// memory, where a contact's neighbours read them. An iteration: every thread computes its
+// contacts' new x and y from y, barrier, writes y, barrier. Nothing waits on another workgroup,
+// and nothing goes back to the CPU until the last iteration.
+//
+// Inputs: a = A as block rows (4C x 4K), b = neighbour lists, c = x0, d = b of the LCP, e = P =
+// 1 / diag(A). param(0) = the step s, param(1) = blocks per contact K, param(2) = iterations,
+// param(3) = mu. Output: the impulses, 4C x 1 (fourth row 0).
+
+const PER_THREAD: u32 = 4u;
+const MAX_CONTACTS: u32 = 1024u;
+
+var<workgroup> ys: array<vec4<f32>, MAX_CONTACTS>;
+
+fn advanced(t: f32) -> f32 {
+    return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
+}
+
+@compute @workgroup_size(256)
+fn cs_main(@builtin(local_invocation_index) lid: u32) {
+    let contacts = min(u32(out_rows()) / 4u, MAX_CONTACTS);
+    let step = param(0);
+    let count = i32(param(1));
+    let iterations = i32(param(2));
+    let mu = param(3);
+    var x: array<vec3<f32>, PER_THREAD>;
+    var y_next: array<vec4<f32>, PER_THREAD>;
+    for (var k = 0u; k < PER_THREAD; k++) {
+        let i = lid + 256u * k;
+        if (i < contacts) {
+            let start = c_texel(0, i32(i)).xyz;
+            x[k] = start;
+            ys[i] = vec4<f32>(start, 0.0);
+        }
+    }
+    workgroupBarrier();
+    for (var it = 0; it < iterations; it++) {
+        for (var k = 0u; k < PER_THREAD; k++) {
+            let i = lid + 256u * k;
+            if (i < contacts) {
+                let row = i32(i);
+                var w = d_texel(0, row).xyz;
+                for (var s = 0; s < count; s++) {
+                    let j = i32(b_texel(s / 4, row)[s % 4]);
+                    if (j < 0) { break; }
+                    let yj = ys[j];
+                    w += (a_texel(4 * s, row) * yj.x + a_texel(4 * s + 1, row) * yj.y + a_texel(4 * s + 2, row) * yj.z).xyz;
+                }
+                let y = ys[i];
+                let z = y.xyz + step * e_texel(0, row).xyz * w;
+                let n = max(z.x, 0.0);
+                let limit = mu * n;
+                let next = vec3<f32>(n, clamp(z.yz, vec2<f32>(-limit), vec2<f32>(limit)));
+                let restart = dot(y.xyz - next, next - x[k]) > 0.0;
+                let t = select(advanced(y.w), 1.0, restart);
+                let beta = (t - 1.0) / advanced(t);
+                y_next[k] = vec4<f32>(next + beta * (next - x[k]), t);
+                x[k] = next;
+            }
+        }
+        workgroupBarrier();
+        for (var k = 0u; k < PER_THREAD; k++) {
+            let i = lid + 256u * k;
+            if (i < contacts) {
+                ys[i] = y_next[k];
+            }
+        }
+        workgroupBarrier();
+    }
+    for (var k = 0u; k < PER_THREAD; k++) {
+        let i = lid + 256u * k;
+        if (i < contacts) {
+            textureStore(out_tex, vec2<i32>(0, i32(i)), vec4<f32>(x[k], 0.0));
+        }
+    }
+}
