@@ -10,8 +10,10 @@ step "native tests (packing, index math, float64 reference)"
 cargo test
 
 step "browser tests in headless Chrome, each on WebGPU and on WebGL2"
-# The wall tests simulate frames on a CPU-emulated GPU: more than the default 20 s.
-WASM_BINDGEN_TEST_TIMEOUT=180 wasm-pack test --headless --chrome
+# The wall tests simulate frames on a CPU-emulated GPU (the default wall stands 30 s of
+# simulated time, 1800 frames, on each backend: about 6 minutes here): more than the
+# default 20 s for a test binary.
+WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome
 
 build_pkg
 step "end-to-end: the served page in headless Chromium, on both backends"

@@ -245,33 +245,3 @@ fn gpu_layouts_hold_the_same_matrix() {
         }
     }
 }
-
-#[test]
-#[ignore]
-fn tmp_iterations_sweep() {
-    for iterations in [50usize, 60, 70] {
-        for seed in [1, 2] {
-            let mut world = wall_with(
-                seed,
-                Settings {
-                    iterations: Some(iterations),
-                    ..Settings::default()
-                },
-            );
-            let start = world.bodies.clone();
-            let energy = world.energy();
-            let (mut deepest, mut fastest, mut moved, mut gain) =
-                (0.0f64, 0.0f64, 0.0f64, f64::NEG_INFINITY);
-            for frame in 0..1800 {
-                world.step_cpu().unwrap();
-                deepest = deepest.max(world.stats.penetration);
-                if frame >= 120 {
-                    fastest = fastest.max(fastest_point(&world));
-                }
-                moved = moved.max(largest_move(&world, &start));
-                gain = gain.max(world.energy() - energy);
-            }
-            println!("SWEEP {iterations} seed {seed}: drift {:.3}% pen {:.3}% fastest {:.3} mm/s gain {gain:.3} J", moved / 0.005, deepest / 0.005, fastest * 1e3);
-        }
-    }
-}

@@ -1,6 +1,6 @@
-//! The wall's contact LCP, with Coulomb friction: projected Jacobi (one pass per iteration, or
-//! every iteration in one compute dispatch) or accelerated projected Jacobi (Nesterov's
-//! momentum, one pass per iteration), and no read-back inside the loop.
+//! The wall's contact LCP, with Coulomb friction: projected Jacobi or accelerated projected
+//! Jacobi (Nesterov's momentum), each one pass per iteration or every iteration in one compute
+//! dispatch, and no read-back inside the loop.
 //!
 //! The system arrives as plain vectors ([`ContactLayout`]): one contact per texel row, rows
 //! `(normal, tangent 1, tangent 2, 0)`; the solver knows nothing of bodies or frames.
@@ -101,6 +101,17 @@ fn check_impulses(system: &ContactSystem, x: &Matrix) -> Result<()> {
     Ok(())
 }
 
+/// The accelerated solver's step must be negative and finite, mu at least 0.
+fn check_step(step: f32, mu: f32) -> Result<()> {
+    if step < 0.0 && step.is_finite() && mu >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::Argument(format!(
+            "the accelerated contact solver needs a negative step and mu >= 0, got {step} and {mu}"
+        )))
+    }
+}
+
 /// One projected Jacobi iteration of a contact LCP with friction, in one pass: the new impulses
 /// from `x`.
 pub fn contact_step(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -> Result<Matrix> {
@@ -157,11 +168,7 @@ pub fn contact_nesterov(
     iterations: usize,
 ) -> Result<Matrix> {
     check_impulses(system, x0)?;
-    if !(step < 0.0 && step.is_finite() && mu >= 0.0) {
-        return Err(Error::Argument(format!(
-            "the accelerated contact solver needs a negative step and mu >= 0, got {step} and {mu}"
-        )));
-    }
+    check_step(step, mu)?;
     let dense = if system.dense { 1.0 } else { 0.0 };
     let (mut x, mut y) = (x0.clone(), x0.clone());
     for _ in 0..iterations {
@@ -199,6 +206,7 @@ pub fn contact_nesterov_compute(
     iterations: usize,
 ) -> Result<Matrix> {
     check_impulses(system, x0)?;
+    check_step(step, mu)?;
     gpu.capabilities()
         .needs_compute("the single-dispatch accelerated contact solver")?;
     let contacts = x0.rows() / 4;
