@@ -6,13 +6,8 @@
  * omega and iterations): x <- proj(x + omega D (A x + b)). Rows skip their zeros, as the GPU's
  * block layout does, unless `dense` (every element, as the GPU's dense mode does). */
 export function contactJacobi64(lcp, iterations = lcp.iterations, dense = false) {
-  const { size: n, a, b, mu, omega } = lcp;
-  const rows = [];
-  for (let i = 0; i < n; i++) {
-    const cols = [], vals = [];
-    for (let j = 0; j < n; j++) if (dense || a[i * n + j] !== 0) { cols.push(j); vals.push(a[i * n + j]); }
-    rows.push({ cols, vals, inv: 1 / a[i * n + i] });
-  }
+  const { size: n, b, mu, omega } = lcp;
+  const rows = sparseRows(lcp, dense);
   let x = Float64Array.from(lcp.x0);
   let y = new Float64Array(n);
   for (let k = 0; k < iterations; k++) {
@@ -32,13 +27,8 @@ export function contactJacobi64(lcp, iterations = lcp.iterations, dense = false)
  * contact_nesterov.wgsl gives the formulas): same start, step `lcp.step` and iterations;
  * Nesterov's momentum with FISTA's schedule, restarted per contact when its step turns back. */
 export function contactNesterov64(lcp, iterations = lcp.iterations) {
-  const { size: n, a, b, mu, step } = lcp;
-  const rows = [];
-  for (let i = 0; i < n; i++) {
-    const cols = [], vals = [];
-    for (let j = 0; j < n; j++) if (a[i * n + j] !== 0) { cols.push(j); vals.push(a[i * n + j]); }
-    rows.push({ cols, vals, inv: 1 / a[i * n + i] });
-  }
+  const { size: n, b, mu, step } = lcp;
+  const rows = sparseRows(lcp);
   const advanced = (t) => 0.5 * (1 + Math.sqrt(1 + 4 * t * t));
   let x = Float64Array.from(lcp.x0);
   let prev = Float64Array.from(lcp.x0);
@@ -66,6 +56,17 @@ export function contactNesterov64(lcp, iterations = lcp.iterations) {
     x.set(next);
   }
   return x;
+}
+
+/** The rows of the dense `lcp.a`: their non-zeros (every element if `dense`) and 1 / A_ii. */
+function sparseRows({ size: n, a }, dense = false) {
+  const rows = [];
+  for (let i = 0; i < n; i++) {
+    const cols = [], vals = [];
+    for (let j = 0; j < n; j++) if (dense || a[i * n + j] !== 0) { cols.push(j); vals.push(a[i * n + j]); }
+    rows.push({ cols, vals, inv: 1 / a[i * n + i] });
+  }
+  return rows;
 }
 
 function project(v, c, mu) {
