@@ -157,6 +157,30 @@ on_both_backends! {
         wall.set_omega(-0.1).unwrap();
         // Still usable: a frame steps with the accepted settings, and the bodies come out as
         // x y z per body, the same as the float64 world's after the same frame.
+        // A long frame (the seed's preset, 2000 dense iterations: seconds here) can be abandoned
+        // on WebGPU: its step rejects, the wall stays, and the next step runs at once. WebGL2
+        // reads back synchronously, so its frame is over before anything else runs: nothing to
+        // cancel.
+        wall.preset("seed").unwrap();
+        wall.set_iterations(Some(2000.0)).unwrap();
+        assert!(!wall.cancel(), "nothing to cancel yet");
+        let long = wasm_bindgen_futures::JsFuture::from(wall.step());
+        let pause = js_sys::Promise::new(&mut |done, _| {
+            web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&done, 20).unwrap();
+        });
+        wasm_bindgen_futures::JsFuture::from(pause).await.unwrap();
+        let frame = |w: &texla::Wall| js_sys::Reflect::get(&w.stats(), &"frame".into()).unwrap().as_f64();
+        if kind == BackendKind::WebGpu {
+            assert!(wall.cancel(), "the frame was under way");
+            let e = message(long.await.unwrap_err());
+            assert!(e.contains("cancelled or the wall reset"), "{e}");
+            assert_eq!(frame(&wall), Some(0.0));
+        } else {
+            assert!(!wall.cancel(), "WebGL2's frame has ended");
+            long.await.unwrap();
+            assert_eq!(frame(&wall), Some(1.0));
+        }
+        wall.preset("texla").unwrap();
         wall.set_iterations(Some(20.0)).unwrap();
         wasm_bindgen_futures::JsFuture::from(wall.step()).await.unwrap();
         let (p, v) = (wall.positions().to_vec(), wall.velocities().to_vec());

@@ -59,9 +59,15 @@ export function initWall(gpu) {
     show(s);
     return s;
   };
+  // A frame abandoned by Pause (wall.cancel()) or Reset rejects with this; it is no failure.
+  const abandoned = (e) => /cancelled or the wall reset/.test(e?.message ?? "");
   const loop = async () => {
     if (!running) return;
-    try { await step(); } catch (e) { fail(e); return; }
+    try {
+      await step();
+    } catch (e) {
+      if (!abandoned(e)) { fail(e); return; }
+    }
     requestAnimationFrame(loop);
   };
 
@@ -70,11 +76,13 @@ export function initWall(gpu) {
     $("wall-run").textContent = running ? "Pause" : "Start";
     $("wall-error").hidden = true;
     last = performance.now();
-    if (running) loop();
+    // Pausing abandons a frame under way (the seed's preset can take seconds a frame on a
+    // CPU-emulated GPU), so the page never waits for it.
+    if (running) loop(); else wall.cancel();
   });
   $("wall-step").addEventListener("click", async () => {
     if (running) return;
-    try { await step(); } catch (e) { fail(e); }
+    try { await step(); } catch (e) { if (!abandoned(e)) fail(e); }
   });
   $("wall-reset").addEventListener("click", () => {
     wall.reset();

@@ -24,7 +24,7 @@ pub struct Wall {
 struct WallState {
     world: physics::World,
     camera: physics::Camera,
-    /// Bumped by every reset, so that a frame started before it is dropped.
+    /// Bumped by every reset and cancel, so that a frame started before it is dropped.
     generation: u64,
     /// The seed the wall was built from.
     seed: u32,
@@ -36,6 +36,9 @@ struct WallState {
     frame_ms: f64,
     stepping: bool,
 }
+
+/// How `step()` rejects when `cancel()` or `reset()` abandoned its frame.
+const ABANDONED: &str = "the frame was cancelled or the wall reset before it finished";
 
 /// The thrown ball: radius m, mass kg, speed m/s.
 const BALL: (f64, f64, f64) = (0.5, 100.0, 15.0);
@@ -78,8 +81,8 @@ impl Wall {
 #[wasm_bindgen]
 impl Wall {
     /// Simulates one frame (1/60 s): contacts, the LCP solved on the GPU, impulses,
-    /// integration. Resolves to `stats()`; rejects while another step runs or if the
-    /// simulation fails (it then stays at the last good frame).
+    /// integration. Resolves to `stats()`; rejects while another step runs, if the simulation
+    /// fails (it then stays at the last good frame) or if `cancel()` abandoned the frame.
     pub fn step(&self) -> Promise {
         let device = self.device.clone();
         let state = self.state.clone();
@@ -95,17 +98,33 @@ impl Wall {
             let start = now_ms();
             let result = physics::gpu_frame(device.as_ref(), &mut world, &now_ms).await;
             let mut s = state.borrow_mut();
+            if s.generation != generation {
+                return Err(Error::Simulation(ABANDONED.into()).into());
+            }
             s.stepping = false;
             let (lcp, impulses, solve_ms) = result?;
-            if s.generation == generation {
-                s.world = world;
-                s.last = Some((lcp, impulses));
-                s.solve_ms = solve_ms;
-                s.frame_ms = now_ms() - start;
-            }
+            s.world = world;
+            s.last = Some((lcp, impulses));
+            s.solve_ms = solve_ms;
+            s.frame_ms = now_ms() - start;
             drop(s);
             Ok(Self::stats_of(&state.borrow()).into())
         })
+    }
+
+    /// Abandons the frame being simulated, if there is one, so that the page need not wait for
+    /// a long one (the seed's preset takes seconds a frame on a CPU-emulated GPU): its `step()`
+    /// rejects, the wall stays at the last finished frame, and the next `step()` may start at
+    /// once (the GPU still finishes the work it was given). Returns whether a frame was
+    /// abandoned.
+    pub fn cancel(&self) -> bool {
+        let mut s = self.state.borrow_mut();
+        if !s.stepping {
+            return false;
+        }
+        s.generation += 1;
+        s.stepping = false;
+        true
     }
 
     /// Back to a standing wall built from `seed` (default: the same one), keeping the settings.
@@ -113,7 +132,9 @@ impl Wall {
         let mut s = self.state.borrow_mut();
         s.seed = seed.unwrap_or(s.seed);
         s.world = Self::world(s.seed, s.walls, s.world.settings);
+        // A frame under way belongs to the old wall: abandoned, as by `cancel()`.
         s.generation += 1;
+        s.stepping = false;
         s.last = None;
     }
 
