@@ -37,7 +37,7 @@ export function initWall(gpu) {
     const islands = s.islands;
     const sizes = islands.length > 6 ? `${islands.slice(0, 6).join(", ")}, … (${islands.length})` : islands.join(", ");
     const rows = [
-      ["frame", s.frame], ["bodies", s.bodies], ["contacts", s.contacts],
+      ["frame", s.frame], ["bodies", `${s.bodies}${s.sleeping ? `, ${s.asleep} asleep` : ""}`], ["contacts solved", s.contacts],
       ["LCP size", `${s.lcpSize} (${s.mode === "dense" ? `dense ${4 * s.contacts}²` : "block rows"})`],
       ["islands (LCP sizes)", sizes || "–"],
       ["solver", s.solver === "nesterov" ? `accelerated, step ${s.step.toFixed(3)}` : `projected Jacobi, ω ${s.omega}`],
@@ -92,6 +92,7 @@ export function initWall(gpu) {
   });
   $("wall-mode").addEventListener("change", (e) => wall.setMode(e.target.value));
   $("wall-solver").addEventListener("change", (e) => wall.setSolver(e.target.value));
+  $("wall-sleeping").addEventListener("change", (e) => wall.setSleeping(e.target.checked));
   $("wall-preset").addEventListener("change", (e) => {
     wall.preset(e.target.value);
     const seed = e.target.value === "seed";
@@ -99,6 +100,7 @@ export function initWall(gpu) {
     $("wall-mode").value = seed ? "dense" : "blocks";
     $("wall-iterations").value = "0";
     $("wall-omega").value = "-0.1";
+    $("wall-sleeping").checked = !seed;
     $("wall-error").hidden = true;
   });
   $("wall-iterations").addEventListener("change", (e) => {
@@ -114,6 +116,10 @@ export function initWall(gpu) {
     const lcp = wall.lcp();
     if (!lcp) {
       $("wall-verify-result").textContent = "Run at least one frame first.";
+      return;
+    }
+    if (lcp.contacts === 0) {
+      $("wall-verify-result").textContent = "No contact was solved this frame (the wall is asleep, or nothing touches): throw the ball, or untick sleeping, and step again.";
       return;
     }
     $("wall-verify-result").innerHTML = verificationTable(verify(lcp));

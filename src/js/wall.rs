@@ -224,8 +224,8 @@ impl Wall {
     }
 
     /// All solver settings at once: `"texla"` (the default: accelerated, 80 iterations,
-    /// blocks) or `"seed"` (seed 000's way: projected Jacobi, omega = -0.1, 2n iterations,
-    /// the dense matrix). The bodies stay as they are.
+    /// blocks, sleeping islands) or `"seed"` (seed 000's way: projected Jacobi, omega = -0.1,
+    /// 2n iterations, the dense matrix, nothing sleeps). The bodies stay as they are.
     pub fn preset(&self, name: &str) -> Result<(), JsValue> {
         let preset = match name {
             "texla" => physics::Settings::default(),
@@ -241,7 +241,16 @@ impl Wall {
         let settings = &mut s.world.settings;
         (settings.solver, settings.omega) = (preset.solver, preset.omega);
         (settings.iterations, settings.mode) = (preset.iterations, preset.mode);
+        settings.sleeping = preset.sleeping;
         Ok(())
+    }
+
+    /// Sleeping islands on (the default) or off: an island whose cubes have all moved slower
+    /// than 5 mm/s for 1 s falls asleep, neither solved nor moved until an awake body touches
+    /// it (a thrown ball, a pushed cube). Off wakes everything.
+    #[wasm_bindgen(js_name = setSleeping)]
+    pub fn set_sleeping(&self, on: bool) {
+        self.state.borrow_mut().world.settings.sleeping = on;
     }
 
     /// `"dense"` (one (4C) x (4C) matrix) or `"blocks"` (each contact against its neighbours).
@@ -271,9 +280,10 @@ impl Wall {
         self.per_body(|b| b.velocity)
     }
 
-    /// What the last frame did: `{frame, bodies, contacts, islands, lcpSize, iterations,
-    /// solveMs, frameMs, residual, penetration, energy, energyIn, mode, omega, solver, step}`
-    /// (`step`: the step or relaxation the last frame's solver used).
+    /// What the last frame did: `{frame, bodies, asleep, contacts, islands, lcpSize,
+    /// iterations, solveMs, frameMs, residual, penetration, energy, energyIn, mode, omega,
+    /// solver, step, sleeping}` (`step`: the step or relaxation the last frame's solver used;
+    /// `asleep`: bodies asleep; `contacts`: those solved, none of a sleeping island).
     pub fn stats(&self) -> Object {
         Self::stats_of(&self.state.borrow())
     }
@@ -338,6 +348,7 @@ impl Wall {
         object(&[
             ("frame", (w.stats.frame as f64).into()),
             ("bodies", w.bodies.len().into()),
+            ("asleep", w.stats.asleep.into()),
             ("contacts", w.stats.contacts.into()),
             ("islands", islands.into()),
             ("lcpSize", (3 * w.stats.contacts).into()),
@@ -359,6 +370,7 @@ impl Wall {
             ("omega", w.settings.omega.into()),
             ("solver", solver_name(w.settings.solver).into()),
             ("step", w.stats.step.into()),
+            ("sleeping", w.settings.sleeping.into()),
         ])
     }
 }

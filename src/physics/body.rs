@@ -36,6 +36,11 @@ pub struct Body {
     pub inv_inertia: DVec3,
     /// Display colour, linear RGB in 0..1.
     pub color: [f32; 3],
+    /// Seconds the body has moved slower than the sleep thresholds, without a break.
+    pub still: f64,
+    /// `Some(island)` while the body sleeps: it is neither solved nor moved until an awake body
+    /// touches a body of the same sleeping island ([`crate::physics::World`]'s sleeping).
+    pub asleep: Option<usize>,
 }
 
 impl Body {
@@ -52,6 +57,8 @@ impl Body {
             inv_mass: 1.0 / mass,
             inv_inertia: DVec3::splat(1.0 / moment),
             color,
+            still: 0.0,
+            asleep: None,
         }
     }
 
@@ -67,6 +74,8 @@ impl Body {
             inv_mass: 1.0 / mass,
             inv_inertia: DVec3::splat(1.0 / moment),
             color: [0.85, 0.2, 0.15],
+            still: 0.0,
+            asleep: None,
         }
     }
 
@@ -100,6 +109,12 @@ impl Body {
         0.5 * m * self.velocity.length_squared()
             + 0.5 * (inertia * local_spin * local_spin).element_sum()
             + m * g * self.position.y
+    }
+
+    /// Fastest speed of any point of the body, bounded above: centre speed plus spin times
+    /// reach, m/s.
+    pub fn fastest_point(&self) -> f64 {
+        self.velocity.length() + self.spin.length() * self.reach()
     }
 
     /// Radius of the bounding sphere, m.
@@ -149,6 +164,12 @@ impl Body {
         let w = self.spin;
         let dq = DQuat::from_xyzw(w.x, w.y, w.z, 0.0) * self.orientation * (0.5 * dt);
         self.orientation = (self.orientation + dq).normalize();
+    }
+
+    /// Wakes the body: it is solved and moved again, its stillness counted anew.
+    pub fn wake(&mut self) {
+        self.asleep = None;
+        self.still = 0.0;
     }
 
     /// True when every number of the state is finite.

@@ -28,8 +28,9 @@ pub struct Contact {
 /// Every contact point among `bodies` and with the ground, for bodies closer than `margin` m
 /// plus the distance their surfaces can travel in the next `dt` seconds (speculative
 /// contacts: a cube falling at 7 m/s moves 12 cm in a 60 Hz frame, so a fixed margin would let
-/// it sink into the floor before any contact exists). Deterministic: the same bodies always
-/// give the same list in the same order.
+/// it sink into the floor before any contact exists). Sleeping bodies get no contacts with the
+/// ground or each other, only with awake bodies. Deterministic: the same bodies always give the
+/// same list in the same order.
 pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
     let travel: Vec<f64> = bodies
         .iter()
@@ -37,10 +38,15 @@ pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
         .collect();
     let mut out = Vec::new();
     for (i, body) in bodies.iter().enumerate() {
-        ground(i, body, margin + travel[i], &mut out);
+        if body.asleep.is_none() {
+            ground(i, body, margin + travel[i], &mut out);
+        }
     }
     for (i, j) in close_pairs(bodies, &travel, margin) {
         let (a, b) = (&bodies[i], &bodies[j]);
+        if a.asleep.is_some() && b.asleep.is_some() {
+            continue;
+        }
         let margin = margin + travel[i] + travel[j];
         if a.position.distance(b.position) > a.reach() + b.reach() + margin {
             continue;

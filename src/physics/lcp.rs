@@ -133,7 +133,8 @@ impl ContactLcp {
                 std::iter::once((i, own)).chain(row).collect()
             })
             .collect();
-        let island = islands(bodies.len(), &contacts);
+        let roots = body_islands(bodies.len(), &contacts);
+        let island = contacts.iter().map(|c| roots[c.a]).collect();
         ContactLcp {
             contacts,
             directions,
@@ -391,8 +392,9 @@ pub fn tangents(n: DVec3) -> (DVec3, DVec3) {
     (t1, n.cross(t1))
 }
 
-/// Island of each contact: connected groups of moving bodies (the ground joins nothing).
-fn islands(bodies: usize, contacts: &[Contact]) -> Vec<usize> {
+/// Island of each body: the smallest index of the moving bodies it is connected to through
+/// `contacts` (the ground joins nothing).
+pub(super) fn body_islands(bodies: usize, contacts: &[Contact]) -> Vec<usize> {
     let mut parent: Vec<usize> = (0..bodies).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {
         while parent[i] != i {
@@ -407,5 +409,5 @@ fn islands(bodies: usize, contacts: &[Contact]) -> Vec<usize> {
             parent[ra.max(rb)] = ra.min(rb);
         }
     }
-    contacts.iter().map(|c| root(&mut parent, c.a)).collect()
+    (0..bodies).map(|i| root(&mut parent, i)).collect()
 }

@@ -5,13 +5,13 @@
 //! [`World::begin_frame`] returns the frame's [`ContactLcp`], [`World::end_frame`] applies its
 //! solution.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use glam::DVec3;
 
 use super::body::{Body, Shape};
 use super::contact::{find_contacts, Contact};
-use super::lcp::{ContactLcp, Mode};
+use super::lcp::{body_islands, ContactLcp, Mode};
 use crate::error::{Error, Result};
 use crate::solver::ContactMethod;
 
@@ -53,6 +53,9 @@ pub struct Settings {
     pub baumgarte: f64,
     /// Largest correction velocity, m/s.
     pub max_correction: f64,
+    /// Islands at rest fall asleep ([`SLEEP_SPEED`], [`SLEEP_AFTER`]): neither solved nor
+    /// moved until an awake body touches them.
+    pub sleeping: bool,
 }
 
 /// The most negative relaxation the wall takes. Measured in float64 with 200 iterations, both
@@ -70,8 +73,16 @@ pub const MAX_ITERATIONS: usize = 20_000;
 /// under 0.5 mm/s after 2 s, energy below its start), as at 120 and 200.
 pub const NESTEROV_ITERATIONS: usize = 80;
 
+/// A body is still while every point of it moves slower than this, m/s.
+pub const SLEEP_SPEED: f64 = 0.005;
+
+/// An island falls asleep once each of its bodies has been still this long, s. The wall at
+/// the defaults is still (under 1 mm/s) 2 s after the start.
+pub const SLEEP_AFTER: f64 = 1.0;
+
 impl Default for Settings {
-    /// texla's wall: the accelerated solver, 80 iterations, the block layout.
+    /// texla's wall: the accelerated solver, 80 iterations, the block layout, sleeping
+    /// islands.
     fn default() -> Self {
         Settings {
             solver: Solver::Nesterov,
@@ -85,18 +96,21 @@ impl Default for Settings {
             slop: 0.0005,
             baumgarte: 0.2,
             max_correction: 0.5,
+            sleeping: true,
         }
     }
 }
 
 impl Settings {
-    /// The seed's wall: projected Jacobi, omega = -0.1, 2n iterations, the dense layout.
+    /// The seed's wall: projected Jacobi, omega = -0.1, 2n iterations, the dense layout, no
+    /// sleeping.
     pub fn seed() -> Self {
         Settings {
             solver: Solver::Jacobi,
             omega: -0.1,
             iterations: None,
             mode: Mode::Dense,
+            sleeping: false,
             ..Settings::default()
         }
     }
@@ -119,6 +133,8 @@ pub struct Stats {
     pub penetration: f64,
     /// The step or relaxation the solver used (negative, seed convention).
     pub step: f64,
+    /// Bodies asleep after the frame.
+    pub asleep: usize,
 }
 
 /// A contact remembered for the next frame's warm start.
@@ -202,6 +218,9 @@ impl World {
             .enumerate()
             .filter_map(|(k, b)| ray_cube(b, origin, dir).map(|t| (k, t)))
             .min_by(|a, b| a.1.total_cmp(&b.1))?;
+        if let Some(island) = self.bodies[k].asleep {
+            self.wake_island(island);
+        }
         let before = self.bodies[k].energy(self.settings.gravity);
         self.bodies[k].apply_impulse(dir * impulse, origin + dir * t);
         self.energy_in += self.bodies[k].energy(self.settings.gravity) - before;
@@ -209,13 +228,35 @@ impl World {
     }
 
     /// First half of a frame: contacts, gravity on the velocities, and their LCP (warm
-    /// started from the last frame's impulses).
+    /// started from the last frame's impulses). Sleeping islands that an awake body touches
+    /// wake; the others have no contacts in the LCP and feel no gravity.
     pub fn begin_frame(&mut self) -> ContactLcp {
         let s = self.settings;
+        if !s.sleeping {
+            self.bodies.iter_mut().for_each(Body::wake);
+        }
         // Margins from the velocities the bodies had, before this step's gravity: a body at
         // rest gets no speculative reach towards its neighbours.
-        let contacts = find_contacts(&self.bodies, s.margin, s.dt);
-        for b in &mut self.bodies {
+        let contacts = loop {
+            let contacts = find_contacts(&self.bodies, s.margin, s.dt);
+            let touched: BTreeSet<usize> = contacts
+                .iter()
+                .filter_map(
+                    |c| match (self.bodies[c.a].asleep, self.bodies[c.b?].asleep) {
+                        (Some(island), None) | (None, Some(island)) => Some(island),
+                        _ => None,
+                    },
+                )
+                .collect();
+            if touched.is_empty() {
+                break contacts;
+            }
+            // The woken bodies' contacts with each other were skipped: look again.
+            touched
+                .into_iter()
+                .for_each(|island| self.wake_island(island));
+        };
+        for b in self.bodies.iter_mut().filter(|b| b.asleep.is_none()) {
             b.velocity.y -= s.gravity * s.dt;
         }
         let x0 = contacts.iter().map(|c| self.warm_start(c)).collect();
@@ -273,7 +314,11 @@ impl World {
             )));
         }
         let before = self.bodies.clone();
-        self.remembered.clear();
+        // Sleeping contacts keep their impulses for when their island wakes.
+        let bodies = &self.bodies;
+        let asleep = |k: usize| bodies[k].asleep.is_some();
+        self.remembered
+            .retain(|&(a, b), _| asleep(a) && b.is_none_or(asleep));
         for ((c, dirs), x) in lcp.contacts.iter().zip(&lcp.directions).zip(x) {
             let j = dirs[0] * x[0] + dirs[1] * x[1] + dirs[2] * x[2];
             self.bodies[c.a].apply_impulse(j, c.point);
@@ -289,7 +334,7 @@ impl World {
                     impulse: j,
                 });
         }
-        for b in &mut self.bodies {
+        for b in self.bodies.iter_mut().filter(|b| b.asleep.is_none()) {
             b.integrate(self.settings.dt);
         }
         if let Some(k) = self.bodies.iter().position(|b| !b.is_finite()) {
@@ -307,8 +352,48 @@ impl World {
             residual: lcp.residual(x),
             penetration: lcp.contacts.iter().map(|c| c.depth).fold(0.0, f64::max),
             step,
+            asleep: 0,
         };
+        if self.settings.sleeping {
+            self.fall_asleep(&lcp.contacts);
+        }
+        self.stats.asleep = self.bodies.iter().filter(|b| b.asleep.is_some()).count();
         Ok(())
+    }
+
+    /// Counts how long each awake body has been still and puts to sleep, at rest, every island
+    /// (connected through this frame's `contacts`) whose bodies have all been still for
+    /// [`SLEEP_AFTER`] seconds. An island is named by its smallest body index: a body awake
+    /// now, so no sleeping island has the name.
+    fn fall_asleep(&mut self, contacts: &[Contact]) {
+        let dt = self.settings.dt;
+        for b in self.bodies.iter_mut().filter(|b| b.asleep.is_none()) {
+            b.still = if b.fastest_point() < SLEEP_SPEED {
+                b.still + dt
+            } else {
+                0.0
+            };
+        }
+        let island = body_islands(self.bodies.len(), contacts);
+        let mut restless = vec![false; self.bodies.len()];
+        for (b, &i) in self.bodies.iter().zip(&island) {
+            restless[i] |= b.asleep.is_none() && b.still < SLEEP_AFTER;
+        }
+        for (b, &i) in self.bodies.iter_mut().zip(&island) {
+            if b.asleep.is_none() && !restless[i] {
+                b.asleep = Some(i);
+                (b.velocity, b.spin) = (DVec3::ZERO, DVec3::ZERO);
+            }
+        }
+    }
+
+    /// Wakes every body of the sleeping island `island`.
+    fn wake_island(&mut self, island: usize) {
+        for b in &mut self.bodies {
+            if b.asleep == Some(island) {
+                b.wake();
+            }
+        }
     }
 
     /// One frame with the LCP solved in float64 on the CPU by the GPU's algorithm (native
