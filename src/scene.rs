@@ -14,7 +14,9 @@ pub struct Scene {
     pub view_proj: [[f32; 4]; 4],
     /// Direction towards the light (xyz, unit), w unused.
     pub light: [f32; 4],
-    /// Instances used in `instances`, in x; the rest unused.
+    /// x: instances used in `instances`; y: the first ball among them (the boxes and the
+    /// floor come first); z: the index of the instance drawn first (`gl_InstanceID` counts from
+    /// 0 in WebGL2, so its renderer sets z to y for the second draw); w unused.
     pub count: [u32; 4],
     /// The boxes, the ball and the floor.
     pub instances: [Instance; MAX_INSTANCES],
@@ -30,7 +32,9 @@ pub struct Instance {
     pub color: [f32; 4],
 }
 
-/// Vertices drawn per instance: 6 faces of `SEGMENTS x SEGMENTS` quads, 2 triangles each.
-pub const SCENE_VERTICES: u32 = 6 * 6 * SEGMENTS * SEGMENTS;
-/// Quads along each face edge (the ball is a subdivided cube pushed onto the sphere).
-const SEGMENTS: u32 = 6;
+/// Vertices drawn per box: 6 faces of 2 triangles.
+pub const BOX_VERTICES: u32 = 6 * 6;
+/// Vertices drawn per ball: a cube of 6 faces of `BALL_SEGMENTS x BALL_SEGMENTS` quads pushed
+/// onto the sphere (`S` in the shaders).
+pub const BALL_VERTICES: u32 = 6 * 6 * BALL_SEGMENTS * BALL_SEGMENTS;
+const BALL_SEGMENTS: u32 = 6;

@@ -3,16 +3,20 @@
 // assembly in wasm) and Rapier on the CPU (wasm), the same cubes (edge 0.5 m, 10 kg, friction
 // 0.6, restitution 0, dt 1/60, gravity 9.81) at the same places, undisturbed.
 //
-//   node bench/dawn/wall.mjs [--frames 1800] [--walls 1,10] [--presets texla,seed] [--pkg DIR]
+//   node bench/dawn/wall.mjs [--frames 1800] [--walls 1,10] [--presets texla,awake,seed] [--pkg DIR]
 //        [--out FILE.json] [--md FILE.md] [--dawn-flags "a;b"] [--require-gpu]
 //
-// For each scene (1 wall = 60 cubes, 10 = 600) and each path (texla's default, the seed's
-// preset at 1 wall, Rapier at its default 4 solver iterations): ms per step (median; texla:
-// the whole `wall.step()`, contacts to read-back, no drawing; Rapier: `world.step()`), and
+// For each scene (1 wall = 60 cubes, 10 = 600) and each path (texla's default, whose resting
+// islands fall asleep; the same with sleeping off ("awake"), every frame solved; the seed's
+// preset at 1 wall; Rapier at its default 4 solver iterations): ms per step (median, and the
+// slowest; texla: the whole `wall.step()`, contacts to read-back, no drawing; Rapier:
+// `world.step()`), and
 // over the run: drift (largest distance of a cube centre from its start, % of the edge),
 // deepest penetration (% of the edge), the fastest cube centre after 2 s (mm/s), and the most
 // the energy rose above its start (J). Rapier runs twice: as it comes (resting bodies fall
-// asleep) and with sleeping off. Writes $OUT/wall-bench.{json,md} where OUT is set.
+// asleep) and with sleeping off. Then texla's default wall is hit by the page's ball (thrown
+// through the view's centre once the run is over): ms per step over the 300 frames after the
+// throw. Writes $OUT/wall-bench.{json,md} where OUT is set.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,7 +25,7 @@ import { arg, findPkg, openTexla } from "./dawn.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const frames = Number(arg("frames", "1800"));
 const scenes = String(arg("walls", "1,10")).split(",").map(Number);
-const presets = String(arg("presets", "texla,seed")).split(",");
+const presets = String(arg("presets", "texla,awake,seed")).split(",");
 const outDir = process.env.OUT || here;
 const outJson = arg("out", path.join(outDir, "wall-bench.json"));
 const outMd = arg("md", outJson.replace(/\.json$/, "") + ".md");
@@ -53,9 +57,16 @@ function tracker(start, cubes) {
   return t;
 }
 
+const PATHS = {
+  texla: "texla default (accelerated, 80, blocks, sleeping)",
+  awake: "texla default, sleeping off",
+  seed: "texla seed preset (Jacobi, 2n, dense)",
+};
+
 async function texlaRun(walls, preset) {
   const wall = gpu.wall(1, walls);
-  wall.preset(preset);
+  wall.preset(preset === "seed" ? "seed" : "texla");
+  wall.setSleeping(preset === "texla");
   const start = wall.positions();
   const cubes = start.length / 3;
   const energy0 = wall.stats().energy;
@@ -69,7 +80,17 @@ async function texlaRun(walls, preset) {
     track.add(wall.positions(), wall.velocities(), s.energy, energy0, s.penetration);
   }
   const s = wall.stats();
-  return { path: `texla ${preset === "seed" ? "seed preset (Jacobi, 2n, dense)" : "default (accelerated, 80, blocks)"}`, cubes, frames: count, msPerStep: median(ms), contacts: s.contacts, iterations: s.iterations, ...track.result() };
+  const row = { path: PATHS[preset], cubes, frames: count, msPerStep: median(ms), slowestMs: Math.max(...ms), contacts: s.contacts, asleep: s.asleep, iterations: s.iterations, ...track.result() };
+  if (preset !== "texla") return [row];
+  wall.throwBall(0, 0);
+  const hit = [];
+  for (let f = 0; f < 300; f++) {
+    const t0 = performance.now();
+    await wall.step();
+    hit.push(performance.now() - t0);
+  }
+  const none = { driftPct: NaN, penetrationPct: NaN, fastestMmS: NaN, energyRiseJ: NaN };
+  return [row, { path: "texla default, 300 frames after the ball hits", cubes, frames: 300, msPerStep: median(hit), slowestMs: Math.max(...hit), ...none }];
 }
 
 function rapierRun(start, canSleep) {
@@ -113,7 +134,7 @@ function rapierRun(start, canSleep) {
     });
     track.add(pos, vel, energy(), energy0, deepest);
   }
-  return { path: `Rapier ${RAPIER.version()} (${world.integrationParameters.numSolverIterations} iterations${canSleep ? "" : ", never sleeping"})`, cubes, frames, msPerStep: median(ms), ...track.result() };
+  return { path: `Rapier ${RAPIER.version()} (${world.integrationParameters.numSolverIterations} iterations${canSleep ? "" : ", never sleeping"})`, cubes, frames, msPerStep: median(ms), slowestMs: Math.max(...ms), ...track.result() };
 }
 
 const rows = [];
@@ -123,9 +144,9 @@ const save = () => {
     "",
     `Adapter: ${JSON.stringify(adapterInfo)}; ${frames} frames of the undisturbed wall (the seed preset: 60 frames).`,
     "",
-    "| cubes | path | ms per step | drift % edge | penetration % edge | fastest after 2 s, mm/s | energy rise, J | frames |",
+    "| cubes | path | ms per step, median / slowest | drift % edge | penetration % edge | fastest after 2 s, mm/s | energy rise, J | frames |",
     "|---:|---|---:|---:|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.cubes} | ${r.path} | ${r.msPerStep.toFixed(2)} | ${r.driftPct.toFixed(2)} | ${r.penetrationPct.toFixed(3)} | ${r.fastestMmS.toFixed(2)} | ${r.energyRiseJ.toFixed(2)} | ${r.frames} |`),
+    ...rows.map((r) => `| ${r.cubes} | ${r.path} | ${r.msPerStep.toFixed(2)} / ${(r.slowestMs ?? NaN).toFixed(2)} | ${r.driftPct.toFixed(2)} | ${r.penetrationPct.toFixed(3)} | ${r.fastestMmS.toFixed(2)} | ${r.energyRiseJ.toFixed(2)} | ${r.frames} |`),
   ].join("\n");
   fs.mkdirSync(path.dirname(outJson), { recursive: true });
   fs.writeFileSync(outJson, JSON.stringify({ adapter: adapterInfo, frames, rows }, null, 1));
@@ -135,14 +156,14 @@ const save = () => {
 for (const walls of scenes) {
   for (const preset of presets.filter((p) => walls === 1 || p !== "seed")) {
     try {
-      rows.push(await texlaRun(walls, preset));
+      rows.push(...(await texlaRun(walls, preset)));
     } catch (e) {
       rows.push({ path: `texla ${preset}: ${e.message ?? e}`, cubes: 60 * walls, frames: 0, msPerStep: NaN, driftPct: NaN, penetrationPct: NaN, fastestMmS: NaN, energyRiseJ: NaN });
     }
     console.log(JSON.stringify(rows.at(-1)));
     save();
   }
-  // Rapier puts resting bodies to sleep (then a step costs almost nothing); texla never does.
+  // Rapier puts resting bodies to sleep (then a step costs almost nothing), as texla does.
   for (const canSleep of [true, false]) {
     rows.push(rapierRun(gpu.wall(1, walls).positions(), canSleep));
     console.log(JSON.stringify(rows.at(-1)));

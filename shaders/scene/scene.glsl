@@ -27,19 +27,21 @@ out vec3 v_normal;
 out vec4 v_color;
 
 void main() {
-    Instance item = items[gl_InstanceID];
+    Instance item = items[gl_InstanceID + int(count.z)];
+    bool ball = item.color.w > 0.5 && item.color.w < 1.5;
+    uint s = ball ? S : 1u;
     uint v = uint(gl_VertexID);
-    uint face = v / (6u * S * S);
-    uint cell = (v / 6u) % (S * S);
+    uint face = v / (6u * s * s);
+    uint cell = (v / 6u) % (s * s);
     uint corner = v % 6u;
     vec2 offsets[6] = vec2[6](vec2(0.0, 0.0), vec2(1.0, 0.0), vec2(1.0, 1.0),
                               vec2(0.0, 0.0), vec2(1.0, 1.0), vec2(0.0, 1.0));
-    vec2 uv = (vec2(float(cell % S), float(cell / S)) + offsets[corner]) / float(S) * 2.0 - 1.0;
+    vec2 uv = (vec2(float(cell % s), float(cell / s)) + offsets[corner]) / float(s) * 2.0 - 1.0;
     uint axis = face % 3u;
     vec3 n = unit(axis) * (face < 3u ? 1.0 : -1.0);
     vec3 p = n + uv.x * unit((axis + 1u) % 3u) + uv.y * unit((axis + 2u) % 3u);
     vec3 normal = n;
-    if (item.color.w > 0.5 && item.color.w < 1.5) {
+    if (ball) {
         p = normalize(p);
         normal = p;
     }

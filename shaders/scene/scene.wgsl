@@ -1,7 +1,8 @@
 // The wall's renderer (not a kernel): lit cubes, a ball and a checkered floor, all drawn as
-// instances of one subdivided cube generated from the vertex index (no vertex buffers).
-// Vertex v of an instance: face v / (6 S^2), quad (v / 6) % S^2, corner v % 6 of its two
-// triangles. The ball pushes the cube's points onto the unit sphere.
+// instances of one cube generated from the vertex index (no vertex buffers), its faces split
+// into s x s quads: s = 1 for boxes and the floor (36 vertices), s = S for the ball, which
+// pushes the points onto the unit sphere (two draws: the boxes, then the balls). Vertex v of
+// an instance: face v / (6 s^2), quad (v / 6) % s^2, corner v % 6 of its two triangles.
 
 const S: u32 = 6u;
 
@@ -33,18 +34,20 @@ fn unit(i: u32) -> vec3<f32> {
 @vertex
 fn vs_main(@builtin(vertex_index) v: u32, @builtin(instance_index) k: u32) -> VsOut {
     let item = scene.items[k];
-    let face = v / (6u * S * S);
-    let cell = (v / 6u) % (S * S);
+    let ball = item.color.w > 0.5 && item.color.w < 1.5;
+    let s = select(1u, S, ball);
+    let face = v / (6u * s * s);
+    let cell = (v / 6u) % (s * s);
     let corner = v % 6u;
     var offsets = array<vec2<f32>, 6>(
         vec2<f32>(0.0, 0.0), vec2<f32>(1.0, 0.0), vec2<f32>(1.0, 1.0),
         vec2<f32>(0.0, 0.0), vec2<f32>(1.0, 1.0), vec2<f32>(0.0, 1.0));
-    let uv = (vec2<f32>(f32(cell % S), f32(cell / S)) + offsets[corner]) / f32(S) * 2.0 - 1.0;
+    let uv = (vec2<f32>(f32(cell % s), f32(cell / s)) + offsets[corner]) / f32(s) * 2.0 - 1.0;
     let axis = face % 3u;
     let n = unit(axis) * select(-1.0, 1.0, face < 3u);
     var p = n + uv.x * unit((axis + 1u) % 3u) + uv.y * unit((axis + 2u) % 3u);
     var normal = n;
-    if (item.color.w > 0.5 && item.color.w < 1.5) {
+    if (ball) {
         p = normalize(p);
         normal = p;
     }

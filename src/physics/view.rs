@@ -3,7 +3,7 @@
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Vec4};
 
-use super::body::Shape;
+use super::body::{Body, Shape};
 use super::world::World;
 use crate::scene::{Instance, Scene, MAX_INSTANCES};
 
@@ -88,8 +88,14 @@ impl Camera {
             model: floor.to_cols_array_2d(),
             color: [0.6, 0.6, 0.6, 2.0],
         };
+        // The boxes first, then the balls (drawn with more vertices).
         let mut count = 1;
-        for body in world.bodies.iter().take(MAX_INSTANCES - 1) {
+        let (boxes, balls): (Vec<&Body>, Vec<&Body>) = world
+            .bodies
+            .iter()
+            .partition(|b| matches!(b.shape, Shape::Cube { .. }));
+        let first_ball = (1 + boxes.len()).min(MAX_INSTANCES) as u32;
+        for body in boxes.into_iter().chain(balls).take(MAX_INSTANCES - 1) {
             let (half, kind) = match body.shape {
                 Shape::Cube { half } => (half, 0.0),
                 Shape::Ball { radius } => (radius, 1.0),
@@ -110,7 +116,7 @@ impl Camera {
         Scene {
             view_proj: self.view_proj().as_mat4().to_cols_array_2d(),
             light: light.to_array(),
-            count: [count as u32, 0, 0, 0],
+            count: [count as u32, first_ball, 0, 0],
             instances,
         }
     }

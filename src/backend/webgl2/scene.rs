@@ -9,7 +9,7 @@ use glow::HasContext;
 use super::{gl_errors, link};
 use crate::backend::Draw;
 use crate::error::{Error, Result};
-use crate::scene::{Scene, SCENE_VERTICES};
+use crate::scene::{Scene, BALL_VERTICES, BOX_VERTICES};
 
 /// Draws the wall with the context that computes it. Made by [`super::WebGl2::renderer`].
 pub struct SceneRenderer {
@@ -19,6 +19,10 @@ pub struct SceneRenderer {
     vertex_array: glow::VertexArray,
     /// The scene program and its uniform buffer, made on the first draw.
     scene: RefCell<Option<(glow::Program, glow::Buffer)>>,
+    /// Signalled when the last frame drawn is done: until then a draw is skipped, so that frames
+    /// asked for faster than the GPU draws them (a sleeping wall steps in microseconds) do not
+    /// pile up in its queue and delay every later read-back.
+    drawn: RefCell<Option<glow::Fence>>,
 }
 
 impl SceneRenderer {
@@ -33,6 +37,7 @@ impl SceneRenderer {
             canvas: canvas.clone(),
             vertex_array,
             scene: RefCell::new(None),
+            drawn: RefCell::new(None),
         }
     }
 }
@@ -40,6 +45,16 @@ impl SceneRenderer {
 impl Draw for SceneRenderer {
     fn draw(&self, scene: &Scene) -> Result<()> {
         let gl = &self.gl;
+        if let Some(fence) = self.drawn.take() {
+            // SAFETY: a fence of this context, deleted once signalled.
+            unsafe {
+                if gl.get_sync_status(fence) != glow::SIGNALED {
+                    self.drawn.replace(Some(fence));
+                    return Ok(());
+                }
+                gl.delete_sync(fence);
+            }
+        }
         if self.scene.borrow().is_none() {
             let source = include_str!("../../../shaders/scene/scene.glsl");
             let stage = |define: &str| format!("#version 300 es\n#define {define}\n{source}");
@@ -71,14 +86,22 @@ impl Draw for SceneRenderer {
             );
             gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, Some(buffer));
             gl.bind_vertex_array(Some(self.vertex_array));
+            let [count, balls, ..] = scene.count;
+            gl.draw_arrays_instanced(glow::TRIANGLES, 0, BOX_VERTICES as i32, balls as i32);
+            // The balls: instances from `balls` on, through `count.z` (WebGL2 has no first
+            // instance).
+            let z = std::mem::offset_of!(Scene, count) + 8;
+            gl.buffer_sub_data_u8_slice(glow::UNIFORM_BUFFER, z as i32, &balls.to_ne_bytes());
             gl.draw_arrays_instanced(
                 glow::TRIANGLES,
                 0,
-                SCENE_VERTICES as i32,
-                scene.count[0] as i32,
+                BALL_VERTICES as i32,
+                (count - balls) as i32,
             );
             gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, None);
             gl.disable(glow::DEPTH_TEST);
+            let fence = gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0);
+            *self.drawn.borrow_mut() = fence.ok();
         }
         gl_errors(&self.gl)
     }

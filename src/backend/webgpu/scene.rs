@@ -1,18 +1,22 @@
 //! The wall's renderer on WebGPU: lit boxes and a ball (`shaders/scene/scene.wgsl`) drawn into
 //! an RGBA8 texture and shown on a 2D canvas (see [`SceneRenderer`]).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use super::{extent, take_errors};
 use crate::backend::Draw;
 use crate::error::{Error, Result};
-use crate::scene::{Scene, SCENE_VERTICES};
+use crate::scene::{Scene, BALL_VERTICES, BOX_VERTICES};
 
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24Plus;
 /// The scene's colour target: bytes in the order of a 2D canvas's `ImageData`.
 const SCENE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+/// Frames drawn but not yet on the canvas, at most: a draw beyond them is skipped, so that
+/// frames asked for faster than the GPU draws them (a sleeping wall steps in microseconds) do
+/// not pile up in its queue and delay every later read-back.
+const FRAMES_IN_FLIGHT: usize = 2;
 
 /// Draws the wall with the device that computes it. Made by [`super::WebGpu::renderer`].
 pub struct SceneRenderer {
@@ -39,6 +43,8 @@ struct SceneTarget {
     bind_group: wgpu::BindGroup,
     /// Read-back buffers of the current size, free for the next frame.
     staging: Rc<RefCell<Staging>>,
+    /// Frames submitted whose read-back has not mapped yet.
+    in_flight: Rc<Cell<usize>>,
 }
 
 /// Read-back buffers of one frame size; a frame whose buffer comes back after a resize drops it.
@@ -159,6 +165,7 @@ impl SceneRenderer {
             buffer,
             bind_group,
             staging: Default::default(),
+            in_flight: Default::default(),
         })
     }
 
@@ -187,7 +194,10 @@ impl SceneRenderer {
         let (canvas, pool, errors) = (t.canvas.clone(), t.staging.clone(), self.errors.clone());
         let (width, height) = (t.color.width(), t.color.height());
         let mapped = staging.clone();
+        let in_flight = t.in_flight.clone();
+        in_flight.set(in_flight.get() + 1);
         staging.map_async(wgpu::MapMode::Read, .., move |result| {
+            in_flight.set(in_flight.get() - 1);
             let shown = result
                 .map_err(|e| e.to_string())
                 .and_then(|()| show_frame(&canvas, &mapped, width, height, row));
@@ -214,6 +224,9 @@ impl Draw for SceneRenderer {
         self.ensure_scene()?;
         let mut guard = self.target.borrow_mut();
         let t = guard.as_mut().expect("made above");
+        if t.in_flight.get() >= FRAMES_IN_FLIGHT {
+            return Ok(());
+        }
         let (width, height) = (t.canvas.width().max(1), t.canvas.height().max(1));
         if (width, height) != (t.color.width(), t.color.height()) {
             t.color = self.scene_texture(width, height, SCENE_FORMAT);
@@ -256,7 +269,9 @@ impl Draw for SceneRenderer {
             });
             pass.set_pipeline(&t.pipeline);
             pass.set_bind_group(0, &t.bind_group, &[]);
-            pass.draw(0..SCENE_VERTICES, 0..scene.count[0]);
+            let [count, balls, ..] = scene.count;
+            pass.draw(0..BOX_VERTICES, 0..balls);
+            pass.draw(0..BALL_VERTICES, balls..count);
         }
         // The frame goes to a read-back buffer, and from there to the canvas once it maps.
         let row = (4 * width).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)

@@ -1,0 +1,66 @@
+// Wall frame times in headless Chromium, as the page runs them: `wall.step()` (contacts,
+// assembly, upload, solve, read-back, integration) and `wall.draw()` into a 640 x 360 canvas
+// until the GPU has finished it,
+// on both backends, at the page's default settings (the texla preset, sleeping islands on).
+// Usage: node tests/e2e/wall-frames.mjs [standing frames = 300] [frames after the ball = 300]
+// Prints, per backend, the median and slowest frame of: the wall with sleeping off (every frame
+// solved), the default wall from its first frame (awake until it falls asleep), and the frames
+// after the ball hits the sleeping wall (the page's throw through the canvas centre).
+import { serve, launch } from "./browser.mjs";
+
+const standing = Number(process.argv[2] ?? 300);
+const after = Number(process.argv[3] ?? 300);
+const srv = await serve();
+const browser = await launch();
+const rows = [];
+for (const backend of ["webgpu", "webgl2"]) {
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}www/style.css`);
+  rows.push(...(await page.evaluate(async ({ backend, standing, after }) => {
+    const texla = await import("/pkg/texla.js");
+    await texla.default();
+    const gpu = await texla.Gpgpu.create(backend);
+    const frame = async (wall) => {
+      const t = performance.now();
+      const s = await wall.step();
+      wall.draw();
+      await gpu.finish(); // the draw too, so that no frame's work is left to the next
+      return { ms: performance.now() - t, s };
+    };
+    const summary = (name, runs) => {
+      const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
+      const solved = runs.filter((r) => r.s.contacts > 0).length;
+      return { backend, run: name, frames: ms.length, solved, medianMs: ms[ms.length >> 1], slowestMs: ms.at(-1), meanMs: ms.reduce((a, b) => a + b, 0) / ms.length };
+    };
+    const out = [];
+    const wall = gpu.wall(1);
+    const canvas = wall.canvas();
+    [canvas.width, canvas.height] = [640, 360];
+    await frame(wall); // compiles the kernels
+    wall.reset();
+    wall.setSleeping(false);
+    const awake = [];
+    for (let f = 0; f < Math.min(standing, 120); f++) awake.push(await frame(wall));
+    out.push(summary("default solver, sleeping off", awake));
+    wall.reset();
+    wall.setSleeping(true);
+    const rest = [];
+    for (let f = 0; f < standing; f++) rest.push(await frame(wall));
+    out.push(summary(`default, frames 1-${standing} of the standing wall (asleep after ${rest.findIndex((r) => r.s.asleep === r.s.bodies) + 1})`, rest));
+    wall.throwBall(0, 0);
+    const hit = [];
+    for (let f = 0; f < after; f++) hit.push(await frame(wall));
+    out.push(summary(`default, ${after} frames after the ball`, hit));
+    return out;
+  }, { backend, standing, after })));
+  await page.close();
+}
+await browser.close();
+srv.close();
+console.log(`wall frames (step + draw, 640 x 360), headless Chromium, ${new Date().toISOString()}`);
+console.log("| backend | run | frames (solved) | median ms | mean ms | slowest ms |");
+console.log("|---|---|---:|---:|---:|---:|");
+for (const r of rows) {
+  console.log(`| ${r.backend} | ${r.run} | ${r.frames} (${r.solved}) | ${r.medianMs.toFixed(1)} | ${r.meanMs.toFixed(1)} | ${r.slowestMs.toFixed(1)} |`);
+}
+console.log(JSON.stringify(rows));
