@@ -14,6 +14,7 @@ pub mod js;
 pub mod kernels;
 pub mod layout;
 pub mod matrix;
+pub mod nmf;
 pub mod physics;
 pub mod problems;
 pub mod reference;
