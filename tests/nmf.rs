@@ -12,6 +12,9 @@ use texla::gpu::Gpu;
 use texla::nmf::reference::{self, Dense};
 use texla::nmf::{factorize, parts_images, NmfOptions, Order, Rule};
 use texla::reference::Rng;
+use texla::Gpgpu;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -44,7 +47,56 @@ fn upload(gpu: &Gpu, d: &Dense) -> texla::matrix::Matrix {
     gpu.upload(&data, d.rows, d.cols).unwrap()
 }
 
+/// `{key: value, ...}` for the JS API.
+fn options(pairs: &[(&str, JsValue)]) -> JsValue {
+    let o = js_sys::Object::new();
+    for (k, v) in pairs {
+        js_sys::Reflect::set(&o, &(*k).into(), v).unwrap();
+    }
+    o.into()
+}
+
+fn get(o: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(o, &key.into()).unwrap()
+}
+
 on_both_backends! {
+    async fn js_nmf_factorises_the_parts_images_and_rejects_bad_input(kind) {
+        let js = Gpgpu::create(Some(kind.name().into())).await.unwrap();
+        let (m, n) = (361, 64);
+        let images = Gpgpu::parts_images(n as f64, Some(2)).unwrap();
+        let f = js.upload(&images.clone().into(), m as f64, n as f64).unwrap();
+        let progress = js_sys::Array::new();
+        let record = wasm_bindgen::closure::Closure::<dyn FnMut(f64, f64, JsValue)>::new({
+            let progress = progress.clone();
+            move |i: f64, _: f64, _: JsValue| { progress.push(&i.into()); }
+        });
+        let opts = options(&[("iterations", 30.into()), ("checkEvery", 10.into()), ("onProgress", record.as_ref().clone())]);
+        let r = JsFuture::from(js.nmf(&f, 8.0, opts)).await.unwrap();
+        assert_eq!(get(&r, "iterations").as_f64(), Some(30.0));
+        let errors = js_sys::Float64Array::from(get(&r, "errors")).to_vec();
+        let checks = js_sys::Float64Array::from(get(&r, "checks")).to_vec();
+        assert_eq!(checks, vec![0.0, 10.0, 20.0, 30.0]);
+        assert_eq!(progress.length(), 3, "onProgress at each check after the start");
+        let total: f64 = images.to_vec().iter().map(|&x| f64::from(x).powi(2)).sum();
+        assert!(errors[3] < 0.2 * total && errors[3] < errors[0], "{errors:?} of ||F||^2 = {total}");
+        let u = get(&r, "u");
+        assert_eq!((get(&u, "rows").as_f64(), get(&u, "cols").as_f64()), (Some(361.0), Some(8.0)));
+        assert!(get(&r, "msPerIteration").as_f64().unwrap() > 0.0);
+        let reject = |f: &texla::GpuMatrix, k: f64, opts: JsValue| JsFuture::from(js.nmf(f, k, opts));
+        let message = |e: JsValue| String::from(js_sys::Error::from(e).message());
+        let negative = js.upload(&js_sys::Float32Array::from(&[1.0f32, -2.0, 3.0, 4.0][..]).into(), 2.0, 2.0).unwrap();
+        assert!(message(reject(&negative, 1.0, JsValue::UNDEFINED).await.unwrap_err()).contains("F non-negative and finite: it has a negative entry"));
+        let nan = js.upload(&js_sys::Float32Array::from(&[1.0f32, f32::NAN, 3.0, 4.0][..]).into(), 2.0, 2.0).unwrap();
+        assert!(message(reject(&nan, 1.0, JsValue::UNDEFINED).await.unwrap_err()).contains("infinite or NaN"));
+        assert!(message(reject(&f, 65.0, JsValue::UNDEFINED).await.unwrap_err()).contains("k must be from 1 to min(m, n) = 64"));
+        let bad_rule = options(&[("rule", "kl".into())]);
+        assert!(message(reject(&f, 4.0, bad_rule).await.unwrap_err()).contains("unknown rule \"kl\""));
+        let wrong_u0 = js.upload(&js_sys::Float32Array::new_with_length(20).into(), 5.0, 4.0).unwrap();
+        let bad_start = options(&[("u0", wrong_u0.into())]);
+        assert!(message(reject(&f, 4.0, bad_start).await.unwrap_err()).contains("u0 must be 361x4"));
+    }
+
     async fn nmf_follows_float64_for_every_rule_and_order(kind) {
         let gpu = device(kind).await;
         let k = 6;

@@ -5,6 +5,7 @@
 
 mod gpgpu;
 mod gpu_matrix;
+mod nmf;
 mod options;
 mod solve;
 mod wall;
@@ -49,6 +50,15 @@ export interface LcpComputeOptions { omega?: number; iterations?: number; x0?: G
 /** What the solvers resolve to: the solution stays on the GPU. */
 export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;
   converged: boolean; passes: number; readbacks: number; }
+/** Options of `Gpgpu.nmf`. */
+export interface NmfOptions { iterations?: number; rule?: "euclidean" | "divergence";
+  order?: "alternating" | "simultaneous"; normalize?: boolean; u0?: GpuMatrix; v0?: GpuMatrix;
+  eps?: number; seed?: number; checkEvery?: number;
+  onProgress?: (iteration: number, of: number, error: number | null) => void; signal?: AbortSignal; }
+/** What `Gpgpu.nmf` resolves to: U (m x k) and V (n x k) stay on the GPU; errors[i] is
+ * ||F - U V^T||_F^2 after checks[i] iterations. */
+export interface NmfResult { u: GpuMatrix; v: GpuMatrix; errors: Float64Array; checks: Float64Array;
+  iterations: number; passes: number; readbacks: number; msPerIteration: number; }
 /** A test problem with its known solution x. */
 export interface Problem { n: number; a: Float32Array; b: Float32Array; x: Float64Array; }
 

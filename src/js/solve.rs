@@ -205,7 +205,11 @@ impl Gpgpu {
     }
 
     /// The GpuMatrix named by `options[key]`, if any.
-    fn option_matrix(&self, options: &JsValue, key: &str) -> Result<Option<Matrix>, Error> {
+    pub(super) fn option_matrix(
+        &self,
+        options: &JsValue,
+        key: &str,
+    ) -> Result<Option<Matrix>, Error> {
         let v = option_value(options, key);
         if v.is_undefined() || v.is_null() {
             return Ok(None);
