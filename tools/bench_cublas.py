@@ -3,9 +3,11 @@
 cuBLAS FP32 through PyTorch with TF32 off: TFLOPS of C = A B for each n, timed with CUDA events
 after warm-up, median of several batches, checked against float64 on a sample of elements. Then
 the dense LCP of the benchmark (n = 400, 800 projected-Jacobi iterations, the same iteration),
-eager and captured as one CUDA graph.
+eager and captured as one CUDA graph. Then seed 004's NMF iteration at the thesis's shape (F 361
+x 1024, k = 144; least squares, V then U, as texla's default) in FP32 on the GPU and on the CPU
+(PyTorch's CPU kernels standing in for the thesis's MKL), ms per iteration.
 
-Usage: python3 tools/bench_cublas.py [1024,2048,4096,8192]
+Usage: python3 tools/bench_cublas.py [1024,2048,4096,8192] [--nmf-only]
 """
 import statistics
 import sys
@@ -79,8 +81,37 @@ def lcp(n=400, iterations=800, omega=-0.8):
           f"one CUDA graph {replay:.3f} ms", flush=True)
 
 
+def nmf(m=361, n=1024, k=144, eps=1e-9):
+    for device in ["cuda", "cpu"]:
+        g = torch.Generator(device=device).manual_seed(1)
+        f = torch.rand(m, n, device=device, generator=g)
+        u = torch.rand(m, k, device=device, generator=g) * 0.9 + 0.1
+        v = torch.rand(n, k, device=device, generator=g) * 0.9 + 0.1
+
+        def iteration():
+            v.mul_(f.T @ u).div_(v @ (u.T @ u) + eps)
+            u.mul_(f @ v).div_(u @ (v.T @ v) + eps)
+
+        if device == "cuda":
+            ms = timed(iteration, 50)
+        else:
+            import time
+            iteration()
+            runs = []
+            for _ in range(5):
+                t = time.perf_counter()
+                for _ in range(10):
+                    iteration()
+                runs.append((time.perf_counter() - t) * 100)
+            ms = statistics.median(runs)
+        print(f"NMF {m}x{n}, k={k}, one least-squares iteration in PyTorch FP32 on the "
+              f"{device.upper()} ({torch.get_num_threads()} threads): {ms:.3f} ms", flush=True)
+
+
 if __name__ == "__main__":
     print(torch.cuda.get_device_name(), "torch", torch.__version__, flush=True)
-    sizes = [int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "1024,2048,4096,8192").split(",")]
-    matmul(sizes)
-    lcp()
+    if "--nmf-only" not in sys.argv:
+        sizes = [int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "1024,2048,4096,8192").split(",")]
+        matmul(sizes)
+        lcp()
+    nmf()

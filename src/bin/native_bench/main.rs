@@ -7,13 +7,15 @@
 //! (n = 400, 800 projected-Jacobi iterations) in one dispatch, beside the per-iteration paths;
 //! then frames of the collapsing wall as the page runs them (the default solver for 60 and 600
 //! cubes awake, asleep and hit by the ball; the seed's preset in both layouts), beside the
-//! float64 solve of the same LCP.
+//! float64 solve of the same LCP; then seed 004's NMF at the thesis's shape (`nmf.rs`).
 //!
 //! Timing: every operation runs once to build its pipeline, then in batches of back-to-back runs
 //! between two waits for the GPU (`finish` polls the device until the queue is idle); the
 //! median batch is reported. Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`,
-//! `--no-products`, `--no-wall`, `--quick` (fewer variants), `--lcp-n 400`,
+//! `--no-products`, `--no-wall`, `--no-nmf`, `--quick` (fewer variants), `--lcp-n 400`,
 //! `--lcp-iterations 800`.
+
+mod nmf;
 
 use std::future::Future;
 use std::pin::pin;
@@ -51,6 +53,7 @@ struct Options {
     products: bool,
     lcp: bool,
     wall: bool,
+    nmf: bool,
     quick: bool,
     lcp_n: usize,
     lcp_iterations: usize,
@@ -63,6 +66,7 @@ fn options() -> Options {
         products: true,
         lcp: true,
         wall: true,
+        nmf: true,
         quick: false,
         lcp_n: 400,
         lcp_iterations: 800,
@@ -90,6 +94,7 @@ fn options() -> Options {
             }
             "--no-lcp" => o.lcp = false,
             "--no-wall" => o.wall = false,
+            "--no-nmf" => o.nmf = false,
             "--no-products" => o.products = false,
             "--quick" => o.quick = true,
             other => eprintln!("ignoring unknown option {other}"),
@@ -628,6 +633,9 @@ fn main() {
         }
         if o.wall {
             wall(&gpu)?;
+        }
+        if o.nmf {
+            nmf::nmf(&gpu, 200)?;
         }
         if o.products {
             matvec(&gpu, &o)?;
