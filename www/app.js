@@ -7,6 +7,7 @@
 
 import { product } from "./products.js";
 import { initWall } from "./wall.js";
+import { initNmf } from "./nmf.js";
 import { explore, OPERATIONS } from "./explorer.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
 import { MATVEC_SIZES } from "./bench.js";
@@ -74,6 +75,7 @@ async function start() {
     $("wall-error").hidden = false;
   }
 
+  initNmf(gpu, texla, guarded);
   $("square-form").addEventListener("submit", (e) => {
     e.preventDefault();
     runSquare();

@@ -348,6 +348,36 @@ test("the solvers run on the page beside float64, with a plot", async () => {
   }
 });
 
+test("NMF factorises images on the page beside float64, draws its parts and takes the user's images", async () => {
+  // A small run (64 generated images, k = 8) so that it is quick on SwiftShader; float64's U after
+  // 2 iterations within 1e-4 of the largest entry (float32 products of inner dimension <= 361).
+  for (const backend of ["webgpu", "webgl2"]) {
+    const { page, problems } = await open(`?backend=${backend}`);
+    await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+    await page.fill("#nmf-images", "64");
+    await page.fill("#nmf-k", "8");
+    await page.fill("#nmf-iterations", "20");
+    await page.fill("#nmf-every", "10");
+    await page.click("#nmf-form button[type=submit]");
+    await page.waitForSelector("#nmf-summary", { timeout: 120_000 });
+    assert.equal(await page.getAttribute("#nmf-summary", "data-iterations"), "20");
+    const diff = Number(await page.getAttribute("#nmf-summary", "data-diff"));
+    assert.ok(diff < 1e-4 * 3, `${backend}: U differs from float64 by ${diff}`);
+    const errors = await page.$$eval("#nmf-table td:nth-child(2)", (cells) => cells.map((c) => Number(c.textContent)));
+    assert.ok(errors.at(-1) < errors[0] / 10, `${backend}: the error fell ${errors}`);
+    assert.equal(await page.getAttribute("#nmf-view", "data-iterations"), "20");
+    // k larger than the images is a clear message; so is a file that is no image.
+    await page.fill("#nmf-k", "65");
+    await page.click("#nmf-form button[type=submit]");
+    await page.waitForSelector("#nmf-result .error");
+    assert.match(await page.textContent("#nmf-result .error"), /k must be a whole number from 1 to 64/);
+    await page.setInputFiles("#nmf-files", { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not an image") });
+    await page.waitForFunction(() => /not an image/.test(document.getElementById("nmf-result").textContent));
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
+
 test("the solver benchmark fills its table", async () => {
   const { page, problems } = await open("?backend=webgl2&bench=solvers&sizes=64&n=64");
   await page.waitForSelector("#bench[data-done]", { timeout: 240_000 });
