@@ -289,10 +289,18 @@ on_both_backends! {
         assert!(message(gpu.upload(&JsValue::from(3), 1.0, 1.0).err().unwrap()).contains("Float32Array"));
         let other = Gpgpu::create(Some(kind.name().into())).await.unwrap();
         let foreign = other.upload(&data, 2.0, 2.0).unwrap();
-        assert!(message(gpu.matmul(&m, &foreign).err().unwrap()).contains("another Gpgpu"));
+        assert!(message(gpu.matmul(&m, &foreign, JsValue::UNDEFINED).err().unwrap()).contains("another Gpgpu"));
         let s = gpu.square(&m).unwrap();
         let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(s.read()).await.unwrap().into();
         assert_eq!(got.to_vec(), vec![7.0, 10.0, 15.0, 22.0]);
+        // matmul's transpose options: A^T A and A A^T of [[1, 2], [3, 4]].
+        for (key, want) in [("transposeA", [10.0f32, 14.0, 14.0, 20.0]), ("transposeB", [5.0, 11.0, 11.0, 25.0])] {
+            let options = js_sys::Object::new();
+            js_sys::Reflect::set(&options, &key.into(), &true.into()).unwrap();
+            let p = gpu.matmul(&m, &m, options.into()).unwrap();
+            let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(p.read()).await.unwrap().into();
+            assert_eq!(got.to_vec(), want.to_vec(), "{key}");
+        }
         m.release();
         assert!(message(gpu.square(&m).err().unwrap()).contains("freed"));
         let err = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap_err();

@@ -220,6 +220,12 @@ on_both_backends! {
             let c2 = gpu.read(&gpu.mul_tr(&ga, &bt).unwrap()).await.unwrap();
             let cmp = compare(&c2, &exact, &bound);
             assert!(cmp.worst_bound_ratio <= 1.0, "mul_tr {m}x{k}x{n}: {cmp:?}");
+            // The four of mul_transposed (the JS API's matmul options).
+            for (ta, tb, x, y) in [(false, false, &ga, &gb), (true, false, &at, &gb), (false, true, &ga, &bt), (true, true, &at, &bt)] {
+                let c = gpu.read(&gpu.mul_transposed(x, y, (ta, tb)).unwrap()).await.unwrap();
+                let cmp = compare(&c, &exact, &bound);
+                assert!(cmp.worst_bound_ratio <= 1.0, "mul_transposed({ta}, {tb}) {m}x{k}x{n}: {cmp:?}");
+            }
             // transpose is exact.
             let t = gpu.transpose(&ga).unwrap();
             assert_eq!((t.rows(), t.cols()), (k, m));

@@ -214,6 +214,27 @@ impl Gpu {
         }
     }
 
+    /// `op(a) * op(b)`, op transposing where `transpose` says (`(transpose_a, transpose_b)`):
+    /// `a * b`, [`Gpu::tr_mul`], [`Gpu::mul_tr`], or for both `(b a)^T`.
+    pub fn mul_transposed(
+        &self,
+        a: &Matrix,
+        b: &Matrix,
+        transpose: (bool, bool),
+    ) -> Result<Matrix> {
+        match transpose {
+            (false, false) => self.mul(a, b),
+            (true, false) => self.tr_mul(a, b),
+            (false, true) => self.mul_tr(a, b),
+            (true, true) => {
+                if a.rows() != b.cols() {
+                    return Err(inner_mismatch(a, b, "A^T B^T", a.rows(), b.cols()));
+                }
+                self.transpose(&self.mul(b, a)?)
+            }
+        }
+    }
+
     /// `a^T`.
     pub fn transpose(&self, a: &Matrix) -> Result<Matrix> {
         self.run_kernel(kernels::TRANSPOSE, &[a], self.layout(a.cols(), a.rows())?)

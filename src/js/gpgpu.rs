@@ -95,8 +95,26 @@ impl Gpgpu {
 
     /// `a * b`, computed on the GPU by the fastest kernel this device has (see
     /// `capabilities().matmulKernel` and `.matmulReason`); the result stays there until read.
-    pub fn matmul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.mul(&a.matrix()?, &b.matrix()?))
+    /// Options `{transposeA, transposeB}` multiply by A^T and/or B^T instead, without the caller
+    /// building them.
+    pub fn matmul(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ transposeA?: boolean; transposeB?: boolean } | undefined"
+        )]
+        options: JsValue,
+    ) -> Result<GpuMatrix, JsValue> {
+        let transpose = (
+            super::options::option_bool(&options, "transposeA"),
+            super::options::option_bool(&options, "transposeB"),
+        );
+        matrix_op!(
+            self,
+            self.device
+                .mul_transposed(&a.matrix()?, &b.matrix()?, transpose)
+        )
     }
 
     /// `a * b` by the teaching kernel: one fragment per output texel, seed 000's MOP.
