@@ -276,6 +276,39 @@ on_both_backends! {
         assert_eq!(gpu.read(&ok).await.unwrap(), vec![3.0, 3.0]);
     }
 
+    async fn get_and_set_use_one_read_back_and_one_upload(kind) {
+        // Seed 004's controller: get reads the matrix back once into a CPU copy and serves
+        // every later get from it; set changes the copy, and the texture is brought up to date
+        // by one upload before the next GPU use; an in-place operation drops the copy.
+        let gpu = Gpgpu::create(Some(kind.name().into())).await.unwrap();
+        let readbacks = |g: &Gpgpu| js_sys::Reflect::get(&g.counts(), &"readbacks".into()).unwrap().as_f64().unwrap();
+        let number = |p: js_sys::Promise| async move { wasm_bindgen_futures::JsFuture::from(p).await.map(|v| v.as_f64().unwrap()) };
+        let data: Vec<f32> = (0..12).map(|v| v as f32).collect();
+        let m = gpu.upload(&js_sys::Float32Array::from(data.as_slice()).into(), 3.0, 4.0).unwrap();
+        let before = readbacks(&gpu);
+        assert_eq!(number(m.get(1.0, 2.0)).await.unwrap(), 6.0);
+        assert_eq!(number(m.get(2.0, 3.0)).await.unwrap(), 11.0);
+        assert_eq!(readbacks(&gpu) - before, 1.0, "one read-back for both gets");
+        wasm_bindgen_futures::JsFuture::from(m.set(0.0, 0.0, 42.0)).await.unwrap();
+        wasm_bindgen_futures::JsFuture::from(m.set(2.0, 3.0, -1.0)).await.unwrap();
+        assert_eq!(number(m.get(0.0, 0.0)).await.unwrap(), 42.0);
+        let eye = gpu.identity(4.0, None).unwrap();
+        let product = gpu.matmul(&m, &eye, JsValue::UNDEFINED).unwrap();
+        let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(product.read()).await.unwrap().into();
+        let mut want = data.clone();
+        (want[0], want[11]) = (42.0, -1.0);
+        assert_eq!(got.to_vec(), want, "the GPU sees both sets");
+        assert_eq!(readbacks(&gpu) - before, 2.0, "and only the product was read back");
+        m.scale_mut(2.0).unwrap();
+        assert_eq!(number(m.get(0.0, 0.0)).await.unwrap(), 84.0, "an in-place operation drops the copy");
+        assert_eq!(readbacks(&gpu) - before, 3.0);
+        let message = |e: JsValue| String::from(js_sys::Error::from(e).message());
+        assert!(message(number(m.get(3.0, 0.0)).await.unwrap_err()).contains("(3, 0) is not an element of this 3x4 matrix"));
+        assert!(message(number(m.get(0.5, 0.0)).await.unwrap_err()).contains("not an element"));
+        m.release();
+        assert!(message(number(m.get(0.0, 0.0)).await.unwrap_err()).contains("freed"));
+    }
+
     async fn js_api_rejects_bad_input_and_stays_usable(kind) {
         let gpu = Gpgpu::create(Some(kind.name().into())).await.unwrap_or_else(|e| {
             panic!("{} is required and missing: {}", kind.name(), message(e))

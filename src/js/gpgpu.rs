@@ -350,6 +350,16 @@ impl Gpgpu {
         ])
     }
 
+    /// GPU passes and read-backs since this Gpgpu opened: `{passes, readbacks}` (subtract two
+    /// to count what an operation took).
+    pub fn counts(&self) -> Object {
+        let c = self.device.counts();
+        object(&[
+            ("passes", (c.passes as f64).into()),
+            ("readbacks", (c.readbacks as f64).into()),
+        ])
+    }
+
     /// Starts a new peak from the bytes held now (call `releasePooled()` first to start from
     /// the live bytes alone), so that `memory().peakBytes` measures what follows.
     #[wasm_bindgen(js_name = resetPeak)]
@@ -439,8 +449,8 @@ impl Gpgpu {
                     .get(&(id as u32))
                     .and_then(Weak::upgrade)
                     .ok_or(Error::ForeignMatrix)?;
-                let m = cell.borrow().clone();
-                m.ok_or(Error::Freed)
+                let m = cell.borrow_mut().current(&self.device);
+                m
             })
             .collect()
     }

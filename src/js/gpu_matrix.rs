@@ -1,5 +1,7 @@
-//! `GpuMatrix`: a matrix whose data stays on the GPU until `read()`, and the registry that lets
-//! a `Gpgpu` find its matrices in JavaScript arrays.
+//! `GpuMatrix`: a matrix whose data stays on the GPU until `read()`, with a CPU copy for
+//! `get`/`set` (seed 004's controller: one read-back, then served from the copy until the GPU
+//! side changes; one upload before the next GPU use), and the registry that lets a `Gpgpu` find
+//! its matrices in JavaScript arrays.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -17,12 +19,39 @@ use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
 /// A device's matrices by id, so that arrays of matrices can be passed from JS.
-pub(super) type Registry = Rc<RefCell<HashMap<u32, Weak<Slot>>>>;
+pub(super) type Registry = Rc<RefCell<HashMap<u32, Weak<RefCell<Slot>>>>>;
 
 static NEXT_MATRIX_ID: AtomicU32 = AtomicU32::new(1);
 
-/// Where a GpuMatrix keeps its matrix: `None` once freed.
-pub(super) type Slot = RefCell<Option<Matrix>>;
+/// Where a GpuMatrix keeps its data.
+pub(super) struct Slot {
+    /// The texture; `None` once freed.
+    gpu: Option<Matrix>,
+    /// A row-major CPU copy, made by `get` and `set`; valid until the GPU side changes.
+    cpu: Option<Vec<f32>>,
+    /// The copy holds values the texture lacks (a `set` since the last upload).
+    dirty: bool,
+    /// Bumped whenever the texture's contents change on the GPU, so that a read-back begun
+    /// before is not kept as the copy.
+    version: u64,
+}
+
+impl Slot {
+    /// The matrix for a GPU operation: the texture, first replaced by an upload of the copy
+    /// where `set` changed it.
+    pub(super) fn current(&mut self, device: &Gpu) -> Result<Matrix, Error> {
+        let m = self.gpu.clone().ok_or(Error::Freed)?;
+        match &self.cpu {
+            Some(copy) if self.dirty => {
+                let fresh = device.upload(copy, m.rows(), m.cols())?;
+                self.gpu = Some(fresh.clone());
+                self.dirty = false;
+                Ok(fresh)
+            }
+            _ => Ok(m),
+        }
+    }
+}
 
 /// A matrix whose data stays on the GPU until `read()`.
 #[wasm_bindgen]
@@ -31,7 +60,7 @@ pub struct GpuMatrix {
     id: u32,
     rows: usize,
     cols: usize,
-    matrix: Rc<Slot>,
+    matrix: Rc<RefCell<Slot>>,
 }
 
 #[wasm_bindgen]
@@ -54,12 +83,47 @@ impl GpuMatrix {
         self.id
     }
 
-    /// Reads the matrix back: a Float32Array of exactly rows * cols values, row-major.
+    /// Reads the matrix back: a Float32Array of exactly rows * cols values, row-major (from the
+    /// CPU copy where `get` or `set` made one, without a read-back).
     #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array>")]
     pub fn read(&self) -> Promise {
         let device = self.device.clone();
+        let copy = self.matrix.borrow().cpu.clone();
         let matrix = self.matrix();
-        future_to_promise(async move { Ok(device.read_values(&matrix?).await?.into_js().into()) })
+        future_to_promise(async move {
+            if let Some(copy) = copy {
+                return Ok(js_sys::Float32Array::from(copy.as_slice()).into());
+            }
+            Ok(device.read_values(&matrix?).await?.into_js().into())
+        })
+    }
+
+    /// The element at row `i`, column `j`: the first call reads the matrix back into a CPU
+    /// copy, later ones are served from it until the GPU side changes (an in-place operation).
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn get(&self, i: f64, j: f64) -> Promise {
+        let (index, copy) = (self.index(i, j), self.copy());
+        future_to_promise(async move {
+            let index = index?;
+            Ok(copy.await?[index].into())
+        })
+    }
+
+    /// Sets the element at row `i`, column `j` to `value` in the CPU copy (made by one read-back
+    /// if there is none); the texture is brought up to date by one upload before the matrix's
+    /// next GPU use, however many elements were set.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn set(&self, i: f64, j: f64, value: f32) -> Promise {
+        let (index, copy, slot) = (self.index(i, j), self.copy(), self.matrix.clone());
+        future_to_promise(async move {
+            let index = index?;
+            copy.await?;
+            let mut slot = slot.borrow_mut();
+            let values = slot.cpu.as_mut().ok_or(Error::Freed)?;
+            values[index] = value;
+            slot.dirty = true;
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// `this += b`.
@@ -86,16 +150,52 @@ impl GpuMatrix {
         self.update(ops::add_component_mul(), &[a, b])
     }
 
-    /// Frees the GPU texture now; any later use of this matrix is an error.
+    /// Frees the GPU texture (and the CPU copy) now; any later use of this matrix is an error.
     #[wasm_bindgen(js_name = free)]
     pub fn release(&self) {
-        self.matrix.borrow_mut().take();
+        let mut slot = self.matrix.borrow_mut();
+        (slot.gpu, slot.cpu) = (None, None);
+        slot.version += 1;
     }
 }
 
 impl GpuMatrix {
     pub(super) fn matrix(&self) -> Result<Matrix, Error> {
-        self.matrix.borrow().clone().ok_or(Error::Freed)
+        self.matrix.borrow_mut().current(&self.device)
+    }
+
+    /// The row-major index of (i, j), or a clear error.
+    fn index(&self, i: f64, j: f64) -> Result<usize, Error> {
+        let whole = |x: f64, n: usize| x.fract() == 0.0 && x >= 0.0 && x < n as f64;
+        if whole(i, self.rows) && whole(j, self.cols) {
+            Ok(i as usize * self.cols + j as usize)
+        } else {
+            Err(Error::Argument(format!(
+                "({i}, {j}) is not an element of this {}x{} matrix: rows 0..{}, columns 0..{}",
+                self.rows, self.cols, self.rows, self.cols
+            )))
+        }
+    }
+
+    /// The CPU copy, made by one read-back if there is none (kept unless the GPU side changed
+    /// meanwhile).
+    fn copy(&self) -> impl std::future::Future<Output = Result<Vec<f32>, Error>> {
+        let (device, slot) = (self.device.clone(), self.matrix.clone());
+        async move {
+            let (matrix, version) = {
+                let s = slot.borrow();
+                if let Some(copy) = &s.cpu {
+                    return Ok(copy.clone());
+                }
+                (s.gpu.clone().ok_or(Error::Freed)?, s.version)
+            };
+            let values = device.read(&matrix).await?;
+            let mut s = slot.borrow_mut();
+            if s.version == version && s.cpu.is_none() {
+                s.cpu = Some(values.clone());
+            }
+            Ok(values)
+        }
     }
 
     /// `this = expr(this, others...)`, replacing this matrix's texture.
@@ -107,7 +207,9 @@ impl GpuMatrix {
         let refs: Vec<&Matrix> = others.iter().collect();
         let mut this = self.matrix()?;
         self.device.map_mut(&expr, &mut this, &refs)?;
-        *self.matrix.borrow_mut() = Some(this);
+        let mut slot = self.matrix.borrow_mut();
+        (slot.gpu, slot.cpu, slot.dirty) = (Some(this), None, false);
+        slot.version += 1;
         Ok(())
     }
 }
@@ -116,7 +218,12 @@ impl GpuMatrix {
 pub(super) fn wrap_matrix(device: &Rc<Gpu>, registry: &Registry, m: Matrix) -> GpuMatrix {
     let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
     let (rows, cols) = (m.rows(), m.cols());
-    let cell = Rc::new(RefCell::new(Some(m)));
+    let cell = Rc::new(RefCell::new(Slot {
+        gpu: Some(m),
+        cpu: None,
+        dirty: false,
+        version: 0,
+    }));
     let mut registry = registry.borrow_mut();
     if registry.len() >= 64 && registry.len().is_power_of_two() {
         registry.retain(|_, w| w.strong_count() > 0);
