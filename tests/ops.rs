@@ -220,6 +220,15 @@ on_both_backends! {
             let c2 = gpu.read(&gpu.mul_tr(&ga, &bt).unwrap()).await.unwrap();
             let cmp = compare(&c2, &exact, &bound);
             assert!(cmp.worst_bound_ratio <= 1.0, "mul_tr {m}x{k}x{n}: {cmp:?}");
+            // By accumulation passes: one inner index per pass, seed 000's 24, and all in one
+            // pass; the passes counted.
+            for per_pass in [1, 24, k] {
+                let before = gpu.counts().passes;
+                let c = gpu.read(&gpu.mul_passes(&ga, &gb, per_pass).unwrap()).await.unwrap();
+                let cmp = compare(&c, &exact, &bound);
+                assert!(cmp.worst_bound_ratio <= 1.0, "mul_passes({per_pass}) {m}x{k}x{n}: {cmp:?}");
+                assert_eq!(gpu.counts().passes - before, (1 + k.div_ceil(per_pass)) as u64, "a fill and the passes");
+            }
             // The four of mul_transposed (the JS API's matmul options).
             for (ta, tb, x, y) in [(false, false, &ga, &gb), (true, false, &at, &gb), (false, true, &ga, &bt), (true, true, &at, &bt)] {
                 let c = gpu.read(&gpu.mul_transposed(x, y, (ta, tb)).unwrap()).await.unwrap();

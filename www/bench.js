@@ -302,3 +302,36 @@ export async function runLcpBenchmark(gpu, texla, sizes, progress = () => {}) {
   }
   return rows;
 }
+
+/**
+ * Seed 004's lesson, multiplication by accumulation passes: for each n, A B (n x n) by
+ * `matmulPasses` with 1, 4, 24 (seed 000's six MOPs) and n inner indices per pass, beside
+ * `matmul` in one pass: ms (resident, the read-back awaited), passes counted, GFLOPS.
+ */
+export async function runPassesBenchmark(gpu, sizes, progress = () => {}) {
+  const rows = [];
+  for (const n of sizes) {
+    const { a, b } = productMatrices(n);
+    const A = gpu.upload(a, n, n), B = gpu.upload(b, n, n);
+    const paths = [...new Set([1, 4, 24, n])].map((perPass) => [`${perPass} per pass`, perPass, () => gpu.matmulPasses(A, B, { perPass })]);
+    paths.push([`matmul (${gpu.capabilities().matmulKernel} kernel, one pass)`, n, () => gpu.matmul(A, B)]);
+    try {
+      for (const [path, perPass, run] of paths) {
+        progress(`n = ${n}: ${path}`);
+        let passes = 0;
+        const ms = await best(n <= 256 ? 3 : 1, async () => {
+          const before = gpu.counts().passes;
+          const c = run();
+          await c.read();
+          passes = gpu.counts().passes - before;
+          c.free();
+        });
+        rows.push({ n, path, perPass, passes, ms, gflops: (2 * n ** 3) / (ms * 1e6) });
+      }
+    } finally {
+      A.free();
+      B.free();
+    }
+  }
+  return rows;
+}

@@ -214,6 +214,33 @@ impl Gpu {
         }
     }
 
+    /// `a * b` by accumulation passes, the way a GPU without loops had to (seed 004, section
+    /// 3.2; seed 000's MOPs per pass): `ceil(k / per_pass)` passes, each adding `per_pass` inner
+    /// indices to the partial product of the pass before (two textures, ping-pong). The
+    /// teaching path: one pass ([`Gpu::mul`]) is always faster.
+    pub fn mul_passes(&self, a: &Matrix, b: &Matrix, per_pass: usize) -> Result<Matrix> {
+        if a.cols() != b.rows() {
+            return Err(inner_mismatch(a, b, "A B", a.cols(), b.rows()));
+        }
+        if per_pass == 0 {
+            return Err(Error::Argument(
+                "perPass must be at least 1 inner index per pass".into(),
+            ));
+        }
+        let output = self.layout(a.rows(), b.cols())?;
+        let mut c = self.fill(a.rows(), b.cols(), 0.0)?;
+        for p0 in (0..a.cols()).step_by(per_pass) {
+            let program = Program::new(
+                kernels::MATMUL_PASS,
+                vec![a.layout, b.layout, c.layout],
+                output,
+            )
+            .with_params(&[p0 as f32, per_pass.min(a.cols()) as f32]);
+            c = self.run(program, &[a, b, &c])?;
+        }
+        Ok(c)
+    }
+
     /// `op(a) * op(b)`, op transposing where `transpose` says (`(transpose_a, transpose_b)`):
     /// `a * b`, [`Gpu::tr_mul`], [`Gpu::mul_tr`], or for both `(b a)^T`.
     pub fn mul_transposed(

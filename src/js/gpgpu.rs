@@ -117,6 +117,23 @@ impl Gpgpu {
         )
     }
 
+    /// `a * b` by accumulation passes (seed 004's lesson): option `perPass` (default 1, the
+    /// thesis's one inner index per pass; 24 is seed 000's six MOPs per pass) inner indices are
+    /// added to the partial product per pass, `ceil(k / perPass)` passes in all.
+    #[wasm_bindgen(js_name = matmulPasses)]
+    pub fn matmul_passes(
+        &self,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        #[wasm_bindgen(unchecked_param_type = "{ perPass?: number } | undefined")] options: JsValue,
+    ) -> Result<GpuMatrix, JsValue> {
+        let per_pass = super::options::option_count(&options, "perPass")?.unwrap_or(1);
+        matrix_op!(
+            self,
+            self.device.mul_passes(&a.matrix()?, &b.matrix()?, per_pass)
+        )
+    }
+
     /// `a * b` by the teaching kernel: one fragment per output texel, seed 000's MOP.
     #[wasm_bindgen(js_name = matmulTeaching)]
     pub fn matmul_teaching(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {

@@ -287,6 +287,8 @@ test("the function and matrix-vector benchmarks fill their tables", async () => 
     ["matvec", "16,31", (r) => r.blocked > 0 && r.naive > 0 && r.compute > 0 && r.js > 0],
     ["products", "16,32", (r) => r.computeResident > 0 && r.mulResident > 0 && r.mulFastResident > 0 && r.squareFastResident > 0],
     ["lcp", "40", (r) => r.ms > 0 && r.jsMs > 0 && r.error < 1e-5],
+    // ceil(16 / perPass) passes plus the fill of the partial product; matmul in one.
+    ["passes", "16", (r) => r.ms > 0 && r.passes === (r.path.startsWith("matmul") ? 1 : 1 + Math.ceil(16 / r.perPass))],
   ]) {
     const { page, problems } = await open(`?backend=webgpu&bench=${kind}&sizes=${sizes}`);
     await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });

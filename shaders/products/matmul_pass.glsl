@@ -1,0 +1,17 @@
+// One accumulation pass of C = A * B (seed 004, section 3.2; seed 000's "MOPs per pass"): the
+// partial product so far, input c, plus inner indices p0 .. p0 + count - 1 of A B, one output
+// texel (rows 4y..4y+3 of column x) per fragment. A product over k inner indices takes
+// ceil(k / count) such passes, ping-ponging between two textures: count = 1 is the thesis's
+// pass per inner index, count = 24 seed 000's six MOPs of 4 per pass.
+// param(0) = p0, param(1) = count.
+vec4 kernel(ivec2 texel) {
+    int x = texel.x;
+    int y = texel.y;
+    int p0 = int(param(0));
+    int end = min(p0 + int(param(1)), a_cols());
+    vec4 acc = c_texel(x, y);
+    for (int p = p0; p < end; p++) {
+        acc += a_texel(p, y) * b_texel(x, p / 4)[p % 4];
+    }
+    return acc;
+}
