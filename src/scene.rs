@@ -1,7 +1,8 @@
 //! What to draw: neutral data that physics fills in and each backend's renderer reads.
 //!
 //! A [`Scene`] is the uniform block of `shaders/scene.*` (std140): the camera, the light and up
-//! to [`MAX_INSTANCES`] boxes or balls. It names no backend and no physics type.
+//! to [`MAX_INSTANCES`] boxes or balls; a larger world is drawn as several, one draw each. It
+//! names no backend and no physics type.
 
 /// Most instances one [`Scene`] draws.
 pub const MAX_INSTANCES: usize = 64;

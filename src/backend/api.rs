@@ -245,8 +245,9 @@ impl<B: Backend> DynBackend for B {
 /// A backend's scene renderer: draws the wall ([`Scene`], `shaders/scene/`) into a canvas of its
 /// own. Kept apart from [`Backend`], so compute-only code never sees drawing.
 pub trait Draw {
-    /// Draws `scene` into [`Draw::canvas`] at that canvas's current size.
-    fn draw(&self, scene: &Scene) -> Result<()>;
+    /// Draws `scenes` (one frame, [`crate::scene::MAX_INSTANCES`] instances each) into
+    /// [`Draw::canvas`] at that canvas's current size.
+    fn draw(&self, scenes: &[Scene]) -> Result<()>;
 
     /// The canvas [`Draw::draw`] renders into, for the page to place and size.
     fn canvas(&self) -> Result<web_sys::HtmlCanvasElement>;

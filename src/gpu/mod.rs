@@ -279,8 +279,8 @@ impl Gpu {
     }
 
     /// Draws a scene of lit boxes into [`Gpu::scene_canvas`] (the wall's view).
-    pub fn draw_scene(&self, scene: &Scene) -> Result<()> {
-        self.renderer()?.draw(scene)
+    pub fn draw_scene(&self, scenes: &[Scene]) -> Result<()> {
+        self.renderer()?.draw(scenes)
     }
 
     /// The canvas [`Gpu::draw_scene`] draws into, for the page to place and size.

@@ -40,6 +40,9 @@ struct WallState {
 /// How `step()` rejects when `cancel()` or `reset()` abandoned its frame.
 const ABANDONED: &str = "the frame was cancelled or the wall reset before it finished";
 
+/// Most unknowns `lcp()` copies out as a dense matrix.
+const MAX_CHECKED_UNKNOWNS: usize = 3000;
+
 /// The thrown ball: radius m, mass kg, speed m/s.
 const BALL: (f64, f64, f64) = (0.5, 100.0, 15.0);
 
@@ -54,7 +57,7 @@ impl Wall {
         let state = WallState {
             world: Self::world(seed, walls, physics::Settings::default()),
             walls,
-            camera: physics::Camera::default(),
+            camera: physics::Camera::for_walls(walls),
             generation: 0,
             seed,
             last: None,
@@ -127,15 +130,32 @@ impl Wall {
         true
     }
 
-    /// Back to a standing wall built from `seed` (default: the same one), keeping the settings.
-    pub fn reset(&self, seed: Option<u32>) {
+    /// Back to a standing wall built from `seed` (default: the same one) and `walls` walls one
+    /// behind the other (default: as many as now; 1 to 100), keeping the settings; a new
+    /// number of walls also resets the camera to take them in.
+    pub fn reset(&self, seed: Option<u32>, walls: Option<u32>) -> Result<(), JsValue> {
+        if let Some(w) = walls.filter(|w| !(1..=100).contains(w)) {
+            return Err(Error::Argument(format!(
+                "walls must be a whole number from 1 to 100, got {w}"
+            ))
+            .into());
+        }
         let mut s = self.state.borrow_mut();
         s.seed = seed.unwrap_or(s.seed);
+        if let Some(w) = walls.map(|w| w as usize).filter(|&w| w != s.walls) {
+            s.walls = w;
+            let aspect = s.camera.aspect;
+            s.camera = physics::Camera {
+                aspect,
+                ..physics::Camera::for_walls(w)
+            };
+        }
         s.world = Self::world(s.seed, s.walls, s.world.settings);
         // A frame under way belongs to the old wall: abandoned, as by `cancel()`.
         s.generation += 1;
         s.stepping = false;
         s.last = None;
+        Ok(())
     }
 
     /// Draws the current frame into `canvas()` (sized by the page) from the orbit camera.
@@ -159,7 +179,7 @@ impl Wall {
         c.yaw += yaw;
         c.pitch = (c.pitch + pitch).clamp(0.02, 1.5);
         if zoom.is_finite() && zoom > 0.0 {
-            c.distance = (c.distance * zoom).clamp(3.0, 40.0);
+            c.distance = (c.distance * zoom).clamp(3.0, 400.0);
         }
     }
 
@@ -292,17 +312,26 @@ impl Wall {
     /// a (dense size x size, row-major), b, x0, x (the GPU's impulses), mu, solver, omega,
     /// step, iterations, island (per contact)}`; unknowns per contact in the order normal,
     /// tangent, tangent.
-    /// `null` before the first frame.
-    pub fn lcp(&self) -> JsValue {
+    /// `null` before the first frame; an Error past 3000 unknowns (the dense matrix would take
+    /// 72 MB; one wall's LCP has about 1260).
+    pub fn lcp(&self) -> Result<JsValue, JsValue> {
         let s = self.state.borrow();
         let Some((lcp, x)) = &s.last else {
-            return JsValue::NULL;
+            return Ok(JsValue::NULL);
         };
+        if lcp.size() > MAX_CHECKED_UNKNOWNS {
+            return Err(Error::Argument(format!(
+                "this frame's LCP has {} unknowns: too many to copy as a dense float64 matrix for \
+                 checking (at most {MAX_CHECKED_UNKNOWNS}; one wall has about 1260)",
+                lcp.size()
+            ))
+            .into());
+        }
         let flat = |v: &[[f64; 3]]| {
             js_sys::Float64Array::from(v.iter().flatten().copied().collect::<Vec<_>>().as_slice())
         };
         let island: Vec<u32> = lcp.island.iter().map(|&i| i as u32).collect();
-        object(&[
+        Ok(object(&[
             ("contacts", lcp.contacts.len().into()),
             ("size", lcp.size().into()),
             (
@@ -322,7 +351,7 @@ impl Wall {
                 js_sys::Uint32Array::from(island.as_slice()).into(),
             ),
         ])
-        .into()
+        .into())
     }
 }
 

@@ -5,7 +5,7 @@
 //! ([`World::end_frame`]).
 
 use super::{ContactLcp, World};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::solver::{self, ContactMethod, ContactSystem};
 
@@ -26,7 +26,14 @@ pub async fn gpu_frame(
         (Vec::new(), 0.0)
     } else {
         let layout = lcp.gpu_layout(world.settings.mode);
-        let system = ContactSystem::upload(gpu, &layout)?;
+        let system = ContactSystem::upload(gpu, &layout).map_err(|e| match e {
+            Error::TooLarge { .. } => Error::Simulation(format!(
+                "this frame's {} contacts do not fit the GPU: {e} (matrices larger than one \
+                 texture are not supported yet)",
+                lcp.contacts.len()
+            )),
+            e => e,
+        })?;
         let x0 = gpu.upload(&layout.x0, layout.rows, 1)?;
         let method = world.method(&lcp);
         let x = solver::solve_contacts(gpu, &system, &x0, method, iterations)?;

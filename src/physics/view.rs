@@ -35,6 +35,16 @@ impl Default for Camera {
 }
 
 impl Camera {
+    /// The default view, backed off to take in `walls` walls one behind the other.
+    pub fn for_walls(walls: usize) -> Self {
+        let span =
+            (walls.max(1) - 1) as f64 * super::WALL_SPACING * super::WallSpec::default().edge;
+        Camera {
+            distance: 9.0 + 0.9 * span,
+            ..Camera::default()
+        }
+    }
+
     /// The camera's position, m.
     pub fn eye(&self) -> DVec3 {
         let (sy, cy) = self.yaw.sin_cos();
@@ -45,7 +55,7 @@ impl Camera {
     /// Clip from world.
     pub fn view_proj(&self) -> DMat4 {
         // Right-handed, depth 0..1 (WebGPU's clip space; inside WebGL2's -1..1 too).
-        let (near, far) = (0.1, 200.0);
+        let (near, far) = (0.1, 1000.0);
         let f = 1.0 / (0.4f64).tan();
         let proj = DMat4::from_cols(
             DVec4::new(f / self.aspect.max(0.1), 0.0, 0.0, 0.0),
@@ -76,26 +86,29 @@ impl Camera {
     }
 
     /// The scene of `world` seen from this camera, in WebGPU clip space (depth 0..1; the
-    /// WebGL2 shader maps it back).
-    pub fn scene(&self, world: &World) -> Scene {
-        let mut instances = [Instance::default(); MAX_INSTANCES];
+    /// WebGL2 shader maps it back): one [`Scene`] per [`MAX_INSTANCES`] instances, the floor
+    /// first, then the boxes, then the balls (drawn with more vertices).
+    pub fn scene(&self, world: &World) -> Vec<Scene> {
+        // The floor reaches 20 m past the farthest body, 40 m at least.
+        let reach = world.bodies.iter().fold(40.0f64, |r, b| {
+            r.max(b.position.x.abs() + 20.0)
+                .max(b.position.z.abs() + 20.0)
+        }) as f32;
         let floor = Mat4::from_scale_rotation_translation(
-            glam::Vec3::new(40.0, 0.05, 40.0),
+            glam::Vec3::new(reach, 0.05, reach),
             glam::Quat::IDENTITY,
             glam::Vec3::new(0.0, -0.05, 0.0),
         );
-        instances[0] = Instance {
+        let mut all = vec![Instance {
             model: floor.to_cols_array_2d(),
             color: [0.6, 0.6, 0.6, 2.0],
-        };
-        // The boxes first, then the balls (drawn with more vertices).
-        let mut count = 1;
+        }];
         let (boxes, balls): (Vec<&Body>, Vec<&Body>) = world
             .bodies
             .iter()
             .partition(|b| matches!(b.shape, Shape::Cube { .. }));
-        let first_ball = (1 + boxes.len()).min(MAX_INSTANCES) as u32;
-        for body in boxes.into_iter().chain(balls).take(MAX_INSTANCES - 1) {
+        let first_ball = 1 + boxes.len();
+        for body in boxes.into_iter().chain(balls) {
             let (half, kind) = match body.shape {
                 Shape::Cube { half } => (half, 0.0),
                 Shape::Ball { radius } => (radius, 1.0),
@@ -106,18 +119,28 @@ impl Camera {
                 body.position,
             );
             let [r, g, b] = body.color;
-            instances[count] = Instance {
+            all.push(Instance {
                 model: model.as_mat4().to_cols_array_2d(),
                 color: [r, g, b, kind],
-            };
-            count += 1;
+            });
         }
-        let light = Vec4::new(-0.4, 0.8, -0.45, 0.0).normalize();
-        Scene {
-            view_proj: self.view_proj().as_mat4().to_cols_array_2d(),
-            light: light.to_array(),
-            count: [count as u32, first_ball, 0, 0],
-            instances,
-        }
+        let view_proj = self.view_proj().as_mat4().to_cols_array_2d();
+        let light = Vec4::new(-0.4, 0.8, -0.45, 0.0).normalize().to_array();
+        all.chunks(MAX_INSTANCES)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut instances = [Instance::default(); MAX_INSTANCES];
+                instances[..chunk.len()].copy_from_slice(chunk);
+                let balls = first_ball
+                    .saturating_sub(c * MAX_INSTANCES)
+                    .min(chunk.len());
+                Scene {
+                    view_proj,
+                    light,
+                    count: [chunk.len() as u32, balls as u32, 0, 0],
+                    instances,
+                }
+            })
+            .collect()
     }
 }

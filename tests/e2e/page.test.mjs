@@ -480,6 +480,23 @@ for (const backend of ["webgpu", "webgl2"]) {
     await page.waitForFunction(() => document.getElementById("wall-stats").dataset.frame === "5", null, { timeout: 60_000 });
     assert.match(await page.textContent("#wall-stats"), /solver projected Jacobi, ω -0\.1.*iterations 50/);
     await verified("projected Jacobi");
+
+    // The scene size: 10 walls step (600 cubes, 4200 contacts; Verify says the LCP is too
+    // large to copy densely); 100 walls say plainly that they do not fit one texture.
+    await page.selectOption("#wall-preset", "texla");
+    await page.fill("#wall-iterations", "0");
+    await page.dispatchEvent("#wall-iterations", "change");
+    await page.selectOption("#wall-scene", "10");
+    assert.match(await page.textContent("#wall-stats"), /bodies 600/);
+    await page.click("#wall-step");
+    await page.waitForFunction(() => document.getElementById("wall-stats").dataset.frame === "1", null, { timeout: 60_000 });
+    assert.match(await page.textContent("#wall-stats"), /contacts solved 4200/);
+    await page.click("#wall-verify");
+    assert.match(await page.textContent("#wall-verify-result"), /12600 unknowns: too many to copy/);
+    await page.selectOption("#wall-scene", "100");
+    await page.click("#wall-step");
+    await page.waitForFunction(() => !document.getElementById("wall-error").hidden, null, { timeout: 120_000 });
+    assert.match(await page.textContent("#wall-error"), /42000 contacts do not fit the GPU/);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -43,7 +43,7 @@ impl SceneRenderer {
 }
 
 impl Draw for SceneRenderer {
-    fn draw(&self, scene: &Scene) -> Result<()> {
+    fn draw(&self, scenes: &[Scene]) -> Result<()> {
         let gl = &self.gl;
         if let Some(fence) = self.drawn.take() {
             // SAFETY: a fence of this context, deleted once signalled.
@@ -79,25 +79,27 @@ impl Draw for SceneRenderer {
             gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
             gl.use_program(Some(program));
             gl.bind_buffer(glow::UNIFORM_BUFFER, Some(buffer));
-            gl.buffer_data_u8_slice(
-                glow::UNIFORM_BUFFER,
-                bytemuck::bytes_of(scene),
-                glow::DYNAMIC_DRAW,
-            );
-            gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, Some(buffer));
             gl.bind_vertex_array(Some(self.vertex_array));
-            let [count, balls, ..] = scene.count;
-            gl.draw_arrays_instanced(glow::TRIANGLES, 0, BOX_VERTICES as i32, balls as i32);
-            // The balls: instances from `balls` on, through `count.z` (WebGL2 has no first
-            // instance).
-            let z = std::mem::offset_of!(Scene, count) + 8;
-            gl.buffer_sub_data_u8_slice(glow::UNIFORM_BUFFER, z as i32, &balls.to_ne_bytes());
-            gl.draw_arrays_instanced(
-                glow::TRIANGLES,
-                0,
-                BALL_VERTICES as i32,
-                (count - balls) as i32,
-            );
+            for scene in scenes {
+                gl.buffer_data_u8_slice(
+                    glow::UNIFORM_BUFFER,
+                    bytemuck::bytes_of(scene),
+                    glow::DYNAMIC_DRAW,
+                );
+                gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, Some(buffer));
+                let [count, balls, ..] = scene.count;
+                gl.draw_arrays_instanced(glow::TRIANGLES, 0, BOX_VERTICES as i32, balls as i32);
+                // The balls: instances from `balls` on, through `count.z` (WebGL2 has no first
+                // instance).
+                let z = std::mem::offset_of!(Scene, count) + 8;
+                gl.buffer_sub_data_u8_slice(glow::UNIFORM_BUFFER, z as i32, &balls.to_ne_bytes());
+                gl.draw_arrays_instanced(
+                    glow::TRIANGLES,
+                    0,
+                    BALL_VERTICES as i32,
+                    (count - balls) as i32,
+                );
+            }
             gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, None);
             gl.disable(glow::DEPTH_TEST);
             let fence = gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0);

@@ -17,6 +17,8 @@ const SCENE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 /// frames asked for faster than the GPU draws them (a sleeping wall steps in microseconds) do
 /// not pile up in its queue and delay every later read-back.
 const FRAMES_IN_FLIGHT: usize = 2;
+/// Bytes of one [`Scene`] (the uniform block).
+const SCENE_BYTES: u64 = std::mem::size_of::<Scene>() as u64;
 
 /// Draws the wall with the device that computes it. Made by [`super::WebGpu::renderer`].
 pub struct SceneRenderer {
@@ -39,8 +41,12 @@ struct SceneTarget {
     color: wgpu::Texture,
     depth: wgpu::TextureView,
     pipeline: wgpu::RenderPipeline,
+    /// The scenes of a frame, one every `stride` bytes (dynamic offsets), room for `chunks`.
     buffer: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    layout: wgpu::BindGroupLayout,
+    stride: u64,
+    chunks: usize,
     /// Read-back buffers of the current size, free for the next frame.
     staging: Rc<RefCell<Staging>>,
     /// Frames submitted whose read-back has not mapped yet.
@@ -90,12 +96,6 @@ impl SceneRenderer {
                     include_str!("../../../shaders/scene/scene.wgsl").into(),
                 ),
             });
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("scene"),
-            size: std::mem::size_of::<Scene>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let layout = self
             .device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -105,20 +105,15 @@ impl SceneRenderer {
                     visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
                     ty: wgpu::BindingType::Buffer {
                         ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(SCENE_BYTES),
                     },
                     count: None,
                 }],
             });
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("scene"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buffer.as_entire_binding(),
-            }],
-        });
+        let alignment = u64::from(self.device.limits().min_uniform_buffer_offset_alignment);
+        let stride = SCENE_BYTES.div_ceil(alignment) * alignment;
+        let (buffer, bind_group) = self.scene_buffer(&layout, stride, 1);
         let pipeline_layout = self
             .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -164,9 +159,41 @@ impl SceneRenderer {
             pipeline,
             buffer,
             bind_group,
+            layout,
+            stride,
+            chunks: 1,
             staging: Default::default(),
             in_flight: Default::default(),
         })
+    }
+
+    /// A uniform buffer for `chunks` scenes `stride` bytes apart, and its bind group (one
+    /// scene's range, placed by a dynamic offset).
+    fn scene_buffer(
+        &self,
+        layout: &wgpu::BindGroupLayout,
+        stride: u64,
+        chunks: usize,
+    ) -> (wgpu::Buffer, wgpu::BindGroup) {
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scene"),
+            size: stride * chunks as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scene"),
+            layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &buffer,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(SCENE_BYTES),
+                }),
+            }],
+        });
+        (buffer, bind_group)
     }
 
     /// A `width x height` target of the scene pass (colour or depth).
@@ -220,7 +247,7 @@ impl SceneRenderer {
 }
 
 impl Draw for SceneRenderer {
-    fn draw(&self, scene: &Scene) -> Result<()> {
+    fn draw(&self, scenes: &[Scene]) -> Result<()> {
         self.ensure_scene()?;
         let mut guard = self.target.borrow_mut();
         let t = guard.as_mut().expect("made above");
@@ -234,8 +261,15 @@ impl Draw for SceneRenderer {
                 .scene_texture(width, height, DEPTH_FORMAT)
                 .create_view(&Default::default());
         }
-        self.queue
-            .write_buffer(&t.buffer, 0, bytemuck::bytes_of(scene));
+        if scenes.len() > t.chunks {
+            t.chunks = scenes.len().next_power_of_two();
+            (t.buffer, t.bind_group) = self.scene_buffer(&t.layout, t.stride, t.chunks);
+        }
+        let mut bytes = vec![0u8; t.stride as usize * scenes.len()];
+        for (chunk, scene) in bytes.chunks_mut(t.stride as usize).zip(scenes) {
+            chunk[..SCENE_BYTES as usize].copy_from_slice(bytemuck::bytes_of(scene));
+        }
+        self.queue.write_buffer(&t.buffer, 0, &bytes);
         let view = t.color.create_view(&Default::default());
         let mut encoder = self.device.create_command_encoder(&Default::default());
         {
@@ -268,10 +302,12 @@ impl Draw for SceneRenderer {
                 multiview_mask: None,
             });
             pass.set_pipeline(&t.pipeline);
-            pass.set_bind_group(0, &t.bind_group, &[]);
-            let [count, balls, ..] = scene.count;
-            pass.draw(0..BOX_VERTICES, 0..balls);
-            pass.draw(0..BALL_VERTICES, balls..count);
+            for (i, scene) in scenes.iter().enumerate() {
+                pass.set_bind_group(0, &t.bind_group, &[(i as u64 * t.stride) as u32]);
+                let [count, balls, ..] = scene.count;
+                pass.draw(0..BOX_VERTICES, 0..balls);
+                pass.draw(0..BALL_VERTICES, balls..count);
+            }
         }
         // The frame goes to a read-back buffer, and from there to the canvas once it maps.
         let row = (4 * width).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
