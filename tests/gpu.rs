@@ -111,7 +111,7 @@ on_both_backends! {
             assert_same(&gpu.read(&m).await.unwrap(), &data, &format!("{rows}x{cols} again"));
         }
         // Through the JS API, where WebGPU hands the page the mapped values without wasm memory.
-        let js = Gpgpu::create(Some(kind.name().into())).await.unwrap();
+        let js = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         for (rows, cols) in [(5, 3), (1023, 259)] {
             let data = Rng::new(7 + rows as u32).matrix(rows * cols, -1e6, 1e6);
             let array: JsValue = js_sys::Float32Array::from(data.as_slice()).into();
@@ -280,7 +280,7 @@ on_both_backends! {
         // Seed 004's controller: get reads the matrix back once into a CPU copy and serves
         // every later get from it; set changes the copy, and the texture is brought up to date
         // by one upload before the next GPU use; an in-place operation drops the copy.
-        let gpu = Gpgpu::create(Some(kind.name().into())).await.unwrap();
+        let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let readbacks = |g: &Gpgpu| js_sys::Reflect::get(&g.counts(), &"readbacks".into()).unwrap().as_f64().unwrap();
         let number = |p: js_sys::Promise| async move { wasm_bindgen_futures::JsFuture::from(p).await.map(|v| v.as_f64().unwrap()) };
         let data: Vec<f32> = (0..12).map(|v| v as f32).collect();
@@ -309,8 +309,40 @@ on_both_backends! {
         assert!(message(number(m.get(0.0, 0.0)).await.unwrap_err()).contains("freed"));
     }
 
+    async fn a_memory_budget_moves_the_least_recently_used_matrices_to_the_cpu(kind) {
+        // Six 64 x 64 matrices (16 KiB of texture each) under a budget of three: after
+        // finish() the live bytes fit, the oldest went to CPU copies, and every matrix still
+        // reads and multiplies exactly (an evicted one comes back by one upload).
+        let each = 64.0 * 16.0 * 16.0;
+        let options = js_sys::Object::new();
+        js_sys::Reflect::set(&options, &"memoryBudget".into(), &(3.0 * each).into()).unwrap();
+        let gpu = Gpgpu::create(Some(kind.name().into()), options.into()).await.unwrap();
+        let stat = |g: &Gpgpu, key: &str| js_sys::Reflect::get(&g.memory(), &key.into()).unwrap().as_f64().unwrap();
+        let data = |i: usize| -> Vec<f32> { (0..64 * 64).map(|v| (v * 7 + i * 1000) as f32).collect() };
+        let ms: Vec<_> = (0..6).map(|i| gpu.upload(&js_sys::Float32Array::from(data(i).as_slice()).into(), 64.0, 64.0).unwrap()).collect();
+        wasm_bindgen_futures::JsFuture::from(gpu.finish()).await.unwrap();
+        assert!(stat(&gpu, "liveBytes") <= 3.0 * each, "live {} over the budget", stat(&gpu, "liveBytes"));
+        assert!(stat(&gpu, "evictions") >= 3.0, "evictions {}", stat(&gpu, "evictions"));
+        assert_eq!(stat(&gpu, "budget"), 3.0 * each);
+        let eye = gpu.identity(64.0, None).unwrap();
+        for (i, m) in ms.iter().enumerate() {
+            let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap().into();
+            assert_eq!(got.to_vec(), data(i), "matrix {i} reads back");
+            let p = gpu.matmul(m, &eye, JsValue::UNDEFINED).unwrap();
+            let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(p.read()).await.unwrap().into();
+            assert_eq!(got.to_vec(), data(i), "matrix {i} multiplies");
+            p.release();
+        }
+        wasm_bindgen_futures::JsFuture::from(gpu.finish()).await.unwrap();
+        assert!(stat(&gpu, "liveBytes") <= 3.0 * each, "live {} over the budget at the end", stat(&gpu, "liveBytes"));
+        let bad = js_sys::Object::new();
+        js_sys::Reflect::set(&bad, &"memoryBudget".into(), &(-5.0).into()).unwrap();
+        let e = Gpgpu::create(Some(kind.name().into()), bad.into()).await.err().unwrap();
+        assert!(message(e).contains("memoryBudget must be a number of bytes"));
+    }
+
     async fn js_api_rejects_bad_input_and_stays_usable(kind) {
-        let gpu = Gpgpu::create(Some(kind.name().into())).await.unwrap_or_else(|e| {
+        let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap_or_else(|e| {
             panic!("{} is required and missing: {}", kind.name(), message(e))
         });
         assert_eq!(gpu.backend(), kind.name());
@@ -320,7 +352,7 @@ on_both_backends! {
         assert!(message(gpu.upload(&data, -1.0, 2.0).err().unwrap()).contains("whole number"));
         assert!(message(gpu.upload(&data, 1.5, 2.0).err().unwrap()).contains("whole number"));
         assert!(message(gpu.upload(&JsValue::from(3), 1.0, 1.0).err().unwrap()).contains("Float32Array"));
-        let other = Gpgpu::create(Some(kind.name().into())).await.unwrap();
+        let other = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let foreign = other.upload(&data, 2.0, 2.0).unwrap();
         assert!(message(gpu.matmul(&m, &foreign, JsValue::UNDEFINED).err().unwrap()).contains("another Gpgpu"));
         let s = gpu.square(&m).unwrap();
@@ -376,7 +408,10 @@ on_both_backends! {
 
 #[wasm_bindgen_test]
 async fn unknown_backend_name_is_refused() {
-    let err = Gpgpu::create(Some("vulkan".into())).await.err().unwrap();
+    let err = Gpgpu::create(Some("vulkan".into()), JsValue::UNDEFINED)
+        .await
+        .err()
+        .unwrap();
     assert!(message(err).contains("unknown backend \"vulkan\""));
 }
 

@@ -115,7 +115,7 @@ async fn backends_agree_frame_by_frame() {
 on_both_backends! {
     async fn wall_refuses_bad_settings_and_reports_its_bodies(kind) {
         // setIterations(2^31) used to be accepted, and the next step never returned.
-        let gpu = texla::Gpgpu::create(Some(kind.name().into())).await.unwrap();
+        let gpu = texla::Gpgpu::create(Some(kind.name().into()), wasm_bindgen::JsValue::UNDEFINED).await.unwrap();
         let wall = gpu.wall(None, None).unwrap();
         let message = |e: wasm_bindgen::JsValue| String::from(js_sys::Error::from(e).message());
         let e = message(gpu.wall(None, Some(101)).err().unwrap());

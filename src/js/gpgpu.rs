@@ -7,6 +7,7 @@ use js_sys::{Float32Array, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use super::controller::Budget;
 use super::gpu_matrix::{wrap_matrix, GpuMatrix, Registry};
 use super::options::{dimension, object};
 use super::wall::Wall;
@@ -23,30 +24,49 @@ pub struct Gpgpu {
     pub(super) reason: String,
     /// This device's matrices by id, so that arrays of matrices can be passed from JS.
     pub(super) registry: Registry,
+    /// The memory budget, if one was asked for.
+    pub(super) budget: Option<Rc<Budget>>,
 }
 
 /// Wraps a device call whose result is a matrix: `Ok(GpuMatrix)` or a thrown `Error`.
 macro_rules! matrix_op {
     ($self:ident, $call:expr) => {{
         let m = $call?;
-        Ok($self.wrap(m))
+        let wrapped = $self.wrap(m);
+        $self.enforce_budget();
+        Ok(wrapped)
     }};
 }
 #[wasm_bindgen]
 impl Gpgpu {
     /// Opens a GPU: `"auto"` (the default) tries WebGPU, then WebGL2; `"webgpu"` or `"webgl2"`
-    /// forces one. Rejects with a message naming what is missing when nothing works.
+    /// forces one. Rejects with a message naming what is missing when nothing works. Option
+    /// `memoryBudget` (bytes of textures): past it, pooled textures are freed, then the least
+    /// recently used matrices move to CPU copies and come back on their next use.
     pub async fn create(
         #[wasm_bindgen(unchecked_param_type = "\"auto\" | \"webgpu\" | \"webgl2\" | undefined")]
         backend: Option<String>,
+        #[wasm_bindgen(unchecked_param_type = "{ memoryBudget?: number } | undefined")]
+        options: JsValue,
     ) -> Result<Gpgpu, JsValue> {
         console_error_panic_hook::set_once();
         let choice: Choice = backend.as_deref().unwrap_or("auto").parse()?;
+        let budget = match super::options::option_number(&options, "memoryBudget")? {
+            Some(bytes) if bytes >= 1.0 => Some(Rc::new(Budget::new(bytes as usize))),
+            Some(bytes) => {
+                return Err(Error::Argument(format!(
+                    "memoryBudget must be a number of bytes, at least 1, got {bytes}"
+                ))
+                .into())
+            }
+            None => None,
+        };
         let opened = Gpu::open(choice).await?;
         Ok(Gpgpu {
             device: Rc::new(opened.gpu),
             reason: opened.reason,
             registry: Rc::default(),
+            budget,
         })
     }
 
@@ -364,6 +384,19 @@ impl Gpgpu {
             ("pooledTextures", m.pooled_textures.into()),
             ("pooledBytes", m.pooled_bytes.into()),
             ("peakBytes", m.peak_bytes.into()),
+            (
+                "budget",
+                self.budget
+                    .as_ref()
+                    .map_or(JsValue::NULL, |b| (b.bytes as f64).into()),
+            ),
+            (
+                "evictions",
+                self.budget
+                    .as_ref()
+                    .map_or(0.0, |b| b.evictions.get() as f64)
+                    .into(),
+            ),
         ])
     }
 
@@ -419,8 +452,10 @@ impl Gpgpu {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn finish(&self) -> Promise {
         let device = self.device.clone();
+        let settle = self.settle_budget();
         future_to_promise(async move {
             device.finish().await?;
+            settle.await?;
             Ok(JsValue::UNDEFINED)
         })
     }

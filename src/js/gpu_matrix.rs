@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -23,32 +23,47 @@ pub(super) type Registry = Rc<RefCell<HashMap<u32, Weak<RefCell<Slot>>>>>;
 
 static NEXT_MATRIX_ID: AtomicU32 = AtomicU32::new(1);
 
+/// Counts matrix uses, so that the budget evicts the least recently used.
+static TICK: AtomicU64 = AtomicU64::new(1);
+
 /// Where a GpuMatrix keeps its data.
 pub(super) struct Slot {
-    /// The texture; `None` once freed.
-    gpu: Option<Matrix>,
-    /// A row-major CPU copy, made by `get` and `set`; valid until the GPU side changes.
-    cpu: Option<Vec<f32>>,
+    /// The texture: `None` once freed, or while evicted to the CPU copy by the memory budget.
+    pub(super) gpu: Option<Matrix>,
+    /// A row-major CPU copy, made by `get`, `set` and eviction; valid until the GPU side
+    /// changes.
+    pub(super) cpu: Option<Vec<f32>>,
     /// The copy holds values the texture lacks (a `set` since the last upload).
     dirty: bool,
     /// Bumped whenever the texture's contents change on the GPU, so that a read-back begun
     /// before is not kept as the copy.
-    version: u64,
+    pub(super) version: u64,
+    /// `free()` was called.
+    freed: bool,
+    /// When the matrix was last used (a [`TICK`]).
+    pub(super) last_use: u64,
+    /// Shape, for the upload that brings an evicted matrix back.
+    rows: usize,
+    cols: usize,
 }
 
 impl Slot {
-    /// The matrix for a GPU operation: the texture, first replaced by an upload of the copy
-    /// where `set` changed it.
+    /// The matrix for a GPU operation: the texture, first brought up to date by an upload of
+    /// the copy where `set` changed it or the budget evicted it.
     pub(super) fn current(&mut self, device: &Gpu) -> Result<Matrix, Error> {
-        let m = self.gpu.clone().ok_or(Error::Freed)?;
-        match &self.cpu {
-            Some(copy) if self.dirty => {
-                let fresh = device.upload(copy, m.rows(), m.cols())?;
+        if self.freed {
+            return Err(Error::Freed);
+        }
+        self.last_use = TICK.fetch_add(1, Ordering::Relaxed);
+        match (&self.gpu, &self.cpu) {
+            (Some(m), _) if !self.dirty => Ok(m.clone()),
+            (_, Some(copy)) => {
+                let fresh = device.upload(copy, self.rows, self.cols)?;
                 self.gpu = Some(fresh.clone());
                 self.dirty = false;
                 Ok(fresh)
             }
-            _ => Ok(m),
+            _ => Err(Error::Freed),
         }
     }
 }
@@ -154,7 +169,7 @@ impl GpuMatrix {
     #[wasm_bindgen(js_name = free)]
     pub fn release(&self) {
         let mut slot = self.matrix.borrow_mut();
-        (slot.gpu, slot.cpu) = (None, None);
+        (slot.gpu, slot.cpu, slot.freed) = (None, None, true);
         slot.version += 1;
     }
 }
@@ -184,6 +199,9 @@ impl GpuMatrix {
         async move {
             let (matrix, version) = {
                 let s = slot.borrow();
+                if s.freed {
+                    return Err(Error::Freed);
+                }
                 if let Some(copy) = &s.cpu {
                     return Ok(copy.clone());
                 }
@@ -223,6 +241,10 @@ pub(super) fn wrap_matrix(device: &Rc<Gpu>, registry: &Registry, m: Matrix) -> G
         cpu: None,
         dirty: false,
         version: 0,
+        freed: false,
+        last_use: TICK.fetch_add(1, Ordering::Relaxed),
+        rows,
+        cols,
     }));
     let mut registry = registry.borrow_mut();
     if registry.len() >= 64 && registry.len().is_power_of_two() {

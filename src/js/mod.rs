@@ -3,6 +3,7 @@
 //! (`options.rs`), calls the [`crate::gpu`], [`crate::solver`] and [`crate::physics`] layers, and
 //! turns every [`crate::error::Error`] into a thrown `Error` or a rejected promise.
 
+mod controller;
 mod gpgpu;
 mod gpu_matrix;
 mod nmf;
@@ -70,5 +71,9 @@ export interface MemoryStats {
   pooledTextures: number;
   pooledBytes: number;
   peakBytes: number;
+  /** The `memoryBudget` asked for at create, or null. */
+  budget: number | null;
+  /** Matrices moved to CPU copies by the budget so far. */
+  evictions: number;
 }
 "#;
