@@ -1,7 +1,7 @@
 // The page's benchmark section: runs the chosen benchmark (bench.js) and shows its table, its
 // JSON and, for products, the GFLOPS plot beside the last recorded peer run.
 
-import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, runLcpBenchmark, runPassesBenchmark } from "./bench.js";
+import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, runLcpBenchmark, runPassesBenchmark, runSweepBenchmark } from "./bench.js";
 import { MATMUL_PATHS } from "./paths.js";
 import { plotProducts, loadRecordedPeers, loadRecordedH100 } from "./gflops-plot.js";
 
@@ -40,6 +40,11 @@ export async function runBench(kind, sizesText, gpu, texla, guarded) {
       rows = await runLcpBenchmark(gpu, texla, sizes, progress);
       table.innerHTML = `<tr><th>n</th><th>iterations</th><th>path</th><th>GPU ms per solve</th><th>max |x − x64| / max |x64|</th><th>JS float64 ms</th><th>JS / GPU</th></tr>` +
         rows.map((r) => `<tr><td>${r.n}</td><td>${r.iterations}</td><td>${r.path}</td>${f(r.ms)}<td>${r.error.toExponential(1)}</td>${f(r.jsMs)}<td>${(r.jsMs / r.ms).toFixed(1)}×</td></tr>`).join("");
+    } else if (kind === "sweep") {
+      rows = await runSweepBenchmark(gpu, sizes, progress);
+      const names = ["sqrt", "sinh", "div", "pow"];
+      table.innerHTML = `<tr><th>elements</th>${names.map((n) => `<th>${n} GPU</th><th>${n} JS</th>`).join("")}</tr>` +
+        rows.map((r) => `<tr><td>${r.elements}</td>${names.map((n) => e(r[n]) + e(r[`${n}JS`])).join("")}</tr>`).join("");
     } else if (kind === "passes") {
       rows = await runPassesBenchmark(gpu, sizes, progress);
       table.innerHTML = `<tr><th>n</th><th>path</th><th>passes</th><th>ms (with the read-back)</th><th>GFLOPS</th></tr>` +

@@ -119,47 +119,78 @@ export async function runBenchmark(gpu, sizes, progress = () => {}) {
   return rows;
 }
 
-/** Functions timed by `runFunctionBenchmark`, with inputs inside their domains. */
+/**
+ * Functions timed by `runFunctionBenchmark` (seed 004's Table 5 and more): [name, the GPU's
+ * expression, the input ranges inside the domain (one per input), the JavaScript twin].
+ * "sincos" is two outputs of one pass (`gpu.sincos`).
+ */
 const FUNCTION_BENCH = [
-  ["inv", 0.5, 2], ["sqrt", 0.5, 2], ["invsqrt", 0.5, 2], ["cbrt", -2, 2], ["exp", -5, 5],
-  ["ln", 0.5, 2], ["log10", 0.5, 2], ["sin", -3, 3], ["sin_builtin", -3, 3], ["cos", -3, 3],
-  ["tan", -1, 1], ["asin", -0.9, 0.9], ["acos", -0.9, 0.9], ["atan", -3, 3], ["sinh", -3, 3],
-  ["cosh", -3, 3], ["tanh", -3, 3], ["asinh", -3, 3], ["acosh", 1.1, 3], ["atanh", -0.9, 0.9],
+  ...[["inv", 0.5, 2, (x) => 1 / x], ["sqrt", 0.5, 2, Math.sqrt], ["invsqrt", 0.5, 2, (x) => 1 / Math.sqrt(x)],
+    ["cbrt", -2, 2, Math.cbrt], ["exp", -5, 5, Math.exp], ["ln", 0.5, 2, Math.log], ["log10", 0.5, 2, Math.log10],
+    ["sin", -3, 3, Math.sin], ["sin_builtin", -3, 3, Math.sin], ["cos", -3, 3, Math.cos], ["tan", -1, 1, Math.tan],
+    ["asin", -0.9, 0.9, Math.asin], ["acos", -0.9, 0.9, Math.acos], ["atan", -3, 3, Math.atan],
+    ["sinh", -3, 3, Math.sinh], ["cosh", -3, 3, Math.cosh], ["tanh", -3, 3, Math.tanh],
+    ["asinh", -3, 3, Math.asinh], ["acosh", 1.1, 3, Math.acosh], ["atanh", -0.9, 0.9, Math.atanh]]
+    .map(([name, lo, hi, js]) => [name, `${name}(a)`, [[lo, hi]], js]),
+  ["div", "a / b", [[-2, 2], [0.5, 2]], (x, y) => x / y],
+  ["pow", "pow(a, b)", [[0.5, 2], [-3, 3]], Math.pow],
+  ["atan2", "atan2(a, b)", [[-2, 2], [-2, 2]], Math.atan2],
+  ["sincos", null, [[-3, 3]], (x) => Math.sin(x) + Math.cos(x)],
 ];
 
-/** The JavaScript twin of each benchmarked function. */
-const JS_FUNCTIONS = {
-  inv: (x) => 1 / x, sqrt: Math.sqrt, invsqrt: (x) => 1 / Math.sqrt(x), cbrt: Math.cbrt,
-  exp: Math.exp, ln: Math.log, log10: Math.log10, sin: Math.sin, sin_builtin: Math.sin,
-  cos: Math.cos, tan: Math.tan, asin: Math.asin, acos: Math.acos, atan: Math.atan,
-  sinh: Math.sinh, cosh: Math.cosh, tanh: Math.tanh, asinh: Math.asinh, acosh: Math.acosh,
-  atanh: Math.atanh,
-};
+/** Elements per second of function `f` (a FUNCTION_BENCH row) on `side x side` matrices. */
+async function functionRate(gpu, [name, expr, ranges, js], side) {
+  const n = side * side;
+  const data = ranges.map(([lo, hi], i) => randomMatrix(mulberry32(7 + i), n, lo, hi));
+  const inputs = data.map((d) => gpu.upload(d, side, side));
+  const gpuMs = await best(2, async () => {
+    for (let i = 0; i < CHAIN; i++) {
+      if (expr) gpu.map(expr, inputs).free();
+      else gpu.sincos(inputs[0]).forEach((m) => m.free());
+    }
+    await gpu.finish();
+  });
+  inputs.forEach((m) => m.free());
+  const out = new Float32Array(n);
+  const [x, y] = data;
+  const jsMs = await best(2, async () =>
+    perRun(() => {
+      if (y) for (let i = 0; i < n; i++) out[i] = js(x[i], y[i]);
+      else for (let i = 0; i < n; i++) out[i] = js(x[i]);
+    }),
+  );
+  return { name, gpu: (CHAIN * n) / (gpuMs * 1e-3), js: n / (jsMs * 1e-3) };
+}
 
 /**
  * Elements per second of each function on a `side x side` matrix, on the GPU (resident: 10
- * passes, then one finish) and in a JavaScript loop over a Float32Array (seed 004, Table 5).
+ * passes, then one finish) and in a JavaScript loop over Float32Arrays (seed 004, Table 5).
  */
 export async function runFunctionBenchmark(gpu, side = 512, progress = () => {}) {
   const rows = [];
-  const n = side * side;
-  for (const [name, lo, hi] of FUNCTION_BENCH) {
-    progress(name);
-    const data = randomMatrix(mulberry32(7), n, lo, hi);
-    const a = gpu.upload(data, side, side);
-    const gpuMs = await best(2, async () => {
-      for (let i = 0; i < CHAIN; i++) gpu.map(`${name}(a)`, [a]).free();
-      await gpu.finish();
-    });
-    a.free();
-    const f = JS_FUNCTIONS[name];
-    const out = new Float32Array(n);
-    const jsMs = await best(2, async () =>
-      perRun(() => {
-        for (let i = 0; i < n; i++) out[i] = f(data[i]);
-      }),
-    );
-    rows.push({ name, gpu: (CHAIN * n) / (gpuMs * 1e-3), js: n / (jsMs * 1e-3) });
+  for (const f of FUNCTION_BENCH) {
+    progress(f[0]);
+    rows.push(await functionRate(gpu, f, side));
+  }
+  return rows;
+}
+
+/**
+ * Seed 004's Fig. 7: elements per second of sqrt and sinh (unary), div and pow (binary) against
+ * the element count (side² for each side in `sides`): where the GPU levels off, the per-pass
+ * cost no longer dominating.
+ */
+export async function runSweepBenchmark(gpu, sides, progress = () => {}) {
+  const rows = [];
+  for (const side of sides) {
+    const row = { elements: side * side };
+    for (const f of FUNCTION_BENCH.filter(([name]) => ["sqrt", "sinh", "div", "pow"].includes(name))) {
+      progress(`${f[0]}, ${side} x ${side}`);
+      const r = await functionRate(gpu, f, side);
+      row[f[0]] = r.gpu;
+      row[`${f[0]}JS`] = r.js;
+    }
+    rows.push(row);
   }
   return rows;
 }
