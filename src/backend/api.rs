@@ -117,6 +117,18 @@ pub trait Backend: Sized + 'static {
     /// `texture`, padding rows zero.
     fn write(&self, texture: &Self::Texture, layout: Layout, data: &[f32]) -> Result<()>;
 
+    /// [`Backend::write`] from a JavaScript array (a page's upload): by default through a copy
+    /// into this program's memory; a backend may take the values from JavaScript directly.
+    #[cfg(target_arch = "wasm32")]
+    fn write_js(
+        &self,
+        texture: &Self::Texture,
+        layout: Layout,
+        data: &js_sys::Float32Array,
+    ) -> Result<()> {
+        self.write(texture, layout, &data.to_vec())
+    }
+
     /// Runs `program` with `inputs` (in the kernel's order) bound, rendering every texel of
     /// each of `outputs` (one per render target of the kernel, all of the program's shape).
     fn run(
@@ -161,6 +173,14 @@ pub trait DynBackend {
     fn create_texture(&self, width: usize, height: usize) -> Result<DynTexture>;
     /// See [`Backend::write`].
     fn write(&self, texture: &dyn Any, layout: Layout, data: &[f32]) -> Result<()>;
+    /// See [`Backend::write_js`].
+    #[cfg(target_arch = "wasm32")]
+    fn write_js(
+        &self,
+        texture: &dyn Any,
+        layout: Layout,
+        data: &js_sys::Float32Array,
+    ) -> Result<()>;
     /// See [`Backend::run`].
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()>;
     /// See [`Backend::copy_columns`].
@@ -203,6 +223,16 @@ impl<B: Backend> DynBackend for B {
 
     fn write(&self, texture: &dyn Any, layout: Layout, data: &[f32]) -> Result<()> {
         Backend::write(self, typed::<B>(texture)?, layout, data)
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn write_js(
+        &self,
+        texture: &dyn Any,
+        layout: Layout,
+        data: &js_sys::Float32Array,
+    ) -> Result<()> {
+        Backend::write_js(self, typed::<B>(texture)?, layout, data)
     }
 
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()> {

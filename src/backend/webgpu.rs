@@ -361,6 +361,11 @@ impl Backend for WebGpu {
         self.write_matrix(t, layout, data)
     }
 
+    #[cfg(target_arch = "wasm32")]
+    fn write_js(&self, t: &Texture, layout: Layout, data: &js_sys::Float32Array) -> Result<()> {
+        self.write_matrix_js(t, layout, data)
+    }
+
     fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
         if program.kernel.compute.is_some() {
             return self.run_compute(program, inputs, outputs[0]);

@@ -21,6 +21,25 @@ impl Gpu {
         Ok(m)
     }
 
+    /// [`Gpu::upload`] from a JavaScript array (the page's upload), which a backend may read
+    /// without copying it into this program's memory.
+    #[cfg(target_arch = "wasm32")]
+    pub fn upload_js(
+        &self,
+        data: &js_sys::Float32Array,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Matrix> {
+        let len = data.length() as usize;
+        if rows > 0 && cols > 0 && rows.checked_mul(cols) != Some(len) {
+            return Err(Error::DataLength { len, rows, cols });
+        }
+        let layout = self.layout(rows, cols)?;
+        let m = self.alloc(layout)?;
+        self.backend.write_js(self.texture(&m)?, layout, data)?;
+        Ok(m)
+    }
+
     /// A `rows x cols` matrix of `value` (`fill(r, c, 0.0)` is the zero matrix).
     pub fn fill(&self, rows: usize, cols: usize, value: f32) -> Result<Matrix> {
         let expr = Expr::Const(value);

@@ -99,9 +99,11 @@ impl Gpgpu {
         rows: f64,
         cols: f64,
     ) -> Result<GpuMatrix, JsValue> {
-        let data = if let Some(f) = data.dyn_ref::<Float32Array>() {
-            f.to_vec()
-        } else if js_sys::Array::is_array(data) {
+        let (rows, cols) = (dimension("rows", rows)?, dimension("cols", cols)?);
+        if let Some(f) = data.dyn_ref::<Float32Array>() {
+            return matrix_op!(self, self.device.upload_js(f, rows, cols));
+        }
+        let data = if js_sys::Array::is_array(data) {
             Float32Array::new(data).to_vec()
         } else {
             return Err(Error::Argument(
@@ -109,7 +111,6 @@ impl Gpgpu {
             )
             .into());
         };
-        let (rows, cols) = (dimension("rows", rows)?, dimension("cols", cols)?);
         matrix_op!(self, self.device.upload(&data, rows, cols))
     }
 

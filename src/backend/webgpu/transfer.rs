@@ -89,6 +89,44 @@ impl WebGpu {
         Ok(())
     }
 
+    /// [`Self::write_matrix`] from a JavaScript array: a large one goes from JavaScript straight
+    /// into the upload buffer (`GPUQueue.writeBuffer` with the page's own array: no copy into
+    /// wasm memory), the rest as `write_matrix`.
+    #[cfg(target_arch = "wasm32")]
+    pub(super) fn write_matrix_js(
+        &self,
+        t: &Texture,
+        layout: Layout,
+        data: &js_sys::Float32Array,
+    ) -> Result<()> {
+        let bytes = u64::from(data.byte_length());
+        if !self.packs_on_gpu(bytes) {
+            return self.write_matrix(t, layout, &data.to_vec());
+        }
+        self.flush();
+        let upload = self.take_buffer(
+            &self.transfer.upload,
+            bytes,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        );
+        let (Some(queue), Some(buffer)) = (self.queue.as_webgpu(), upload.as_webgpu()) else {
+            return self.write_matrix(t, layout, &data.to_vec());
+        };
+        queue
+            .write_buffer_with_f64_and_buffer_source(buffer, 0.0, data)
+            .map_err(|e| Error::Gpu(format!("writing the upload failed: {e:?}")))?;
+        self.transfer_pass(
+            &self.transfer.pack,
+            "pack",
+            include_str!("../../../shaders/transfer/pack.wgsl"),
+            (&upload, bytes),
+            t,
+            layout,
+        );
+        *self.transfer.upload.borrow_mut() = Some(upload);
+        Ok(())
+    }
+
     /// Reads the matrix `layout` held by `t`: see the module's text.
     pub(super) async fn read_matrix(&self, t: &Texture, layout: Layout) -> Result<Values> {
         let bytes = (4 * layout.rows * layout.cols) as u64;
