@@ -119,7 +119,6 @@ pub trait Backend: Sized + 'static {
 
     /// [`Backend::write`] from a JavaScript array (a page's upload): by default through a copy
     /// into this program's memory; a backend may take the values from JavaScript directly.
-    #[cfg(target_arch = "wasm32")]
     fn write_js(
         &self,
         texture: &Self::Texture,
@@ -174,7 +173,6 @@ pub trait DynBackend {
     /// See [`Backend::write`].
     fn write(&self, texture: &dyn Any, layout: Layout, data: &[f32]) -> Result<()>;
     /// See [`Backend::write_js`].
-    #[cfg(target_arch = "wasm32")]
     fn write_js(
         &self,
         texture: &dyn Any,
@@ -225,7 +223,6 @@ impl<B: Backend> DynBackend for B {
         Backend::write(self, typed::<B>(texture)?, layout, data)
     }
 
-    #[cfg(target_arch = "wasm32")]
     fn write_js(
         &self,
         texture: &dyn Any,

@@ -23,7 +23,6 @@ impl Gpu {
 
     /// [`Gpu::upload`] from a JavaScript array (the page's upload), which a backend may read
     /// without copying it into this program's memory.
-    #[cfg(target_arch = "wasm32")]
     pub fn upload_js(
         &self,
         data: &js_sys::Float32Array,

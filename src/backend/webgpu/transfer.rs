@@ -70,13 +70,28 @@ impl WebGpu {
             );
             return Ok(());
         }
+        self.pack_upload(t, layout, bytes, |upload| {
+            self.queue
+                .write_buffer(upload, 0, bytemuck::cast_slice(data));
+            Ok(())
+        })
+    }
+
+    /// Fills the kept upload buffer (`bytes`, row-major values) by `fill` and packs it into `t`
+    /// on the GPU (`shaders/transfer/pack.wgsl`).
+    fn pack_upload(
+        &self,
+        t: &Texture,
+        layout: Layout,
+        bytes: u64,
+        fill: impl FnOnce(&wgpu::Buffer) -> Result<()>,
+    ) -> Result<()> {
         let upload = self.take_buffer(
             &self.transfer.upload,
             bytes,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         );
-        self.queue
-            .write_buffer(&upload, 0, bytemuck::cast_slice(data));
+        fill(&upload)?;
         self.transfer_pass(
             &self.transfer.pack,
             "pack",
@@ -100,31 +115,18 @@ impl WebGpu {
         data: &js_sys::Float32Array,
     ) -> Result<()> {
         let bytes = u64::from(data.byte_length());
-        if !self.packs_on_gpu(bytes) {
-            return self.write_matrix(t, layout, &data.to_vec());
-        }
-        self.flush();
-        let upload = self.take_buffer(
-            &self.transfer.upload,
-            bytes,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-        );
-        let (Some(queue), Some(buffer)) = (self.queue.as_webgpu(), upload.as_webgpu()) else {
+        let Some(queue) = self.queue.as_webgpu().filter(|_| self.packs_on_gpu(bytes)) else {
             return self.write_matrix(t, layout, &data.to_vec());
         };
-        queue
-            .write_buffer_with_f64_and_buffer_source(buffer, 0.0, data)
-            .map_err(|e| Error::Gpu(format!("writing the upload failed: {e:?}")))?;
-        self.transfer_pass(
-            &self.transfer.pack,
-            "pack",
-            include_str!("../../../shaders/transfer/pack.wgsl"),
-            (&upload, bytes),
-            t,
-            layout,
-        );
-        *self.transfer.upload.borrow_mut() = Some(upload);
-        Ok(())
+        self.flush();
+        self.pack_upload(t, layout, bytes, |upload| {
+            let buffer = upload
+                .as_webgpu()
+                .ok_or_else(|| Error::Gpu("the upload buffer is not a WebGPU buffer".into()))?;
+            queue
+                .write_buffer_with_f64_and_buffer_source(buffer, 0.0, data)
+                .map_err(|e| Error::Gpu(format!("writing the upload failed: {e:?}")))
+        })
     }
 
     /// Reads the matrix `layout` held by `t`: see the module's text.
