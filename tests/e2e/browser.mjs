@@ -52,3 +52,25 @@ export function launch({ webgpu = true, webgl = true } = {}) {
     ],
   });
 }
+
+/**
+ * Runs `fn` (a function evaluated in the page, with `arg` plus `backend`) in a fresh page of
+ * the served repository for each backend, and resolves to what each returned, in order.
+ */
+export async function onEachBackend(fn, arg = {}, backends = ["webgpu", "webgl2"]) {
+  const srv = await serve();
+  const browser = await launch();
+  const out = [];
+  try {
+    for (const backend of backends) {
+      const page = await browser.newPage();
+      await page.goto(`${srv.url}www/style.css`);
+      out.push(await page.evaluate(fn, { ...arg, backend }));
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    srv.close();
+  }
+  return out;
+}

@@ -4,16 +4,10 @@
 // JavaScript float64 (www/reference/nmf.js), and the largest difference of U from float64 after
 // 2 iterations from the same start. The thesis: 100 ms (its GPU), 162 ms (MKL).
 // Usage: node tests/e2e/nmf-bench.mjs [iterations = 20]
-import { serve, launch } from "./browser.mjs";
+import { onEachBackend } from "./browser.mjs";
 
 const iterations = Number(process.argv[2] ?? 20);
-const srv = await serve();
-const browser = await launch();
-const rows = [];
-for (const backend of ["webgpu", "webgl2"]) {
-  const page = await browser.newPage();
-  await page.goto(`${srv.url}www/style.css`);
-  rows.push(await page.evaluate(async ({ backend, iterations }) => {
+const rows = await onEachBackend(async ({ backend, iterations }) => {
     const texla = await import("/pkg/texla.js");
     await texla.default();
     const { nmf64 } = await import("/www/reference/nmf.js");
@@ -34,11 +28,7 @@ for (const backend of ["webgpu", "webgl2"]) {
     let [worst, scale] = [0, 0];
     exact.u.forEach((x, i) => { worst = Math.max(worst, Math.abs(got[i] - x)); scale = Math.max(scale, Math.abs(x)); });
     return { backend, gpuMs: r.msPerIteration, jsMs, passesPerIteration: r.passes / iterations, errors: Array.from(r.errors), worst, scale };
-  }, { backend, iterations }));
-  await page.close();
-}
-await browser.close();
-srv.close();
+}, { iterations });
 console.log(`NMF 361 x 1024, k = 144, headless Chromium, ${new Date().toISOString()}`);
 console.log("| backend | gpu.nmf ms / iteration | JS float64 ms / iteration | JS / GPU | passes / iteration | max abs(U - float64) after 2, of max U | thesis: GPU / MKL |");
 console.log("|---|---:|---:|---:|---:|---:|---:|");

@@ -4,18 +4,12 @@
 // Usage: node tests/e2e/wall-bench.mjs [iterations=0 (2n, Jacobi's default)] [frames=2] [throw=1]
 // The frames follow a thrown ball (throw=1) or the standing wall (throw=0); each GPU time is
 // the solve of one frame (upload, 'iterations' passes, read-back), JS the same iterations.
-import { serve, launch } from "./browser.mjs";
+import { onEachBackend } from "./browser.mjs";
 
 const iterations = Number(process.argv[2] ?? 0);
 const frames = Number(process.argv[3] ?? 2);
 const thrown = (process.argv[4] ?? "1") === "1";
-const srv = await serve();
-const browser = await launch();
-const rows = [];
-for (const backend of ["webgpu", "webgl2"]) {
-  const page = await browser.newPage();
-  await page.goto(`${srv.url}www/style.css`);
-  rows.push(...(await page.evaluate(async ({ backend, iterations, frames, thrown }) => {
+const rows = (await onEachBackend(async ({ backend, iterations, frames, thrown }) => {
     const texla = await import("/pkg/texla.js");
     await texla.default();
     const { contactJacobi64 } = await import("/www/reference/contact.js");
@@ -45,11 +39,7 @@ for (const backend of ["webgpu", "webgl2"]) {
       out.push({ backend, mode, contacts, size, iterations: its, gpuMs: sum.gpuMs / frames, jsSparseMs: sum.sparseMs / frames, jsDenseMs: sum.denseMs / frames });
     }
     return out;
-  }, { backend, iterations, frames, thrown })));
-  await page.close();
-}
-await browser.close();
-srv.close();
+}, { iterations, frames, thrown })).flat();
 const pad = (v, w) => String(v).padStart(w);
 console.log(`wall LCP, ${frames} frames ${thrown ? "after a thrown ball" : "of the standing wall"}, headless Chromium, ${new Date().toISOString()}`);
 console.log("backend  mode    contacts  LCP n  iterations  GPU ms/frame  JS f64 sparse ms  JS f64 dense ms  sparse/GPU  dense/GPU");

@@ -6,17 +6,11 @@
 // Prints, per backend, the median and slowest frame of: the wall with sleeping off (every frame
 // solved), the default wall from its first frame (awake until it falls asleep), and the frames
 // after the ball hits the sleeping wall (the page's throw through the canvas centre).
-import { serve, launch } from "./browser.mjs";
+import { onEachBackend } from "./browser.mjs";
 
 const standing = Number(process.argv[2] ?? 300);
 const after = Number(process.argv[3] ?? 300);
-const srv = await serve();
-const browser = await launch();
-const rows = [];
-for (const backend of ["webgpu", "webgl2"]) {
-  const page = await browser.newPage();
-  await page.goto(`${srv.url}www/style.css`);
-  rows.push(...(await page.evaluate(async ({ backend, standing, after }) => {
+const rows = (await onEachBackend(async ({ backend, standing, after }) => {
     const texla = await import("/pkg/texla.js");
     await texla.default();
     const gpu = await texla.Gpgpu.create(backend);
@@ -46,17 +40,14 @@ for (const backend of ["webgpu", "webgl2"]) {
     wall.setSleeping(true);
     const rest = [];
     for (let f = 0; f < standing; f++) rest.push(await frame(wall));
-    out.push(summary(`default, frames 1-${standing} of the standing wall (asleep after ${rest.findIndex((r) => r.s.asleep === r.s.bodies) + 1})`, rest));
+    const slept = rest.findIndex((r) => r.s.asleep === r.s.bodies);
+    out.push(summary(`default, frames 1-${standing} of the standing wall (${slept < 0 ? "not asleep yet" : `asleep after ${slept + 1}`})`, rest));
     wall.throwBall(0, 0);
     const hit = [];
     for (let f = 0; f < after; f++) hit.push(await frame(wall));
     out.push(summary(`default, ${after} frames after the ball`, hit));
     return out;
-  }, { backend, standing, after })));
-  await page.close();
-}
-await browser.close();
-srv.close();
+}, { standing, after })).flat();
 console.log(`wall frames (step + draw, 640 x 360), headless Chromium, ${new Date().toISOString()}`);
 console.log("| backend | run | frames (solved) | median ms | mean ms | slowest ms |");
 console.log("|---|---|---:|---:|---:|---:|");
