@@ -109,7 +109,7 @@ async function start() {
     runBench($("bench-kind").value, $("bench-sizes").value, gpu, texla, guarded);
   });
   $("bench-kind").addEventListener("change", (e) => {
-    const sizes = { matvec: MATVEC_SIZES.join(","), functions: "512", solvers: "1024,2048,4096", products: "64,128,256,512,1024", lcp: "400", passes: "128,512", sweep: "16,32,64,128,256,512,1024" };
+    const sizes = { matvec: MATVEC_SIZES.join(","), functions: "512", solvers: "1024,2048,4096", products: "64,128,256,512,1024", lcp: "400", passes: "128,512", sweep: "16,32,64,128,256,512,1024", figure3: "1000", figure8: "16,128,1024" };
     $("bench-sizes").value = sizes[e.target.value];
   });
   if (params.has("bench")) {

@@ -2,6 +2,7 @@
 // JSON and, for products, the GFLOPS plot beside the last recorded peer run.
 
 import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, runLcpBenchmark, runPassesBenchmark, runSweepBenchmark } from "./bench.js";
+import { runFigure3, runFigure8 } from "./bench-figures.js";
 import { MATMUL_PATHS } from "./paths.js";
 import { plotProducts, loadRecordedPeers, loadRecordedH100 } from "./gflops-plot.js";
 
@@ -40,6 +41,15 @@ export async function runBench(kind, sizesText, gpu, texla, guarded) {
       rows = await runLcpBenchmark(gpu, texla, sizes, progress);
       table.innerHTML = `<tr><th>n</th><th>iterations</th><th>path</th><th>GPU ms per solve</th><th>max |x − x64| / max |x64|</th><th>JS float64 ms</th><th>JS / GPU</th></tr>` +
         rows.map((r) => `<tr><td>${r.n}</td><td>${r.iterations}</td><td>${r.path}</td>${f(r.ms)}<td>${r.error.toExponential(1)}</td>${f(r.jsMs)}<td>${(r.jsMs / r.ms).toFixed(1)}×</td></tr>`).join("");
+    } else if (kind === "figure3") {
+      rows = await runFigure3(gpu, texla, sizes[0], progress);
+      table.innerHTML = `<tr><th>operation</th><th>n</th><th>GPU ms (call to read-back)</th><th>JS float64 ms</th><th>JS / GPU</th></tr>` +
+        rows.map((r) => `<tr><td>${r.op}</td><td>${r.n}</td>${f(r.gpuMs)}${f(r.jsMs)}<td>${(r.jsMs / r.gpuMs).toFixed(2)}×</td></tr>`).join("");
+    } else if (kind === "figure8") {
+      rows = await runFigure8(gpu, sizes, progress);
+      const ratio = (r, ms) => (ms === null ? "<td>WebGPU only</td>" : `<td>${(r.jsMs / ms).toFixed(2)}×</td>`);
+      table.innerHTML = `<tr><th>x × z · z × y</th><th>JS float64 ms</th><th>fragment ms</th><th>JS / fragment</th><th>compute ms</th><th>JS / compute</th></tr>` +
+        rows.map((r) => `<tr><td>${r.x} × ${r.z} · ${r.z} × ${r.y}</td>${f(r.jsMs)}${f(r.fragmentMs)}${ratio(r, r.fragmentMs)}${r.computeMs === null ? "<td>–</td>" : f(r.computeMs)}${ratio(r, r.computeMs)}</tr>`).join("");
     } else if (kind === "sweep") {
       rows = await runSweepBenchmark(gpu, sizes, progress);
       const names = ["sqrt", "sinh", "div", "pow"];

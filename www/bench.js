@@ -25,7 +25,7 @@ export function normalise(a, n) {
  * compiles shaders and lets the JIT settle). If `run` resolves to a number, that number is the
  * time (for work timed elsewhere, as in the float64 worker).
  */
-async function best(reps, run) {
+export async function best(reps, run) {
   await new Promise((r) => setTimeout(r, 0)); // let the page repaint between measurements
   await run();
   let bestMs = Infinity;

@@ -285,6 +285,8 @@ test("the function and matrix-vector benchmarks fill their tables", async () => 
   for (const [kind, sizes, check] of [
     ["functions", "64", (r) => r.gpu > 0 && r.js > 0],
     ["sweep", "8,16", (r) => ["sqrt", "sinh", "div", "pow"].every((f) => r[f] > 0 && r[`${f}JS`] > 0)],
+    ["figure3", "40", (r) => r.gpuMs > 0 && r.jsMs >= 0],
+    ["figure8", "4,9", (r) => r.fragmentMs > 0 && r.computeMs > 0 && r.jsMs >= 0],
     ["matvec", "16,31", (r) => r.blocked > 0 && r.naive > 0 && r.compute > 0 && r.js > 0],
     ["products", "16,32", (r) => r.computeResident > 0 && r.mulResident > 0 && r.mulFastResident > 0 && r.squareFastResident > 0],
     ["lcp", "40", (r) => r.ms > 0 && r.jsMs > 0 && r.error < 1e-5],
