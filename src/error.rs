@@ -60,8 +60,10 @@ pub enum Error {
     Simulation(String),
     /// The caller cancelled a long run.
     Cancelled,
-    /// The GPU rejected something: a shader that did not compile, a lost device, a failed read-back.
+    /// The GPU rejected something: a shader that did not compile, a failed read-back.
     Gpu(String),
+    /// The GPU went away (the WebGL2 context or the WebGPU device was lost), with why.
+    Lost(String),
 }
 
 impl fmt::Display for Error {
@@ -103,6 +105,11 @@ impl fmt::Display for Error {
             Error::Simulation(msg) => write!(f, "{msg}"),
             Error::Cancelled => write!(f, "cancelled"),
             Error::Gpu(msg) => write!(f, "GPU error: {msg}"),
+            Error::Lost(why) => write!(
+                f,
+                "the GPU went away ({why}): this Gpgpu can no longer compute and its matrices on \
+                 the GPU are gone; create a new Gpgpu (bringing the same one back is not built yet)"
+            ),
         }
     }
 }

@@ -341,6 +341,20 @@ on_both_backends! {
         assert!(message(e).contains("memoryBudget must be a number of bytes"));
     }
 
+    async fn a_lost_gpu_is_a_plain_error_everywhere(kind) {
+        // After the context (WebGL2) or device (WebGPU) is lost, every operation says so in
+        // plain words instead of a framebuffer status or a failed mapping.
+        let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
+        let data: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into();
+        let m = gpu.upload(&data, 2.0, 2.0).unwrap();
+        gpu.lose_context();
+        let said = |e: JsValue| message(e).contains("the GPU went away");
+        assert!(said(gpu.matmul(&m, &m, JsValue::UNDEFINED).err().unwrap()), "a product");
+        assert!(said(gpu.upload(&data, 2.0, 2.0).err().unwrap()), "an upload");
+        assert!(said(wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap_err()), "a read-back");
+        assert!(said(wasm_bindgen_futures::JsFuture::from(gpu.finish()).await.unwrap_err()), "finish");
+    }
+
     async fn js_api_rejects_bad_input_and_stays_usable(kind) {
         let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap_or_else(|e| {
             panic!("{} is required and missing: {}", kind.name(), message(e))

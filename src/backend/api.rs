@@ -128,6 +128,15 @@ pub trait Backend: Sized + 'static {
         self.write(texture, layout, &data.to_vec())
     }
 
+    /// Why the GPU went away, if it did (the context or device was lost): every later
+    /// operation fails with it.
+    fn lost(&self) -> Option<String>;
+
+    /// Makes the GPU go away now, as a reset or a driver crash would (WebGL2's
+    /// `WEBGL_lose_context`, WebGPU's `device.destroy()`): for tests, and to see what a page
+    /// does then.
+    fn lose(&self);
+
     /// Runs `program` with `inputs` (in the kernel's order) bound, rendering every texel of
     /// each of `outputs` (one per render target of the kernel, all of the program's shape).
     fn run(
@@ -179,6 +188,10 @@ pub trait DynBackend {
         layout: Layout,
         data: &js_sys::Float32Array,
     ) -> Result<()>;
+    /// See [`Backend::lost`].
+    fn lost(&self) -> Option<String>;
+    /// See [`Backend::lose`].
+    fn lose(&self);
     /// See [`Backend::run`].
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()>;
     /// See [`Backend::copy_columns`].
@@ -230,6 +243,14 @@ impl<B: Backend> DynBackend for B {
         data: &js_sys::Float32Array,
     ) -> Result<()> {
         Backend::write_js(self, typed::<B>(texture)?, layout, data)
+    }
+
+    fn lost(&self) -> Option<String> {
+        Backend::lost(self)
+    }
+
+    fn lose(&self) {
+        Backend::lose(self)
     }
 
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()> {

@@ -32,6 +32,8 @@ pub struct WebGl2 {
     multi: glow::Framebuffer,
     /// The context's canvas: kernels render into textures, the [`SceneRenderer`] into it.
     canvas: web_sys::HtmlCanvasElement,
+    /// The same context as `gl`, for what glow does not offer (its loss).
+    context: web_sys::WebGl2RenderingContext,
 }
 
 /// A linked kernel and the locations of its uniforms.
@@ -172,7 +174,7 @@ impl WebGl2 {
                 web_sys::WebGl2RenderingContext::MAX_COLOR_ATTACHMENTS,
             ))
             .max(1);
-        let gl = Rc::new(glow::Context::from_webgl2_context(context));
+        let gl = Rc::new(glow::Context::from_webgl2_context(context.clone()));
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
         let sync = new_texture(&gl, 1, 1)?;
@@ -180,6 +182,7 @@ impl WebGl2 {
         let multi = unsafe { gl.create_framebuffer() }.map_err(Error::Gpu)?;
         Ok(WebGl2 {
             gl,
+            context,
             capabilities: Capabilities {
                 backend: super::BackendKind::WebGl2,
                 software: super::is_software(&renderer),
@@ -269,6 +272,23 @@ impl Backend for WebGl2 {
 
     fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
         new_texture(&self.gl, width, height)
+    }
+
+    fn lost(&self) -> Option<String> {
+        self.context
+            .is_context_lost()
+            .then(|| "the WebGL2 context was lost".into())
+    }
+
+    fn lose(&self) {
+        // WEBGL_lose_context, called through JavaScript (web-sys has no binding for it here).
+        if let Ok(Some(extension)) = self.context.get_extension("WEBGL_lose_context") {
+            if let Ok(f) = js_sys::Reflect::get(&extension, &"loseContext".into()) {
+                if let Ok(f) = wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f) {
+                    let _ = f.call0(&extension);
+                }
+            }
+        }
     }
 
     fn write(&self, t: &Texture, layout: Layout, data: &[f32]) -> Result<()> {

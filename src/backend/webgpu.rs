@@ -41,6 +41,8 @@ pub struct WebGpu {
     compute_pipelines: RefCell<HashMap<u64, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
     /// Errors the device reported outside any error scope; surfaced at the next read or finish.
     errors: Arc<Mutex<Vec<String>>>,
+    /// Why the device was lost, once it was.
+    lost: Arc<Mutex<Option<String>>>,
     /// Uniform buffers by content (see `uniform_buffer`).
     uniforms: RefCell<HashMap<Vec<u8>, wgpu::Buffer>>,
     /// Bind groups of runs (see `cached_bind_group`).
@@ -176,6 +178,15 @@ impl WebGpu {
                 list.push(e.to_string());
             }
         }));
+        let lost = Arc::new(Mutex::new(None));
+        let why = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut why) = why.lock() {
+                why.get_or_insert(format!(
+                    "the WebGPU device was lost ({reason:?}: {message})"
+                ));
+            }
+        });
         let info = adapter.get_info();
         if !info.name.is_empty() {
             adapter_name.insert(0, info.name);
@@ -207,6 +218,7 @@ impl WebGpu {
             pipelines: RefCell::new(HashMap::new()),
             compute_pipelines: RefCell::new(HashMap::new()),
             errors,
+            lost,
             uniforms: RefCell::new(HashMap::new()),
             bind_groups: RefCell::new(HashMap::new()),
             transfer: Transfer::default(),
@@ -355,6 +367,17 @@ impl Backend for WebGpu {
             id: NEXT_TEXTURE.fetch_add(1, Ordering::Relaxed),
             shared: self.shared.clone(),
         })
+    }
+
+    fn lost(&self) -> Option<String> {
+        self.lost.lock().ok().and_then(|why| why.clone())
+    }
+
+    fn lose(&self) {
+        if let Ok(mut why) = self.lost.lock() {
+            why.get_or_insert("the WebGPU device was destroyed on request".into());
+        }
+        self.device.destroy();
     }
 
     fn write(&self, t: &Texture, layout: Layout, data: &[f32]) -> Result<()> {

@@ -212,8 +212,21 @@ impl Gpu {
         Layout::new(rows, cols, self.capabilities().max_texture_size)
     }
 
+    /// Fails with [`Error::Lost`] once the GPU went away.
+    fn alive(&self) -> Result<()> {
+        self.backend
+            .lost()
+            .map_or(Ok(()), |why| Err(Error::Lost(why)))
+    }
+
+    /// Makes the GPU go away now (see [`crate::backend::Backend::lose`]).
+    pub fn lose(&self) {
+        self.backend.lose();
+    }
+
     /// A matrix of the given shape with a texture from the pool, contents undefined.
     fn alloc(&self, layout: Layout) -> Result<Matrix> {
+        self.alive()?;
         let texture = Pool::take(
             &self.pool,
             self.backend.as_ref(),
@@ -240,6 +253,7 @@ impl Gpu {
     /// Reads `m` back where the backend puts it (see [`Values`]): for the JS API, which hands
     /// the values to the page.
     pub async fn read_values(&self, m: &Matrix) -> Result<Values> {
+        self.alive()?;
         let values = self.backend.read(self.texture(m)?, m.layout).await?;
         let mut c = self.counts.get();
         c.readbacks += 1;
@@ -249,6 +263,7 @@ impl Gpu {
 
     /// Resolves once all GPU work submitted so far has finished.
     pub async fn finish(&self) -> Result<()> {
+        self.alive()?;
         self.backend.finish().await
     }
 

@@ -171,6 +171,10 @@ mod tests {
         fn write(&self, _: &(usize, usize), _: Layout, _: &[f32]) -> Result<()> {
             Ok(())
         }
+        fn lost(&self) -> Option<String> {
+            None
+        }
+        fn lose(&self) {}
         fn run(&self, _: &Program, _: &[&(usize, usize)], _: &[&(usize, usize)]) -> Result<()> {
             Ok(())
         }

@@ -449,6 +449,15 @@ impl Gpgpu {
         ))
     }
 
+    /// Makes the GPU go away now, as a GPU reset or a driver crash would (WebGL2's
+    /// `WEBGL_lose_context`, WebGPU's `device.destroy()`): every later operation throws or
+    /// rejects with a plain "the GPU went away" error. For tests and lessons; a page recovers
+    /// by creating a new Gpgpu (this one does not come back yet).
+    #[wasm_bindgen(js_name = loseContext)]
+    pub fn lose_context(&self) {
+        self.device.lose();
+    }
+
     /// Resolves once all GPU work submitted so far has finished (for timings).
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn finish(&self) -> Promise {
