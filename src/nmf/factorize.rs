@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::{Counts, Gpu};
 use crate::kernels::Expr;
+use crate::kernels::Func2::{Add, Div, Mul};
 use crate::matrix::Matrix;
 use crate::solver::{Observer, Progress};
 
@@ -173,7 +174,6 @@ impl<'a> Step<'a> {
     fn new(gpu: &'a Gpu, f: &'a Matrix, eps: f32) -> Result<Self> {
         let eps = Expr::Const(eps);
         let (a, b, c) = (Expr::Input(0), Expr::Input(1), Expr::Input(2));
-        use crate::kernels::Func2::{Add, Div, Mul};
         Ok(Step {
             gpu,
             f,
