@@ -433,7 +433,7 @@ impl Gpgpu {
 
     /// The collapsing wall of seed 000 (60 cubes, contacts solved as an LCP on this GPU), built
     /// from `seed` (default 1); `walls` (default 1, at most 100) such walls one behind the other
-    /// for the benchmarks (the page draws the first 63 bodies).
+    /// (the page offers 1, 10 and 100).
     pub fn wall(&self, seed: Option<u32>, walls: Option<u32>) -> Result<Wall, JsValue> {
         let walls = walls.unwrap_or(1);
         if !(1..=100).contains(&walls) {
