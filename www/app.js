@@ -68,6 +68,22 @@ async function start() {
   one.free();
   warm.free();
 
+  // When the GPU goes away (a reset, a driver crash, the button), say so at the top, in plain
+  // words, with the way back: a new Gpgpu, made by reloading.
+  const watchLoss = () => {
+    const why = gpu.lost();
+    if (!why || !$("gpu-lost").hidden) return;
+    $("gpu-lost").replaceChildren(`The GPU went away (${why}). Every section will say so until the page starts a new GPU: `,
+      Object.assign(document.createElement("button"), { type: "button", textContent: "Start again", onclick: () => location.reload() }));
+    $("gpu-lost").hidden = false;
+    $("cap-backend").textContent = `${caps.backend === "webgpu" ? "WebGPU" : "WebGL2"} (lost)`;
+  };
+  setInterval(watchLoss, 1000);
+  $("lose-gpu").addEventListener("click", () => {
+    gpu.loseContext();
+    watchLoss();
+  });
+
   try {
     initWall(gpu);
   } catch (e) {

@@ -219,6 +219,11 @@ impl Gpu {
             .map_or(Ok(()), |why| Err(Error::Lost(why)))
     }
 
+    /// Why the GPU went away, if it did (see [`crate::backend::Backend::lost`]).
+    pub fn lost(&self) -> Option<String> {
+        self.backend.lost()
+    }
+
     /// Makes the GPU go away now (see [`crate::backend::Backend::lose`]).
     pub fn lose(&self) {
         self.backend.lose();

@@ -458,6 +458,12 @@ impl Gpgpu {
         self.device.lose();
     }
 
+    /// Why the GPU went away, if it did (its context or device was lost); `undefined` while it
+    /// works.
+    pub fn lost(&self) -> Option<String> {
+        self.device.lost()
+    }
+
     /// Resolves once all GPU work submitted so far has finished (for timings).
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn finish(&self) -> Promise {

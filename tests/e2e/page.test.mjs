@@ -383,6 +383,21 @@ test("NMF factorises images on the page beside float64, draws its parts and take
   }
 });
 
+test("when the GPU goes away, the page says so at the top and in each section", async () => {
+  for (const backend of ["webgpu", "webgl2"]) {
+    const { page } = await open(`?backend=${backend}`);
+    await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+    await page.click("#lose-gpu");
+    await page.waitForSelector("#gpu-lost:not([hidden])");
+    assert.match(await page.textContent("#gpu-lost"), new RegExp(`The GPU went away \\(the ${backend === "webgpu" ? "WebGPU device was destroyed on request" : "WebGL2 context was lost"}\\)`));
+    assert.match(await page.textContent("#cap-backend"), /\(lost\)/);
+    await page.click("#square-form button[type=submit]");
+    await page.waitForSelector("#square-result .error");
+    assert.match(await page.textContent("#square-result .error"), /the GPU went away .*create a new Gpgpu/);
+    await page.close();
+  }
+});
+
 test("the solver benchmark fills its table", async () => {
   const { page, problems } = await open("?backend=webgl2&bench=solvers&sizes=64&n=64");
   await page.waitForSelector("#bench[data-done]", { timeout: 240_000 });
