@@ -276,7 +276,7 @@ on_both_backends! {
             for (b, s) in world.bodies.iter().zip(&start) {
                 drift = drift.max(b.position.distance(s.position));
                 if frame >= 120 {
-                    fastest = fastest.max(b.velocity.length() + b.spin.length() * b.reach());
+                    fastest = fastest.max(b.fastest_point());
                 }
             }
             let e = world.energy();

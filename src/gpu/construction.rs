@@ -8,16 +8,8 @@ use crate::matrix::Matrix;
 impl Gpu {
     /// Copies row-major `data` (`rows * cols` values) into a new GPU matrix.
     pub fn upload(&self, data: &[f32], rows: usize, cols: usize) -> Result<Matrix> {
-        if rows > 0 && cols > 0 && rows.checked_mul(cols) != Some(data.len()) {
-            return Err(Error::DataLength {
-                len: data.len(),
-                rows,
-                cols,
-            });
-        }
-        let layout = self.layout(rows, cols)?;
-        let m = self.alloc(layout)?;
-        self.backend.write(self.texture(&m)?, layout, data)?;
+        let m = self.alloc_for(data.len(), rows, cols)?;
+        self.backend.write(self.texture(&m)?, m.layout, data)?;
         Ok(m)
     }
 
@@ -29,14 +21,18 @@ impl Gpu {
         rows: usize,
         cols: usize,
     ) -> Result<Matrix> {
-        let len = data.length() as usize;
+        let m = self.alloc_for(data.length() as usize, rows, cols)?;
+        self.backend.write_js(self.texture(&m)?, m.layout, data)?;
+        Ok(m)
+    }
+
+    /// A new `rows x cols` matrix for `len` uploaded values, or a clear error when they do not
+    /// fill it.
+    fn alloc_for(&self, len: usize, rows: usize, cols: usize) -> Result<Matrix> {
         if rows > 0 && cols > 0 && rows.checked_mul(cols) != Some(len) {
             return Err(Error::DataLength { len, rows, cols });
         }
-        let layout = self.layout(rows, cols)?;
-        let m = self.alloc(layout)?;
-        self.backend.write_js(self.texture(&m)?, layout, data)?;
-        Ok(m)
+        self.alloc(self.layout(rows, cols)?)
     }
 
     /// A `rows x cols` matrix of `value` (`fill(r, c, 0.0)` is the zero matrix).

@@ -214,9 +214,7 @@ impl Gpu {
 
     /// Fails with [`Error::Lost`] once the GPU went away.
     fn alive(&self) -> Result<()> {
-        self.backend
-            .lost()
-            .map_or(Ok(()), |why| Err(Error::Lost(why)))
+        self.lost().map_or(Ok(()), |why| Err(Error::Lost(why)))
     }
 
     /// Why the GPU went away, if it did (see [`crate::backend::Backend::lost`]).

@@ -435,18 +435,8 @@ impl Gpgpu {
     /// from `seed` (default 1); `walls` (default 1, at most 100) such walls one behind the other
     /// (the page offers 1, 10 and 100).
     pub fn wall(&self, seed: Option<u32>, walls: Option<u32>) -> Result<Wall, JsValue> {
-        let walls = walls.unwrap_or(1);
-        if !(1..=100).contains(&walls) {
-            return Err(Error::Argument(format!(
-                "walls must be a whole number from 1 to 100, got {walls}"
-            ))
-            .into());
-        }
-        Ok(Wall::new(
-            self.device.clone(),
-            seed.unwrap_or(1),
-            walls as usize,
-        ))
+        let walls = super::wall::wall_count(walls.unwrap_or(1))?;
+        Ok(Wall::new(self.device.clone(), seed.unwrap_or(1), walls))
     }
 
     /// Makes the GPU go away now, as a GPU reset or a driver crash would (WebGL2's

@@ -7,6 +7,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
 use super::options::{dimension, object, option_bool, option_count, option_number, option_value};
+use super::solve::observer;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::kernels::{Expr, Func, Func2};
@@ -58,19 +59,8 @@ impl Gpgpu {
             for (name, m) in [("F", &f), ("u0", &u0), ("v0", &v0)] {
                 check_non_negative(gpu, name, m).await?;
             }
-            let on_progress = option_value(&options, "onProgress")
-                .dyn_into::<js_sys::Function>()
-                .ok();
-            let signal = option_value(&options, "signal");
-            let mut observe = |p: crate::solver::Progress| {
-                if let Some(f) = &on_progress {
-                    let error = p.residual.map_or(JsValue::NULL, JsValue::from);
-                    let _ = f.call3(&JsValue::NULL, &p.iteration.into(), &p.of.into(), &error);
-                }
-                !option_value(&signal, "aborted").as_bool().unwrap_or(false)
-            };
             let t0 = js_sys::Date::now();
-            let r = nmf::factorize(gpu, &f, (&u0, &v0), opts, &mut observe).await?;
+            let r = nmf::factorize(gpu, &f, (&u0, &v0), opts, &mut observer(&options)).await?;
             let ms = (js_sys::Date::now() - t0) / r.iterations.max(1) as f64;
             let (checks, errors): (Vec<f64>, Vec<f64>) =
                 r.errors.iter().map(|&(i, e)| (i as f64, e)).unzip();

@@ -160,6 +160,22 @@ impl Gpgpu {
     }
 }
 
+/// What follows a long run for the page: `options.onProgress(iteration, of, measure)` hears of
+/// each progress report, and `options.signal` (an AbortSignal) cancels the run once aborted.
+pub(super) fn observer(options: &JsValue) -> impl FnMut(solver::Progress) -> bool {
+    let on_progress = option_value(options, "onProgress")
+        .dyn_into::<js_sys::Function>()
+        .ok();
+    let signal = option_value(options, "signal");
+    move |p: solver::Progress| {
+        if let Some(f) = &on_progress {
+            let measure = p.residual.map_or(JsValue::NULL, JsValue::from);
+            let _ = f.call3(&JsValue::NULL, &p.iteration.into(), &p.of.into(), &measure);
+        }
+        !option_value(&signal, "aborted").as_bool().unwrap_or(false)
+    }
+}
+
 /// A solver run on a device with its own arguments, following `observe`.
 type SolverCall<A> =
     for<'a> fn(&'a Gpu, A, Observer<'a>) -> gpu::LocalFuture<'a, Result<Solution, Error>>;
@@ -177,18 +193,7 @@ impl Gpgpu {
         let wrap = self.wrap_fn();
         future_to_promise(async move {
             let args = args?;
-            let on_progress = option_value(&options, "onProgress")
-                .dyn_into::<js_sys::Function>()
-                .ok();
-            let signal = option_value(&options, "signal");
-            let mut observe = |p: solver::Progress| {
-                if let Some(f) = &on_progress {
-                    let residual = p.residual.map_or(JsValue::NULL, JsValue::from);
-                    let _ = f.call3(&JsValue::NULL, &p.iteration.into(), &p.of.into(), &residual);
-                }
-                !option_value(&signal, "aborted").as_bool().unwrap_or(false)
-            };
-            let s = call(device.as_ref(), args, &mut observe).await?;
+            let s = call(device.as_ref(), args, &mut observer(&options)).await?;
             Ok(object(&[
                 ("x", wrap(s.x).into()),
                 ("iterations", s.iterations.into()),

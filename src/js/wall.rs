@@ -134,15 +134,10 @@ impl Wall {
     /// behind the other (default: as many as now; 1 to 100), keeping the settings; a new
     /// number of walls also resets the camera to take them in.
     pub fn reset(&self, seed: Option<u32>, walls: Option<u32>) -> Result<(), JsValue> {
-        if let Some(w) = walls.filter(|w| !(1..=100).contains(w)) {
-            return Err(Error::Argument(format!(
-                "walls must be a whole number from 1 to 100, got {w}"
-            ))
-            .into());
-        }
+        let walls = walls.map(wall_count).transpose()?;
         let mut s = self.state.borrow_mut();
         s.seed = seed.unwrap_or(s.seed);
-        if let Some(w) = walls.map(|w| w as usize).filter(|&w| w != s.walls) {
+        if let Some(w) = walls.filter(|&w| w != s.walls) {
             s.walls = w;
             let aspect = s.camera.aspect;
             s.camera = physics::Camera {
@@ -401,6 +396,17 @@ impl Wall {
             ("step", w.stats.step.into()),
             ("sleeping", w.settings.sleeping.into()),
         ])
+    }
+}
+
+/// `walls` as a number of walls the API takes (1 to 100), or a clear error.
+pub(super) fn wall_count(walls: u32) -> Result<usize, Error> {
+    if (1..=100).contains(&walls) {
+        Ok(walls as usize)
+    } else {
+        Err(Error::Argument(format!(
+            "walls must be a whole number from 1 to 100, got {walls}"
+        )))
     }
 }
 

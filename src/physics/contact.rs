@@ -32,10 +32,7 @@ pub struct Contact {
 /// ground or each other, only with awake bodies. Deterministic: the same bodies always give the
 /// same list in the same order.
 pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
-    let travel: Vec<f64> = bodies
-        .iter()
-        .map(|b| dt * (b.velocity.length() + b.spin.length() * b.reach()))
-        .collect();
+    let travel: Vec<f64> = bodies.iter().map(|b| dt * b.fastest_point()).collect();
     let mut out = Vec::new();
     for (i, body) in bodies.iter().enumerate() {
         if body.asleep.is_none() {
