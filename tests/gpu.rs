@@ -110,14 +110,22 @@ on_both_backends! {
             gpu.release_pooled();
             assert_same(&gpu.read(&m).await.unwrap(), &data, &format!("{rows}x{cols} again"));
         }
-        // Through the JS API, where WebGPU hands the page the mapped values without wasm memory.
+        // Through the JS API, where WebGPU hands the page the mapped values without wasm memory
+        // and writes large arrays into kept mapped buffers: uploads in a row take a new one, a
+        // second, then writeBuffer while both are mapped again; after the reads let the mappings
+        // come back, a kept one, then a larger array replaces one.
         let js = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
-        for (rows, cols) in [(5, 3), (1023, 259)] {
-            let data = Rng::new(7 + rows as u32).matrix(rows * cols, -1e6, 1e6);
-            let array: JsValue = js_sys::Float32Array::from(data.as_slice()).into();
-            let m = js.upload(&array, rows as f64, cols as f64).unwrap();
-            let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap().into();
-            assert_same(&got.to_vec(), &data, &format!("JS API {rows}x{cols}"));
+        for round in [&[(5, 3), (1023, 259), (258, 1021), (600, 500)][..], &[(1023, 259)], &[(1100, 300)]] {
+            let mut uploaded = vec![];
+            for &(rows, cols) in round {
+                let data = Rng::new(7 + rows as u32).matrix(rows * cols, -1e6, 1e6);
+                let array: JsValue = js_sys::Float32Array::from(data.as_slice()).into();
+                uploaded.push((js.upload(&array, rows as f64, cols as f64).unwrap(), data, (rows, cols)));
+            }
+            for (m, data, (rows, cols)) in uploaded {
+                let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap().into();
+                assert_same(&got.to_vec(), &data, &format!("JS API {rows}x{cols}"));
+            }
         }
     }
 

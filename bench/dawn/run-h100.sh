@@ -6,7 +6,8 @@
 #   bash .dawn/bench/run-h100.sh [bench.mjs options...]
 #   bash .dawn/bench/run-h100.sh --kernel-only [kernel-only.mjs options...]
 #   bash .dawn/bench/run-h100.sh --wall [wall.mjs options...]   (native_bench's wall, then wall.mjs)
-#   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]     (NMF: native_bench, PyTorch, Dawn)
+#   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]
+#   bash .dawn/bench/run-h100.sh --transfer [transfer.mjs options...]   (upload and read-back steps)     (NMF: native_bench, PyTorch, Dawn)
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
@@ -36,7 +37,7 @@ fi
 xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
 rm -rf "$work/bench" && mkdir -p "$work/bench"
 tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,package.json} "$work/bench/"
+cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,package.json} "$work/bench/"
 # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
 if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
   mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -62,6 +63,13 @@ if [ "${1:-}" = "--kernel-only" ]; then
   echo "== kernel only"
   for n in 2048 4096; do "$work/node" kernel-only.mjs --pkg "$dawn/pkg" --n "$n" "$@"; done
   exit $?
+fi
+if [ "${1:-}" = "--transfer" ]; then
+  # Where a large upload and read-back spend their time (transfer.mjs): the options go to it.
+  shift
+  echo "== transfers"
+  "$work/node" transfer.mjs --pkg "$dawn/pkg" ${require_gpu} "$@" 2>&1 | tee "$out/transfer.log"
+  exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-}" = "--nmf" ]; then
   # Seed 004's NMF at the thesis's shape natively, in PyTorch (GPU and CPU, where python3 has

@@ -11,6 +11,9 @@
 //! (un)packing cost fewer GPU objects per call (a solver reads a scalar every iteration), and a
 //! matrix larger than one storage binding may be takes them too.
 //!
+//! From a JavaScript array the values go straight into a kept upload buffer that is mapped
+//! already (see [`WebGpu::write_matrix_js`]).
+//!
 //! Large transfers keep their buffers for the next one: a new buffer costs its creation and
 //! Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small ones leave them alone, so that
 //! reading a scalar between two large reads does not free them.
@@ -40,6 +43,21 @@ pub(super) struct Transfer {
     rows: RefCell<Option<wgpu::Buffer>>,
     /// The last large mappable buffer.
     staging: RefCell<Option<wgpu::Buffer>>,
+    /// Upload buffers the page writes into (see [`WebGpu::write_matrix_js`]).
+    #[cfg(target_arch = "wasm32")]
+    mapped: RefCell<Vec<Mapped>>,
+}
+
+/// How many mapped upload buffers are kept: the two operands of a product.
+#[cfg(target_arch = "wasm32")]
+const MAPPED_KEPT: usize = 2;
+
+/// A kept upload buffer (`MAP_WRITE | COPY_SRC`), mapped again as soon as the copy out of it is
+/// submitted; `ready` once that mapping has come back.
+#[cfg(target_arch = "wasm32")]
+struct Mapped {
+    buffer: wgpu::Buffer,
+    ready: std::rc::Rc<std::cell::Cell<bool>>,
 }
 
 impl WebGpu {
@@ -104,9 +122,12 @@ impl WebGpu {
         Ok(())
     }
 
-    /// [`Self::write_matrix`] from a JavaScript array: a large one goes from JavaScript straight
-    /// into the upload buffer (`GPUQueue.writeBuffer` with the page's own array: no copy into
-    /// wasm memory), the rest as `write_matrix`.
+    /// [`Self::write_matrix`] from a JavaScript array. A large one goes from JavaScript straight
+    /// into a kept upload buffer that is already mapped (no copy into wasm memory), which the
+    /// GPU copies from and packs; the buffer is then mapped again for a later upload. Where
+    /// none is ready, `GPUQueue.writeBuffer` takes the page's array instead, which costs Dawn new
+    /// staging memory every call: 4x slower at 64 MiB on the H100 (`bench/dawn/transfer.mjs`).
+    /// Small arrays go as `write_matrix`.
     #[cfg(target_arch = "wasm32")]
     pub(super) fn write_matrix_js(
         &self,
@@ -119,14 +140,71 @@ impl WebGpu {
             return self.write_matrix(t, layout, &data.to_vec());
         };
         self.flush();
+        let Some(mapped) = self.take_mapped(bytes) else {
+            return self.pack_upload(t, layout, bytes, |upload| {
+                let buffer = upload
+                    .as_webgpu()
+                    .ok_or_else(|| Error::Gpu("the upload buffer is not a WebGPU buffer".into()))?;
+                queue
+                    .write_buffer_with_f64_and_buffer_source(buffer, 0.0, data)
+                    .map_err(|e| Error::Gpu(format!("writing the upload failed: {e:?}")))
+            });
+        };
+        {
+            let view = mapped
+                .buffer
+                .get_mapped_range(..bytes)
+                .map_err(|e| Error::Gpu(format!("writing the upload failed: {e}")))?;
+            let bytes = view.as_uint8array();
+            js_sys::Float32Array::new_with_byte_offset_and_length(
+                &bytes.buffer(),
+                bytes.byte_offset(),
+                data.length(),
+            )
+            .set(data, 0);
+        }
+        mapped.buffer.unmap();
         self.pack_upload(t, layout, bytes, |upload| {
-            let buffer = upload
-                .as_webgpu()
-                .ok_or_else(|| Error::Gpu("the upload buffer is not a WebGPU buffer".into()))?;
-            queue
-                .write_buffer_with_f64_and_buffer_source(buffer, 0.0, data)
-                .map_err(|e| Error::Gpu(format!("writing the upload failed: {e:?}")))
-        })
+            self.record(|encoder| {
+                encoder.copy_buffer_to_buffer(&mapped.buffer, 0, upload, 0, bytes)
+            });
+            Ok(())
+        })?;
+        // A buffer must not be mapped (or waiting for its mapping) when its copy is submitted.
+        self.flush();
+        mapped.ready.set(false);
+        let ready = mapped.ready.clone();
+        mapped
+            .buffer
+            .map_async(wgpu::MapMode::Write, .., move |r| ready.set(r.is_ok()));
+        self.transfer.mapped.borrow_mut().push(mapped);
+        Ok(())
+    }
+
+    /// A kept upload buffer of at least `bytes` that is mapped now; a new one (mapped at
+    /// creation) while fewer than [`MAPPED_KEPT`] are kept or one of them is ready but too
+    /// small; else none.
+    #[cfg(target_arch = "wasm32")]
+    fn take_mapped(&self, bytes: u64) -> Option<Mapped> {
+        let mut kept = self.transfer.mapped.borrow_mut();
+        if let Some(i) = kept
+            .iter()
+            .position(|m| m.ready.get() && m.buffer.size() >= bytes)
+        {
+            return Some(kept.swap_remove(i));
+        }
+        if kept.len() >= MAPPED_KEPT {
+            let small = kept.iter().position(|m| m.ready.get())?;
+            kept.swap_remove(small).buffer.destroy();
+        }
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("upload"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        let ready = std::rc::Rc::new(std::cell::Cell::new(true));
+        Some(Mapped { buffer, ready })
     }
 
     /// Reads the matrix `layout` held by `t`: see the module's text.
@@ -188,6 +266,7 @@ impl WebGpu {
         staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
             let _ = tx.send(r);
         });
+        let destination = direct.then(|| destination(layout.rows * layout.cols));
         self.wait()?;
         let mapped = rx
             .await
@@ -198,8 +277,8 @@ impl WebGpu {
             let view = staging
                 .get_mapped_range(..size)
                 .map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
-            if direct {
-                values_of(&view, layout.rows * layout.cols)
+            if let Some(destination) = destination {
+                values_of(&view, destination)
             } else {
                 let texels: Vec<f32> = view
                     .chunks_exact(padded_row)
@@ -336,6 +415,10 @@ impl WebGpu {
         {
             buffer.destroy();
         }
+        #[cfg(target_arch = "wasm32")]
+        for mapped in self.transfer.mapped.borrow_mut().drain(..) {
+            mapped.buffer.destroy();
+        }
     }
 
     /// The buffer kept in `slot` if it is large enough, else a new one of `size` bytes.
@@ -374,23 +457,41 @@ fn keep(slot: &RefCell<Option<wgpu::Buffer>>, buffer: wgpu::Buffer, size: u64) {
     }
 }
 
-/// The first `n` floats of a mapped range: in a browser a `Float32Array` copied from the mapping
-/// in JavaScript, never through wasm memory.
+/// Where the `n` values of a large read-back go, made while the GPU works: in a browser a
+/// `Float32Array` whose pages are touched now, not while the mapped values are copied in (40 of
+/// the 45 ms of copying 64 MiB into a new array on the H100 were the new pages' faults).
 #[cfg(target_arch = "wasm32")]
-fn values_of(view: &wgpu::BufferView, n: usize) -> Values {
+fn destination(n: usize) -> js_sys::Float32Array {
+    let array = js_sys::Float32Array::new_with_length(n as u32);
+    array.fill(0.0, 0, n as u32);
+    array
+}
+
+/// Where the `n` values of a large read-back go.
+#[cfg(not(target_arch = "wasm32"))]
+fn destination(n: usize) -> Vec<f32> {
+    Vec::with_capacity(n)
+}
+
+/// The values of a mapped range copied into `destination`, which is as long as they are: in a
+/// browser with one copy in JavaScript, never through wasm memory.
+#[cfg(target_arch = "wasm32")]
+fn values_of(view: &wgpu::BufferView, destination: js_sys::Float32Array) -> Values {
     let bytes = view.as_uint8array();
     let floats = js_sys::Float32Array::new_with_byte_offset_and_length(
         &bytes.buffer(),
         bytes.byte_offset(),
-        n as u32,
+        destination.length(),
     );
-    Values::Js(floats.slice(0, n as u32))
+    destination.set(&floats, 0);
+    Values::Js(destination)
 }
 
-/// The first `n` floats of a mapped range, copied into a `Vec`.
+/// The values of a mapped range (as long as `destination` is meant to be) appended to it.
 #[cfg(not(target_arch = "wasm32"))]
-fn values_of(view: &wgpu::BufferView, n: usize) -> Values {
-    Values::Here(floats(&view[..4 * n]).collect())
+fn values_of(view: &wgpu::BufferView, mut destination: Vec<f32>) -> Values {
+    destination.extend(floats(view));
+    Values::Here(destination)
 }
 
 /// Little-endian f32s (GPU data, wasm and x86 alike): cast where the bytes are aligned to f32
