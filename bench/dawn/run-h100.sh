@@ -6,8 +6,9 @@
 #   bash .dawn/bench/run-h100.sh [bench.mjs options...]
 #   bash .dawn/bench/run-h100.sh --kernel-only [kernel-only.mjs options...]
 #   bash .dawn/bench/run-h100.sh --wall [wall.mjs options...]   (native_bench's wall, then wall.mjs)
-#   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]
-#   bash .dawn/bench/run-h100.sh --transfer [transfer.mjs options...]   (upload and read-back steps)     (NMF: native_bench, PyTorch, Dawn)
+#   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]     (NMF: native_bench, PyTorch, Dawn)
+#   bash .dawn/bench/run-h100.sh --products [bench.mjs options...]   (native and cuBLAS first)
+#   bash .dawn/bench/run-h100.sh --transfer [transfer.mjs options...]   (upload and read-back steps)
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
@@ -98,6 +99,17 @@ if [ "${1:-}" = "--wall" ]; then
   echo "== wall through Dawn, beside Rapier"
   "$work/node" wall.mjs "$@" ${require_gpu} --pkg "$dawn/pkg" --out "$out/wall-bench.json" --md "$out/wall-bench.md"
   exit $?
+fi
+if [ "${1:-}" = "--products" ]; then
+  # The same products natively (wgpu on Vulkan) and in cuBLAS (PyTorch) first, in the same lease.
+  shift
+  if [ -f "$dawn/native/native_bench.xz" ]; then
+    echo "== native products"
+    xz -dc "$dawn/native/native_bench.xz" >"$work/native_bench" && chmod +x "$work/native_bench"
+    "$work/native_bench" --no-lcp --no-wall --no-nmf 2>&1 | tee "$out/native-products.log"
+  fi
+  echo "== cuBLAS"
+  python3 "$dawn/bench/bench_cublas.py" 2>&1 | tee "$out/cublas.log"
 fi
 echo "== bench"
 "$work/node" bench.mjs "$@" \

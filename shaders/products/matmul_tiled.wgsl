@@ -11,19 +11,23 @@
 // multiply-adds: 64 scalar multiply-adds per 4 reads. Everything a thread holds is a named
 // variable and every loop over registers is written out, so no register array is indexed at run
 // time (compilers that keep loops rolled, or wgpu's loop bounding, would put it in memory).
+//
+// Split k: where C has too few blocks to fill the GPU, the output is `slices` partial products
+// stacked, each ceil(texel rows of C / 32) * 32 texel rows high, slice s summing its own range of
+// k (whole chunks); sum_slices.wgsl adds them into C. With one slice the output is C itself.
 
 const BK: i32 = {BK};
 
 var<workgroup> a_tile: array<array<vec4<f32>, 32>, {BK}>;   // [k][texel row]
 var<workgroup> b_tile: array<array<vec4<f32>, 32>, {BK}>;   // [k][group of 4 columns]
 
-// Texel i of the chunk at k0, zero outside the matrices (thread li copies texels li + 256 e,
-// e < {BK} / 8). A: texel row i % 32 of column k0 + i / 32. B: column i % 128, texel row
+// Texel i of the chunk at k0, zero outside the matrices and (A) past this slice's k_end (thread
+// li copies texels li + 256 e, e < {BK} / 8). A: texel row i % 32 of column k0 + i / 32. B: column i % 128, texel row
 // k0 / 4 + i / 128.
-fn fetch_a(i: i32, k0: i32, row0: i32) -> vec4<f32> {
+fn fetch_a(i: i32, k0: i32, k_end: i32, row0: i32) -> vec4<f32> {
     let p = k0 + i / 32;
     let r = row0 + i % 32;
-    if (p < a_cols() && r < a_height()) {
+    if (p < k_end && r < a_height()) {
         return a_texel(p, r);
     }
     return vec4<f32>(0.0);
@@ -58,22 +62,28 @@ fn cs_main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id
     let ty = i32(local.y);
     let li = ty * 16 + tx;
     let col0 = i32(group.x) * 128;
-    let row0 = i32(group.y) * 32;
-    let k = a_cols();
+    let groups = (a_height() + 31) / 32;
+    let slice = i32(group.y) / groups;
+    let slices = (out_rows() + 127) / 128 / groups;
+    let row0 = i32(group.y) % groups * 32;
+    let out_row0 = i32(group.y) * 32;
+    let k_slice = ((a_cols() + slices - 1) / slices + BK - 1) / BK * BK;
+    let k_begin = slice * k_slice;
+    let k_end = min(a_cols(), k_begin + k_slice);
     var c00 = vec4<f32>(0.0); var c01 = vec4<f32>(0.0); var c02 = vec4<f32>(0.0); var c03 = vec4<f32>(0.0);
     var c04 = vec4<f32>(0.0); var c05 = vec4<f32>(0.0); var c06 = vec4<f32>(0.0); var c07 = vec4<f32>(0.0);
     var c10 = vec4<f32>(0.0); var c11 = vec4<f32>(0.0); var c12 = vec4<f32>(0.0); var c13 = vec4<f32>(0.0);
     var c14 = vec4<f32>(0.0); var c15 = vec4<f32>(0.0); var c16 = vec4<f32>(0.0); var c17 = vec4<f32>(0.0);
     // The lines of na and nb are written out once for each texel e (of {BK} / 8) a thread copies.
-    var na{e} = fetch_a(li + 256 * {e}, 0, row0);
-    var nb{e} = fetch_b(li + 256 * {e}, 0, col0);
-    for (var k0 = 0; k0 < k; k0 += BK) {
+    var na{e} = fetch_a(li + 256 * {e}, k_begin, k_end, row0);
+    var nb{e} = fetch_b(li + 256 * {e}, k_begin, col0);
+    for (var k0 = k_begin; k0 < k_end; k0 += BK) {
         workgroupBarrier();
         a_tile[(li + 256 * {e}) / 32][(li + 256 * {e}) % 32] = na{e};
         store_b(li + 256 * {e}, nb{e});
         workgroupBarrier();
         // The next chunk's texels, fetched while this chunk is multiplied.
-        na{e} = fetch_a(li + 256 * {e}, k0 + BK, row0);
+        na{e} = fetch_a(li + 256 * {e}, k0 + BK, k_end, row0);
         nb{e} = fetch_b(li + 256 * {e}, k0 + BK, col0);
         for (var p = 0; p < BK; p++) {
             let a0 = a_tile[p][ty];
@@ -88,8 +98,8 @@ fn cs_main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id
     }
     let x0 = col0 + 4 * tx;
     let x1 = col0 + 64 + 4 * tx;
-    let y0 = row0 + ty;
-    let y1 = row0 + ty + 16;
+    let y0 = out_row0 + ty;
+    let y1 = out_row0 + ty + 16;
     store(x0, y0, c00); store(x0 + 1, y0, c01); store(x0 + 2, y0, c02); store(x0 + 3, y0, c03);
     store(x1, y0, c04); store(x1 + 1, y0, c05); store(x1 + 2, y0, c06); store(x1 + 3, y0, c07);
     store(x0, y1, c10); store(x0 + 1, y1, c11); store(x0 + 2, y1, c12); store(x0 + 3, y1, c13);

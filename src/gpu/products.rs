@@ -8,6 +8,7 @@
 use super::Gpu;
 use crate::error::{Error, Result};
 use crate::kernels::{self, Program};
+use crate::layout::Layout;
 use crate::matrix::Matrix;
 
 /// Columns per block of the blocked matrix-vector product's first pass.
@@ -97,12 +98,27 @@ impl Gpu {
         8
     }
 
-    /// `a * b` on the compute path with chunks of `bk` of the inner dimension (8, 16 or 32).
+    /// `a * b` on the compute path with chunks of `bk` of the inner dimension (8, 16 or 32),
+    /// split into slices where the output alone would leave the GPU half idle ([`split_k`]).
     pub fn mul_compute_tiled(&self, a: &Matrix, b: &Matrix, bk: usize) -> Result<Matrix> {
+        let slices = split_k(self.layout(a.rows(), b.cols())?, a.cols());
+        self.mul_compute_split(a, b, bk, slices)
+    }
+
+    /// `a * b` on the compute path with chunks of `bk`, the inner dimension split into `slices`
+    /// (1 to 4) summed by a second pass.
+    pub fn mul_compute_split(
+        &self,
+        a: &Matrix,
+        b: &Matrix,
+        bk: usize,
+        slices: usize,
+    ) -> Result<Matrix> {
         check_inner(a, b)?;
-        if !kernels::TILED_CHUNKS.contains(&bk) {
+        if !kernels::TILED_CHUNKS.contains(&bk) || !(1..=4).contains(&slices) {
             return Err(Error::Unsupported(format!(
-                "the compute-path product takes chunks of 8, 16 or 32, not {bk}"
+                "the compute-path product takes chunks of 8, 16 or 32 and 1 to 4 slices of k, \
+                 not {bk} and {slices}"
             )));
         }
         let bytes = kernels::tiled_workgroup_bytes(bk);
@@ -112,11 +128,14 @@ impl Gpu {
                 self.capabilities().max_workgroup_storage
             )));
         }
-        self.run_kernel(
-            kernels::matmul_tiled(bk),
-            &[a, b],
-            self.layout(a.rows(), b.cols())?,
-        )
+        let out = self.layout(a.rows(), b.cols())?;
+        if slices == 1 {
+            return self.run_kernel(kernels::matmul_tiled(bk), &[a, b], out);
+        }
+        // The slices stacked, each a whole number of workgroup blocks (128 rows) high.
+        let stacked = self.layout(slices * out.rows.div_ceil(128) * 128, out.cols)?;
+        let partial = self.run_kernel(kernels::matmul_tiled(bk), &[a, b], stacked)?;
+        self.run_kernel(kernels::SUM_SLICES, &[&partial], out)
     }
 
     /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
@@ -365,4 +384,32 @@ fn inner_mismatch(a: &Matrix, b: &Matrix, op: &str, ka: usize, kb: usize) -> Err
         b.rows(),
         b.cols()
     ))
+}
+
+/// Workgroups of the compute-path product that fill a large GPU (an H100's 132 SMs run two
+/// each); a product with fewer blocks splits its inner dimension.
+const FILL_GROUPS: usize = 256;
+
+/// The slices of k a compute-path product of the output `out` and inner dimension `k` is split
+/// into: enough for [`FILL_GROUPS`] workgroups, at most 4, each slice at least 256 deep. One
+/// where the blocks (128 x 128 elements) fill the GPU by themselves.
+fn split_k(out: Layout, k: usize) -> usize {
+    let blocks = out.cols.div_ceil(128) * out.rows.div_ceil(128);
+    FILL_GROUPS.div_ceil(blocks).min(4).min(k / 256).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_products_split_k_until_the_gpu_is_full() {
+        let split = |m, k, n| split_k(Layout { rows: m, cols: n }, k);
+        assert_eq!(split(1024, 1024, 1024), 4); // 64 blocks
+        assert_eq!(split(1536, 1024, 1536), 2); // 144 blocks
+        assert_eq!(split(2048, 2048, 2048), 1); // 256 blocks fill it
+        assert_eq!(split(37, 1030, 65), 4);
+        assert_eq!(split(130, 600, 259), 2); // each slice at least 256 deep
+        assert_eq!(split(1024, 300, 1024), 1);
+    }
 }

@@ -50,7 +50,7 @@ pub use lcp::{
 };
 pub use products::{
     matmul_fast, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, MATMUL, MATMUL_PASS,
-    MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS, TILED_CHUNKS, TRANSPOSE, TR_MUL,
+    MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS, SUM_SLICES, TILED_CHUNKS, TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;
 

@@ -66,6 +66,19 @@ pub fn matmul_tiled(bk: usize) -> Kernel {
     }
 }
 
+/// `C` from the stacked partial products of a split-k [`matmul_tiled`] (input `p`): their sum.
+pub const SUM_SLICES: Kernel = Kernel {
+    name: Cow::Borrowed("sum_slices"),
+    inputs: &["p"],
+    wgsl: Cow::Borrowed(include_str!("../../shaders/products/sum_slices.wgsl")),
+    glsl: Cow::Borrowed(""),
+    outputs: 1,
+    compute: Some(Compute {
+        per_group: (64, 4),
+        scratch_words: 0,
+    }),
+};
+
 /// `y = A x` on the compute path: 32 rows per workgroup, partial sums added in workgroup
 /// memory, one dispatch.
 pub const MATVEC_TILED: Kernel = Kernel {

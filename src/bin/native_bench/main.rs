@@ -229,10 +229,17 @@ fn products(gpu: &Gpu, o: &Options) -> Result<()> {
     for bk in texla::kernels::TILED_CHUNKS {
         if texla::kernels::tiled_workgroup_bytes(bk) <= storage && (bk == 8 || !o.quick) {
             paths.push((
-                format!("compute, 128x128 blocks, 8x8 per thread, k chunk {bk}"),
+                format!("compute, 128x128 blocks, 8x8 per thread, k chunk {bk}, k split by size"),
                 Box::new(move |g, a, b| g.mul_compute_tiled(a, b, bk)),
             ));
         }
+    }
+    // The split of k that `mul_compute_tiled` picks by size, against each fixed split.
+    for slices in [1, 2, 4] {
+        paths.push((
+            format!("compute, k chunk 8, k split in {slices}"),
+            Box::new(move |g, a, b| g.mul_compute_split(a, b, 8, slices)),
+        ));
     }
     let mut rows: Vec<Row> = Vec::new();
     for (level, checks) in check_levels() {
