@@ -24,7 +24,7 @@ async function loadRecorded(path) {
 export const loadRecordedPeers = () => loadRecorded("../bench/peers/results.json");
 
 /** The recorded H100 run through Dawn (texla's paths and TF.js), or null. */
-export const loadRecordedH100 = () => loadRecorded("../benchmarks/h100/dawn/run-jsupload.json");
+export const loadRecordedH100 = () => loadRecorded("../benchmarks/h100/dawn/run-split.json");
 
 /**
  * Draws `rows` of runBenchmark (this run, on `backend`) and the peers of `recorded` (or null)
@@ -155,7 +155,7 @@ export function plotProducts(canvas, rows, backend, recorded, h100 = null) {
     : ["Solid: this run (GFLOPS = 2n³ / time). No recorded peer run was found (bench/peers/results.json):", "run node bench/peers/run.mjs to make one."];
   if (h100Curves) {
     const env = h100.env ?? {};
-    notes.push(`Dotted: recorded on an NVIDIA H100 through Dawn (${env.date?.slice(0, 10) ?? "date unknown"}), texla and TF.js in one process (benchmarks/h100/dawn/run-jsupload.json).`);
+    notes.push(`Dotted: recorded on an NVIDIA H100 through Dawn (${env.date?.slice(0, 10) ?? "date unknown"}), texla and TF.js in one process (benchmarks/h100/dawn/run-split.json).`);
   }
   notes.forEach((t, i) => ctx.fillText(t, 10, h - 24 - 16 * (notes.length - 2) + 16 * i));
   canvas.dataset.series = String(series.length);

@@ -188,7 +188,7 @@ test("the benchmark plot overlays the recorded H100 run through Dawn on request"
   const { page, problems } = await open("?backend=webgl2&bench=products&sizes=16&h100");
   await page.waitForSelector("#bench[data-done]", { timeout: 120_000 });
   assert.ok(await page.isChecked("#bench-h100"));
-  const recorded = JSON.parse(await readFile(new URL("../../benchmarks/h100/dawn/run-jsupload.json", import.meta.url), "utf8"));
+  const recorded = JSON.parse(await readFile(new URL("../../benchmarks/h100/dawn/run-split.json", import.meta.url), "utf8"));
   const paths = new Set(recorded.matmul.map((r) => r.path));
   assert.ok(paths.has("texla matmul") && paths.has("tfjs matMul"), [...paths].join(", "));
   const plot = page.locator("#bench-plot");
