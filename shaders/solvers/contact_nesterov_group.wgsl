@@ -19,6 +19,15 @@ fn advanced(t: f32) -> f32 {
     return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
 }
 
+// Neighbour s's part of (A y)_row: block s of the row times y_j; zero where j < 0 (the list
+// ends with -1, and slots past `count` are given -1). The column is clamped so that every fetch
+// stays inside A.
+fn term(row: i32, s: i32, j: i32) -> vec3<f32> {
+    let c = min(4 * s, a_width() - 4);
+    let y = select(vec4<f32>(0.0), ys[max(j, 0)], j >= 0);
+    return (a_texel(c, row) * y.x + a_texel(c + 1, row) * y.y + a_texel(c + 2, row) * y.z).xyz;
+}
+
 @compute @workgroup_size(256)
 fn cs_main(@builtin(local_invocation_index) lid: u32) {
     let contacts = min(u32(out_rows()) / 4u, MAX_CONTACTS);
@@ -43,11 +52,12 @@ fn cs_main(@builtin(local_invocation_index) lid: u32) {
             if (i < contacts) {
                 let row = i32(i);
                 var w = d_texel(0, row).xyz;
-                for (var s = 0; s < count; s++) {
-                    let j = i32(b_texel(s / 4, row)[s % 4]);
-                    if (j < 0) { break; }
-                    let yj = ys[j];
-                    w += (a_texel(4 * s, row) * yj.x + a_texel(4 * s + 1, row) * yj.y + a_texel(4 * s + 2, row) * yj.z).xyz;
+                // Four neighbours at a time, one texel of the list: their twelve fetches of A
+                // are independent, so they overlap instead of waiting for each other.
+                for (var s = 0; s < count; s += 4) {
+                    let j = select(vec4<i32>(-1), vec4<i32>(b_texel(s / 4, row)), vec4<i32>(s) + vec4<i32>(0, 1, 2, 3) < vec4<i32>(count));
+                    w += term(row, s, j.x) + term(row, s + 1, j.y) + term(row, s + 2, j.z) + term(row, s + 3, j.w);
+                    if (j.w < 0) { break; }
                 }
                 let y = ys[i];
                 let z = y.xyz + step * e_texel(0, row).xyz * w;
