@@ -5,20 +5,27 @@ float advanced(float t) {
     return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
 }
 
+vec3 term(int i, int s, int j) {
+    int col = min(4 * s, a_width() - 4);
+    vec4 yj = mix(vec4(0.0), c_texel(0, max(j, 0)), bvec4(j >= 0));
+    return (a_texel(col, i) * yj.x + a_texel(col + 1, i) * yj.y + a_texel(col + 2, i) * yj.z).xyz;
+}
+
 void kernel(ivec2 texel, out vec4 r[2]) {
     int i = texel.y;
     int count = int(param(1));
     bool dense = param(2) > 0.5;
     vec3 w = e_texel(0, i).xyz;
-    for (int s = 0; s < count; s++) {
-        int j = s;
+    for (int s = 0; s < count; s += 4) {
+        ivec4 slot = ivec4(s) + ivec4(0, 1, 2, 3);
+        ivec4 j = slot;
         if (!dense) {
-            vec4 list = b_texel(s / 4, i);
-            j = int(list[s % 4]);
-            if (j < 0) { break; }
+            j = ivec4(b_texel(s / 4, i));
         }
-        vec4 yj = c_texel(0, j);
-        w += (a_texel(4 * s, i) * yj.x + a_texel(4 * s + 1, i) * yj.y + a_texel(4 * s + 2, i) * yj.z).xyz;
+        ivec4 listed = ivec4(lessThan(slot, ivec4(count)));  // GLSL ES 3.00 has no integer mix
+        j = j * listed + listed - 1;
+        w += term(i, s, j.x) + term(i, s + 1, j.y) + term(i, s + 2, j.z) + term(i, s + 3, j.w);
+        if (j.w < 0) { break; }
     }
     vec4 y = c_texel(0, i);
     vec3 x = d_texel(0, i).xyz;

@@ -22,20 +22,30 @@ fn advanced(t: f32) -> f32 {
     return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
 }
 
+// Neighbour s's part of (A y)_i: block s of row i times y_j, zero where j < 0; the column is
+// clamped so that every fetch stays inside A.
+fn term(i: i32, s: i32, j: i32) -> vec3<f32> {
+    let col = min(4 * s, a_width() - 4);
+    let yj = select(vec4<f32>(0.0), c_texel(0, max(j, 0)), j >= 0);
+    return (a_texel(col, i) * yj.x + a_texel(col + 1, i) * yj.y + a_texel(col + 2, i) * yj.z).xyz;
+}
+
 fn kernel(texel: vec2<i32>) -> array<vec4<f32>, 2> {
     let i = texel.y;
     let count = i32(param(1));
     let dense = param(2) > 0.5;
     var w = e_texel(0, i).xyz;
-    for (var s = 0; s < count; s++) {
-        var j = s;
+    // Four neighbours at a time (one texel of the list), their fetches independent of each
+    // other. Dense: neighbour s is contact s; blocks: the list names them and ends with -1.
+    for (var s = 0; s < count; s += 4) {
+        let slot = vec4<i32>(s) + vec4<i32>(0, 1, 2, 3);
+        var j = slot;
         if (!dense) {
-            let list = b_texel(s / 4, i);
-            j = i32(list[s % 4]);
-            if (j < 0) { break; }
+            j = vec4<i32>(b_texel(s / 4, i));
         }
-        let yj = c_texel(0, j);
-        w += (a_texel(4 * s, i) * yj.x + a_texel(4 * s + 1, i) * yj.y + a_texel(4 * s + 2, i) * yj.z).xyz;
+        j = select(vec4<i32>(-1), j, slot < vec4<i32>(count));
+        w += term(i, s, j.x) + term(i, s + 1, j.y) + term(i, s + 2, j.z) + term(i, s + 3, j.w);
+        if (j.w < 0) { break; }
     }
     let y = c_texel(0, i);
     let x = d_texel(0, i).xyz;
