@@ -2,6 +2,7 @@
 // the GPU and compared with JavaScript float64 (Math.*) over a stated input range.
 
 import { mulberry32, randomMatrix, matmul64, errorStats, dotErrorBound } from "./reference/products.js";
+import { referenceOf } from "./reference/expression.js";
 
 const N = 4096; // inputs per function: a 64 x 64 matrix
 
@@ -88,7 +89,7 @@ async function gpuValues(gpu, expr, inputs) {
  * cancellation in a sum is not the GPU's doing.
  */
 async function measure(gpu, texla, expr, inputs, range, scale) {
-  const js = new Function(..."abcdef".slice(0, inputs.length), `return ${texla.Gpgpu.expressionAsJavaScript(expr)};`);
+  const js = referenceOf(texla, expr);
   const got = await gpuValues(gpu, expr, inputs);
   const exact = Float64Array.from(got, (_, i) => js(...inputs.map((d) => d[i])));
   const s = errorStats(got, exact, scale && Float64Array.from(got, (_, i) => scale(...inputs.map((d) => d[i]))));

@@ -2,6 +2,7 @@
 // that ran, the GPU-versus-float64 comparison and the timing.
 
 import { mulberry32, randomMatrix, matmul64, errorStats } from "./reference/products.js";
+import { referenceOf } from "./reference/expression.js";
 
 const transpose = (d, r, c) => Float64Array.from({ length: r * c }, (_, i) => d[(i % r) * c + Math.floor(i / r)]);
 
@@ -15,7 +16,7 @@ export const OPERATIONS = {
     shapes: (m, k, n, expr) => Array.from({ length: Math.max(1, inputCount(expr)) }, () => [m, n]),
     gpu: (gpu, mats, expr) => gpu.map(expr, mats),
     reference: (texla, data, _shapes, expr) => {
-      const f = new Function(..."abcdef".slice(0, data.length), `return ${texla.Gpgpu.expressionAsJavaScript(expr)};`);
+      const f = referenceOf(texla, expr);
       return Float64Array.from(data[0], (_, i) => f(...data.map((d) => d[i])));
     },
   },

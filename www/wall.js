@@ -71,6 +71,7 @@ export function initWall(gpu) {
     requestAnimationFrame(loop);
   };
 
+  $("wall-form").addEventListener("submit", (e) => e.preventDefault());
   $("wall-run").addEventListener("click", () => {
     running = !running;
     $("wall-run").textContent = running ? "Pause" : "Start";

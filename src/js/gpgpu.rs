@@ -309,6 +309,13 @@ impl Gpgpu {
         Ok(Expr::parse(expr)?.javascript())
     }
 
+    /// The same reference as a postfix program (`Expr::program`), for an interpreter that needs
+    /// no `eval`: see `www/reference/expression.js`.
+    #[wasm_bindgen(js_name = expressionProgram)]
+    pub fn expression_program(expr: &str) -> Result<Vec<String>, JsValue> {
+        Ok(Expr::parse(expr)?.program())
+    }
+
     /// `[sin(a), cos(a)]`: both in ONE pass (two render targets), as VML's sincos.
     #[wasm_bindgen(unchecked_return_type = "[GpuMatrix, GpuMatrix]")]
     pub fn sincos(&self, a: &GpuMatrix) -> Result<js_sys::Array, JsValue> {

@@ -97,40 +97,50 @@ impl Expr {
     pub fn javascript(&self) -> String {
         match self {
             Expr::Input(i) => INPUT_NAMES[*i].to_string(),
-            Expr::Const(c) if c.is_nan() => "NaN".into(),
-            Expr::Const(c) if c.is_infinite() => {
-                format!("({}Infinity)", if *c < 0.0 { "-" } else { "" })
-            }
-            Expr::Const(c) => format!("({c:?})"),
+            Expr::Const(c) => format!("({})", js_number(*c)),
             Expr::Call(f, x) => {
                 let x = x.javascript();
-                match f {
-                    Func::Neg => format!("(-{x})"),
-                    Func::Inv => format!("(1 / {x})"),
-                    Func::InvSqrt => format!("(1 / Math.sqrt({x}))"),
-                    Func::InvCbrt => format!("(1 / Math.cbrt({x}))"),
-                    Func::Ln | Func::LnBuiltin => format!("Math.log({x})"),
-                    other => {
-                        let name = other.name();
-                        format!(
-                            "Math.{}({x})",
-                            name.strip_suffix("_builtin").unwrap_or(name)
-                        )
-                    }
+                match unary_token(*f) {
+                    "neg" => format!("(-{x})"),
+                    "inv" => format!("(1 / {x})"),
+                    "invsqrt" => format!("(1 / Math.sqrt({x}))"),
+                    "invcbrt" => format!("(1 / Math.cbrt({x}))"),
+                    name => format!("Math.{name}({x})"),
                 }
             }
             Expr::Call2(f, x, y) => {
                 let (x, y) = (x.javascript(), y.javascript());
-                match f {
-                    Func2::Add => format!("({x} + {y})"),
-                    Func2::Sub => format!("({x} - {y})"),
-                    Func2::Mul => format!("({x} * {y})"),
-                    Func2::Div => format!("({x} / {y})"),
-                    Func2::Pow | Func2::PowBuiltin => format!("Math.pow({x}, {y})"),
-                    Func2::Atan2 => format!("Math.atan2({x}, {y})"),
-                    Func2::Max => format!("Math.max({x}, {y})"),
-                    Func2::Min => format!("Math.min({x}, {y})"),
+                match binary_token(*f) {
+                    op @ ("+" | "-" | "*" | "/") => format!("({x} {op} {y})"),
+                    name => format!("Math.{name}({x}, {y})"),
                 }
+            }
+        }
+    }
+
+    /// The same reference as a postfix program, for a float64 interpreter that needs no `eval`
+    /// (the page's `www/reference/expression.js`, under a Content-Security-Policy that forbids
+    /// it): input names `a`..`f`, numbers (`NaN`, `Infinity`, `-Infinity` included), and one
+    /// token per operation: `+ - * /`, `neg`, `inv`, `invsqrt`, `invcbrt`, or a `Math` function
+    /// (`pow`, `atan2`, `max` and `min` take two operands).
+    pub fn program(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.push_program(&mut out);
+        out
+    }
+
+    fn push_program(&self, out: &mut Vec<String>) {
+        match self {
+            Expr::Input(i) => out.push(INPUT_NAMES[*i].to_string()),
+            Expr::Const(c) => out.push(js_number(*c)),
+            Expr::Call(f, x) => {
+                x.push_program(out);
+                out.push(unary_token(*f).into());
+            }
+            Expr::Call2(f, x, y) => {
+                x.push_program(out);
+                y.push_program(out);
+                out.push(binary_token(*f).into());
             }
         }
     }
@@ -386,6 +396,43 @@ impl Parser {
     }
 }
 
+/// A float32 constant as a JavaScript number.
+fn js_number(c: f32) -> String {
+    if c.is_nan() {
+        "NaN".into()
+    } else if c.is_infinite() {
+        format!("{}Infinity", if c < 0.0 { "-" } else { "" })
+    } else {
+        format!("{c:?}")
+    }
+}
+
+/// A function of one argument in the JavaScript reference: `neg`, `inv`, `invsqrt`, `invcbrt`,
+/// else the name of its `Math` function (the GPU's own `_builtin` variants have the same).
+fn unary_token(f: Func) -> &'static str {
+    match f {
+        Func::Ln | Func::LnBuiltin => "log",
+        other => {
+            let name = other.name();
+            name.strip_suffix("_builtin").unwrap_or(name)
+        }
+    }
+}
+
+/// A function of two arguments in the JavaScript reference: an operator or a `Math` function.
+fn binary_token(f: Func2) -> &'static str {
+    match f {
+        Func2::Add => "+",
+        Func2::Sub => "-",
+        Func2::Mul => "*",
+        Func2::Div => "/",
+        Func2::Pow | Func2::PowBuiltin => "pow",
+        Func2::Atan2 => "atan2",
+        Func2::Max => "max",
+        Func2::Min => "min",
+    }
+}
+
 /// Names of every function an expression may call.
 pub fn function_names() -> Vec<&'static str> {
     Func::ALL
@@ -435,6 +482,15 @@ mod tests {
         assert_eq!(
             e.javascript(),
             "((((((a * Math.cos(b)) / Math.sqrt(c)) + (1 / Math.sqrt(a))) - Math.pow(Math.log(b), (2.5))) + Math.max(a, (-(1.0)))) + Math.sinh(c))"
+        );
+    }
+
+    #[test]
+    fn postfix_program_lists_operands_before_operations() {
+        let e = Expr::parse("max(a, -1) * invsqrt(b) ^ 2.5 + ln(c)").unwrap();
+        assert_eq!(
+            e.program(),
+            ["a", "1.0", "neg", "max", "b", "invsqrt", "2.5", "pow", "*", "c", "log", "+"]
         );
     }
 

@@ -15,10 +15,12 @@ after(async () => {
   server?.close();
 });
 
-/** Opens the page with `query`, collecting console errors and failed requests. */
+/** Opens the page with `query`, collecting console errors, failed and off-origin requests, and
+ * violations of the page's Content-Security-Policy. */
 async function open(query, inBrowser = browser) {
   const page = await inBrowser.newPage();
   const problems = [];
+  await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
   page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
@@ -133,6 +135,25 @@ for (const backend of ["webgpu", "webgl2"]) {
     await page.close();
   });
 }
+
+test("the page's Content-Security-Policy allows only its own origin and no eval, and holds", async () => {
+  const { page, problems } = await open("?backend=webgl2");
+  await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+  const policy = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', "content");
+  assert.match(policy, /default-src 'self'/);
+  assert.match(policy, /script-src 'self' 'wasm-unsafe-eval';/);
+  assert.doesNotMatch(policy, /unsafe-inline|'unsafe-eval'|\*|https?:/);
+  // The policy is in force: a script the page would add inline, and eval, are refused.
+  const refused = await page.evaluate(async () => {
+    const seen = new Promise((done) => document.addEventListener("securitypolicyviolation", (e) => done(e.violatedDirective), { once: true }));
+    const s = document.createElement("script");
+    s.textContent = "window.inlineRan = true";
+    document.body.append(s);
+    return [await seen, window.inlineRan ?? false];
+  });
+  assert.deepEqual(refused, ["script-src-elem", false]);
+  assert.deepEqual(problems.filter((p) => !p.includes("script-src-elem") && !p.includes("inline script")), []);
+});
 
 test("auto picks WebGPU here and says why", async () => {
   const { page, problems } = await open("");
