@@ -129,6 +129,20 @@ on_both_backends! {
         }
     }
 
+    async fn the_precision_probe_finds_ieee_float32(kind) {
+        let gpu = device(kind).await;
+        let p = gpu.probe_precision().await.unwrap();
+        assert!(p.ieee(), "{kind:?}: {:?}", p.failed);
+        assert_eq!(p.checks, 10);
+        // What the JS API reports after create.
+        let js = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
+        let float32 = js_sys::Reflect::get(&js.capabilities(), &"float32".into()).unwrap();
+        let field = |name: &str| js_sys::Reflect::get(&float32, &name.into()).unwrap();
+        assert_eq!(field("ieee"), JsValue::TRUE);
+        assert_eq!(field("checks").as_f64(), Some(10.0));
+        assert_eq!(js_sys::Array::from(&field("failed")).length(), 0);
+    }
+
     async fn products_of_every_shape_match_float64(kind) {
         let gpu = device(kind).await;
         for (i, &(m, k, n)) in [(1, 1, 1), (1, 7, 1), (3, 5, 2), (13, 29, 7), (7, 1, 5), (2, 3, 9)]

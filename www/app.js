@@ -59,6 +59,13 @@ async function start() {
   $("cap-reason").textContent = caps.reason;
   $("cap-products").textContent = `matmul, square and mulVec run the ${caps.matmulKernel} kernel: ${caps.matmulReason}`;
   $("cap-products").dataset.kernel = caps.matmulKernel;
+  // The precision probe of create: every float64 check on this page assumes IEEE float32.
+  const f32 = caps.float32;
+  $("cap-float32").textContent = f32.ieee
+    ? `IEEE 754 float32: all ${f32.checks} checks of the probe passed (rounding at 2^24, exact integer products, NaN and infinity, 24 stored bits)`
+    : `NOT IEEE float32: this GPU failed ${f32.failed.length} of ${f32.checks} checks, so the float64 comparisons below may fail: ${f32.failed.join("; ")}`;
+  $("cap-float32").classList.toggle("error", !f32.ieee);
+  $("cap-float32").dataset.ieee = String(f32.ieee);
   document.body.dataset.backend = caps.backend;
   showMemory();
   // Compile the kernel once, so that the first timing shown is not the shader compiler's.

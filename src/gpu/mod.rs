@@ -13,12 +13,14 @@
 pub mod construction;
 pub mod elementwise;
 mod pool;
+pub mod probe;
 pub mod products;
 pub mod reductions;
 
 pub use crate::backend::LocalFuture;
 pub use elementwise::ops;
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};
+pub use probe::Precision;
 pub use products::{ProductKernel, MATVEC_BLOCK};
 
 use std::any::Any;

@@ -12,8 +12,7 @@ use super::gpu_matrix::{wrap_matrix, GpuMatrix, Registry};
 use super::options::{dimension, object};
 use super::wall::Wall;
 use crate::error::Error;
-use crate::gpu::ops;
-use crate::gpu::{Choice, Gpu};
+use crate::gpu::{ops, Choice, Gpu, Precision};
 use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
 
@@ -26,6 +25,8 @@ pub struct Gpgpu {
     pub(super) registry: Registry,
     /// The memory budget, if one was asked for.
     pub(super) budget: Option<Rc<Budget>>,
+    /// What the precision probe found at create.
+    pub(super) precision: Precision,
 }
 
 /// Wraps a device call whose result is a matrix: `Ok(GpuMatrix)` or a thrown `Error`.
@@ -62,11 +63,13 @@ impl Gpgpu {
             None => None,
         };
         let opened = Gpu::open(choice).await?;
+        let precision = opened.gpu.probe_precision().await?;
         Ok(Gpgpu {
             device: Rc::new(opened.gpu),
             reason: opened.reason,
             registry: Rc::default(),
             budget,
+            precision,
         })
     }
 
@@ -89,6 +92,23 @@ impl Gpgpu {
             ("reason", self.reason.clone().into()),
             ("matmulKernel", kernel.name().into()),
             ("matmulReason", why.into()),
+            (
+                "float32",
+                object(&[
+                    ("ieee", self.precision.ieee().into()),
+                    ("checks", self.precision.checks.into()),
+                    (
+                        "failed",
+                        self.precision
+                            .failed
+                            .iter()
+                            .map(JsValue::from)
+                            .collect::<js_sys::Array>()
+                            .into(),
+                    ),
+                ])
+                .into(),
+            ),
         ])
     }
 

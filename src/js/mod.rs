@@ -33,6 +33,10 @@ export interface Capabilities {
   matmulKernel: "teaching" | "fast" | "compute";
   /** Why that kernel, in a sentence for the page. */
   matmulReason: string;
+  /** The precision probe run at create: whether this GPU adds, multiplies and stores as IEEE
+   * float32 does (rounding at 2^24, exact integer products, NaN and infinity, 24 stored bits),
+   * how many checks ran and which failed, with what came back. */
+  float32: { ieee: boolean; checks: number; failed: string[] };
 }
 
 /** Options of `Gpgpu.cg`. */

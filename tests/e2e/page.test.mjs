@@ -37,6 +37,8 @@ for (const backend of ["webgpu", "webgl2"]) {
     assert.match(await page.textContent("#cap-reason"), /asked for by name/);
     assert.ok((await page.textContent("#cap-adapter")).length > 0);
     assert.match(await page.textContent("#cap-max"), /^\d+ texels/);
+    assert.equal(await page.getAttribute("#cap-float32", "data-ieee"), "true");
+    assert.match(await page.textContent("#cap-float32"), /^IEEE 754 float32: all 10 checks/);
     // Here (SwiftShader) both backends take the fast fragment kernel: a software adapter, or no
     // compute shaders.
     assert.equal(await page.getAttribute("#cap-products", "data-kernel"), "fast");
