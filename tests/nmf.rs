@@ -64,7 +64,7 @@ on_both_backends! {
     async fn js_nmf_factorises_the_parts_images_and_rejects_bad_input(kind) {
         let js = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let (m, n) = (361, 64);
-        let images = Gpgpu::parts_images(n as f64, Some(2)).unwrap();
+        let images = Gpgpu::parts_images(n as f64, Some(2.0)).unwrap();
         let f = js.upload(&images.clone().into(), m as f64, n as f64).unwrap();
         let progress = js_sys::Array::new();
         let record = wasm_bindgen::closure::Closure::<dyn FnMut(f64, f64, JsValue)>::new({

@@ -9,7 +9,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::controller::Budget;
 use super::gpu_matrix::{wrap_matrix, GpuMatrix, Registry};
-use super::options::{dimension, object};
+use super::options::{dimension, factor, object};
 use super::wall::Wall;
 use crate::error::Error;
 use crate::gpu::{ops, Choice, Gpu, Precision};
@@ -284,19 +284,19 @@ impl Gpgpu {
 
     /// `a * c` for a number c.
     pub fn scale(&self, a: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
-        self.apply(ops::scale(c), &[a])
+        self.apply(ops::scale(factor(c)?), &[a])
     }
 
     /// `max(a, c)` element by element.
     #[wasm_bindgen(js_name = maxScalar)]
     pub fn max_scalar(&self, a: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
-        self.apply(ops::max_scalar(c), &[a])
+        self.apply(ops::max_scalar(factor(c)?), &[a])
     }
 
     /// `a + b * c` for a number c.
     #[wasm_bindgen(js_name = addScaled)]
     pub fn add_scaled(&self, a: &GpuMatrix, b: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
-        self.apply(ops::add_scaled(c), &[a, b])
+        self.apply(ops::add_scaled(factor(c)?), &[a, b])
     }
 
     /// `a + (b + c) .* d`, seed 000's madad.
@@ -315,7 +315,7 @@ impl Gpgpu {
     pub fn map(
         &self,
         expr: &str,
-        #[wasm_bindgen(unchecked_param_type = "GpuMatrix[]")] inputs: &js_sys::Array,
+        #[wasm_bindgen(unchecked_param_type = "GpuMatrix[]")] inputs: &JsValue,
     ) -> Result<GpuMatrix, JsValue> {
         let expr = Expr::parse(expr)?;
         let inputs = self.matrices(inputs)?;
@@ -461,9 +461,10 @@ impl Gpgpu {
     /// The collapsing wall of seed 000 (60 cubes, contacts solved as an LCP on this GPU), built
     /// from `seed` (default 1); `walls` (default 1, at most 100) such walls one behind the other
     /// (the page offers 1, 10 and 100).
-    pub fn wall(&self, seed: Option<u32>, walls: Option<u32>) -> Result<Wall, JsValue> {
-        let walls = super::wall::wall_count(walls.unwrap_or(1))?;
-        Ok(Wall::new(self.device.clone(), seed.unwrap_or(1), walls))
+    pub fn wall(&self, seed: Option<f64>, walls: Option<f64>) -> Result<Wall, JsValue> {
+        let walls = super::wall::wall_count(walls.unwrap_or(1.0))?;
+        let seed = super::options::seed(seed.unwrap_or(1.0))?;
+        Ok(Wall::new(self.device.clone(), seed, walls))
     }
 
     /// Makes the GPU go away now, as a GPU reset or a driver crash would (WebGL2's
@@ -518,18 +519,24 @@ impl Gpgpu {
         matrix_op!(self, self.device.map(&expr, &refs))
     }
 
-    /// The matrices of a JS array of this device's GpuMatrix objects.
-    pub(super) fn matrices(&self, array: &js_sys::Array) -> Result<Vec<Matrix>, Error> {
-        let registry = self.registry.borrow();
-        array
+    /// The matrices of a JS array of this device's GpuMatrix objects. Their ids are read first
+    /// and the registry borrowed after: a JavaScript exception while it was borrowed would
+    /// leave it borrowed for good (wasm does not unwind), and every later call would trap.
+    pub(super) fn matrices(&self, array: &JsValue) -> Result<Vec<Matrix>, Error> {
+        let not_matrices = || Error::Argument("inputs must be an array of GpuMatrix".into());
+        let array = array.dyn_ref::<js_sys::Array>().ok_or_else(not_matrices)?;
+        let ids = array
             .iter()
             .map(|v| {
-                let id = Reflect::get(&v, &"id".into())
+                Reflect::get(&v, &"id".into())
                     .ok()
                     .and_then(|id| id.as_f64())
-                    .ok_or_else(|| {
-                        Error::Argument("inputs must be an array of GpuMatrix".into())
-                    })?;
+                    .ok_or_else(not_matrices)
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        let registry = self.registry.borrow();
+        ids.iter()
+            .map(|&id| {
                 let cell = registry
                     .get(&(id as u32))
                     .and_then(Weak::upgrade)

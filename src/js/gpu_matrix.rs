@@ -150,13 +150,13 @@ impl GpuMatrix {
     /// `this *= c` for a number c.
     #[wasm_bindgen(js_name = scaleMut)]
     pub fn scale_mut(&self, c: f32) -> Result<(), JsValue> {
-        self.update(ops::scale(c), &[])
+        self.update(ops::scale(super::options::factor(c)?), &[])
     }
 
     /// `this += b * c` for a number c (seed 000's `mad(b, c)`).
     #[wasm_bindgen(js_name = addScaledMut)]
     pub fn add_scaled_mut(&self, b: &GpuMatrix, c: f32) -> Result<(), JsValue> {
-        self.update(ops::add_scaled(c), &[b])
+        self.update(ops::add_scaled(super::options::factor(c)?), &[b])
     }
 
     /// `this += a .* b` (seed 000's `mad(a, b)`).

@@ -40,6 +40,8 @@ impl Gpgpu {
         let wrap = self.wrap_fn();
         let args = (|| {
             let (f, k) = (f.matrix()?, dimension("k", k)?);
+            // Before the starting factors are made: a huge k would make them for ever.
+            nmf::check_rank(f.rows(), f.cols(), k)?;
             let starts = (
                 self.option_matrix(&options, "u0")?,
                 self.option_matrix(&options, "v0")?,
@@ -84,11 +86,19 @@ impl Gpgpu {
     #[wasm_bindgen(js_name = partsImages)]
     pub fn parts_images(
         count: f64,
-        seed: Option<u32>,
+        seed: Option<f64>,
     ) -> std::result::Result<Float32Array, JsValue> {
+        let seed = super::options::seed(seed.unwrap_or(1.0))?;
         let count = dimension("count", count)?;
+        if !(1..=nmf::MAX_IMAGES).contains(&count) {
+            return Err(Error::Argument(format!(
+                "count must be from 1 to {}, got {count}",
+                nmf::MAX_IMAGES
+            ))
+            .into());
+        }
         Ok(Float32Array::from(
-            nmf::parts_images(count, seed.unwrap_or(1)).as_slice(),
+            nmf::parts_images(count, seed).as_slice(),
         ))
     }
 }

@@ -53,6 +53,28 @@ pub(super) fn object(props: &[(&str, JsValue)]) -> Object {
     obj
 }
 
+/// A scalar factor from JavaScript: a finite number (what is not a number arrives as NaN).
+pub(super) fn factor(v: f32) -> Result<f32, Error> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Error::Argument(format!(
+            "the factor c must be a finite number, got {v}"
+        )))
+    }
+}
+
+/// A seed from JavaScript: a whole number from 0 to 2^32 - 1.
+pub(super) fn seed(v: f64) -> Result<u32, Error> {
+    if v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v) {
+        Ok(v as u32)
+    } else {
+        Err(Error::Argument(format!(
+            "seed must be a whole number from 0 to 2^32 - 1, got {v}"
+        )))
+    }
+}
+
 /// A matrix dimension from JavaScript: a whole number from 0 (refused later as a zero
 /// dimension, with its own message) to 2^31.
 pub(super) fn dimension(name: &str, v: f64) -> Result<usize, Error> {

@@ -131,7 +131,7 @@ impl Gpgpu {
         if n == 0 || n > 4096 {
             return Err(Error::Argument(format!("n must be from 1 to 4096, got {n}")).into());
         }
-        let seed = seed as u32;
+        let seed = super::options::seed(seed)?;
         let p = match kind {
             "poisson1d" => problems::poisson_1d(n),
             "poisson2d" if n <= 64 => problems::poisson_2d(n),

@@ -133,8 +133,9 @@ impl Wall {
     /// Back to a standing wall built from `seed` (default: the same one) and `walls` walls one
     /// behind the other (default: as many as now; 1 to 100), keeping the settings; a new
     /// number of walls also resets the camera to take them in.
-    pub fn reset(&self, seed: Option<u32>, walls: Option<u32>) -> Result<(), JsValue> {
+    pub fn reset(&self, seed: Option<f64>, walls: Option<f64>) -> Result<(), JsValue> {
         let walls = walls.map(wall_count).transpose()?;
+        let seed = seed.map(super::options::seed).transpose()?;
         let mut s = self.state.borrow_mut();
         s.seed = seed.unwrap_or(s.seed);
         if let Some(w) = walls.filter(|&w| w != s.walls) {
@@ -168,33 +169,40 @@ impl Wall {
     }
 
     /// Turns the camera by `yaw` and `pitch` radians and scales its distance by `zoom`.
-    pub fn orbit(&self, yaw: f64, pitch: f64, zoom: f64) {
+    pub fn orbit(&self, yaw: f64, pitch: f64, zoom: f64) -> Result<(), JsValue> {
+        finite(&[("yaw", yaw), ("pitch", pitch), ("zoom", zoom)])?;
+        if zoom <= 0.0 {
+            return Err(Error::Argument(format!("zoom must be above 0, got {zoom}")).into());
+        }
         let mut s = self.state.borrow_mut();
         let c = &mut s.camera;
         c.yaw += yaw;
         c.pitch = (c.pitch + pitch).clamp(0.02, 1.5);
-        if zoom.is_finite() && zoom > 0.0 {
-            c.distance = (c.distance * zoom).clamp(3.0, 400.0);
-        }
+        c.distance = (c.distance * zoom).clamp(3.0, 400.0);
+        Ok(())
     }
 
     /// Throws the ball (0.5 m, 100 kg, 15 m/s) from the camera through the canvas point
     /// (x, y), both in -1..1 with y up.
     #[wasm_bindgen(js_name = throwBall)]
-    pub fn throw_ball(&self, x: f64, y: f64) {
+    pub fn throw_ball(&self, x: f64, y: f64) -> Result<(), JsValue> {
+        finite(&[("x", x), ("y", y)])?;
         let mut s = self.state.borrow_mut();
         let (origin, dir) = s.camera.ray(x, y);
         let (radius, mass, speed) = BALL;
         s.world
             .throw_ball(origin + dir * 1.5, dir * speed, radius, mass);
+        Ok(())
     }
 
     /// Pushes the cube under the canvas point (x, y) with an impulse of `impulse` N s (default
     /// 60) along the view ray; returns whether a cube was hit.
-    pub fn push(&self, x: f64, y: f64, impulse: Option<f64>) -> bool {
+    pub fn push(&self, x: f64, y: f64, impulse: Option<f64>) -> Result<bool, JsValue> {
+        let impulse = impulse.unwrap_or(60.0);
+        finite(&[("x", x), ("y", y), ("impulse", impulse)])?;
         let mut s = self.state.borrow_mut();
         let (origin, dir) = s.camera.ray(x, y);
-        s.world.push(origin, dir, impulse.unwrap_or(60.0)).is_some()
+        Ok(s.world.push(origin, dir, impulse).is_some())
     }
 
     /// Projected Jacobi relaxation, seed convention (negative; the seed uses -0.1), from -0.18
@@ -400,8 +408,8 @@ impl Wall {
 }
 
 /// `walls` as a number of walls the API takes (1 to 100), or a clear error.
-pub(super) fn wall_count(walls: u32) -> Result<usize, Error> {
-    if (1..=100).contains(&walls) {
+pub(super) fn wall_count(walls: f64) -> Result<usize, Error> {
+    if walls.fract() == 0.0 && (1.0..=100.0).contains(&walls) {
         Ok(walls as usize)
     } else {
         Err(Error::Argument(format!(
@@ -426,5 +434,15 @@ fn solver_named(name: &str) -> Result<physics::Solver, Error> {
         other => Err(Error::Argument(format!(
             "unknown solver \"{other}\": \"nesterov\" (accelerated) or \"jacobi\" (the seed's)"
         ))),
+    }
+}
+
+/// Every named number finite, else a clear error naming the first that is not.
+fn finite(values: &[(&str, f64)]) -> Result<(), Error> {
+    match values.iter().find(|(_, v)| !v.is_finite()) {
+        Some((name, v)) => Err(Error::Argument(format!(
+            "{name} must be a finite number, got {v}"
+        ))),
+        None => Ok(()),
     }
 }

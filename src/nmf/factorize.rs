@@ -75,6 +75,17 @@ pub struct Factors {
     pub counts: Counts,
 }
 
+/// The rank k of a factorisation of an m x n F: from 1 to min(m, n), else a clear error.
+pub fn check_rank(m: usize, n: usize, k: usize) -> Result<()> {
+    if (1..=m.min(n)).contains(&k) {
+        return Ok(());
+    }
+    Err(Error::Argument(format!(
+        "k must be from 1 to min(m, n) = {} for a {m}x{n} F, got {k}",
+        m.min(n)
+    )))
+}
+
 /// Factorises `f` (m x n) from the starting factors `u0` (m x k) and `v0` (n x k), all
 /// non-negative; `observe` hears of every check and may cancel. The caller checks that F is
 /// non-negative and finite (the JS API does, on the values it uploads).
@@ -87,12 +98,7 @@ pub async fn factorize(
 ) -> Result<Factors> {
     let (m, n) = (f.rows(), f.cols());
     let k = u0.cols();
-    if k < 1 || k > m.min(n) {
-        return Err(Error::Argument(format!(
-            "k must be from 1 to min(m, n) = {} for a {m}x{n} F, got {k}",
-            m.min(n)
-        )));
-    }
+    check_rank(m, n, k)?;
     for (name, x, rows) in [("u0", u0, m), ("v0", v0, n)] {
         if (x.rows(), x.cols()) != (rows, k) {
             return Err(Error::Shape(format!(

@@ -8,6 +8,9 @@ use crate::reference::Rng;
 /// Side of each image, pixels (the thesis's 19 x 19).
 pub const IMAGE_SIDE: usize = 19;
 
+/// The most images the JS API generates at once (94 MiB of float32).
+pub const MAX_IMAGES: usize = 65_536;
+
 /// `count` images from `seed`, as F: pixels x images (361 x count), row-major, values in
 /// [0, 1].
 pub fn parts_images(count: usize, seed: u32) -> Vec<f32> {

@@ -1,0 +1,123 @@
+// Seeded fuzz of the whole JS API with bad arguments, in headless Chromium on both backends:
+// every call must throw or reject with an Error that has a message (not a wasm trap, not a
+// hang), and the module must compute correctly afterwards.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { onEachBackend } from "./browser.mjs";
+
+/** Runs in the page: `calls` seeded bad calls on a Gpgpu of `backend`; the problems found. */
+async function fuzz({ backend, seed, calls }) {
+  const texla = await import("/pkg/texla.js");
+  await texla.default();
+  const gpu = await texla.Gpgpu.create(backend);
+  let s = seed >>> 0;
+  const rnd = () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+  // Bad values by kind. Numbers given as numeric strings are JavaScript's to convert, not bad.
+  const dims = [0, -1, -3, 0.5, 2.5, NaN, Infinity, -Infinity, 2 ** 31, 1e12, null, undefined, {}, [], "x"];
+  const counts = [-1, 0.5, NaN, Infinity, -Infinity, 2 ** 31, 1e15, "x", {}];
+  const reals = [NaN, Infinity, -Infinity, "x", {}, undefined];
+  // A tolerance may be any size, but not negative, NaN or infinite.
+  const tolerances = [-1, -1e-9, NaN, Infinity, -Infinity, "x", {}];
+  const solverOption = (names) => {
+    const name = pick(names);
+    return { [name]: name === "tol" ? pick(tolerances) : pick(counts) };
+  };
+  const notMatrix = [null, undefined, 3, "a", {}, [], new Float32Array(4)];
+  const m23 = () => gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6]), 2, 3);
+  const m22 = () => gpu.upload(new Float32Array([4, 1, 1, 3]), 2, 2);
+  const v2 = () => gpu.upload(new Float32Array([1, 2]), 2, 1);
+  const freed = () => {
+    const m = m22();
+    m.free();
+    return m;
+  };
+  const anyBadMatrix = () => pick([...notMatrix, freed()]);
+  const wall = gpu.wall(1);
+  const templates = [
+    ["upload rows", () => gpu.upload(new Float32Array(6), pick(dims), 3)],
+    ["upload cols", () => gpu.upload(new Float32Array(6), 2, pick(dims))],
+    ["upload data", () => gpu.upload(pick([null, undefined, "abc", {}, 7, new Float32Array(5), new Float32Array(7)]), 2, 3)],
+    ["zeros", () => gpu.zeros(pick(dims), pick([2, ...dims]))],
+    ["fill", () => gpu.fill(pick(dims), 2, 1)],
+    ["identity", () => gpu.identity(pick(dims), 2)],
+    ["matmul shapes", () => gpu.matmul(m23(), m23())],
+    ["matmul operand", () => gpu[pick(["matmul", "matmulFast", "matmulTeaching", "trMul", "mulTr", "add", "sub", "componentMul"])](m22(), anyBadMatrix())],
+    ["matmulPasses perPass", () => gpu.matmulPasses(m22(), m22(), { perPass: pick(counts.filter((c) => c !== "x")) })],
+    ["add shapes", () => gpu[pick(["add", "sub", "componentMul"])](m23(), m22())],
+    ["scale factor", () => gpu[pick(["scale", "maxScalar"])](m22(), pick(["x", {}, undefined, []]))],
+    ["square shape", () => gpu[pick(["square", "squareFast", "squareTeaching"])](m23())],
+    ["mulVec shapes", () => gpu[pick(["mulVec", "mulVecBlocked", "mulVecNaive"])](m22(), m23())],
+    ["map expression", () => gpu.map(pick(["a +", "foo(a)", "", "a * (b", "g + 1", "1 +* 2", "a".repeat(5000) + "(", "sin()"]), [m22(), m22()])],
+    ["map inputs", () => gpu.map("a + b", pick([[m22()], [], null, "a", [m22(), 3], [m22(), m23()]]))],
+    ["dot shapes", () => gpu[pick(["dot", "normSquared", "sum"])](anyBadMatrix(), m22())],
+    ["cg options", () => gpu.cg(m22(), v2(), solverOption(["maxIter", "tol"]))],
+    ["cg shapes", () => gpu.cg(m23(), v2(), {})],
+    ["jacobi options", () => gpu.jacobi(m22(), v2(), solverOption(["maxIter", "tol", "checkEvery"]))],
+    ["lcp options", () => gpu.lcpJacobi(m22(), v2(), { [pick(["iterations", "omega"])]: pick(counts) })],
+    ["nmf k", () => gpu.nmf(m23(), pick([0, -1, 0.5, NaN, Infinity, 4, 1e9, "x"]), { iterations: 2 })],
+    ["nmf options", () => gpu.nmf(m23(), 1, { [pick(["iterations", "eps", "checkEvery"])]: pick(counts) })],
+    ["nmf data", () => gpu.nmf(gpu.upload(new Float32Array([1, -2, 3, 4]), 2, 2), 1, { iterations: 2 })],
+    ["get index", () => m22().get(pick([-1, 2, 0.5, NaN, Infinity, "x"]), 0)],
+    ["set index", () => m22().set(0, pick([-1, 2, 0.5, NaN, Infinity, "x"]), 1)],
+    ["read freed", () => freed().read()],
+    ["problem", () => texla.Gpgpu.problem(pick(["nonsense", "", null]), 4, 1)],
+    ["problem size", () => texla.Gpgpu.problem("poisson2d", pick(dims), 1)],
+    ["partsImages", () => texla.Gpgpu.partsImages(pick(dims))],
+    ["create backend", () => texla.Gpgpu.create(pick(["nonsense", "webgl", "gl2", "cuda"]))],
+    ["create budget", () => texla.Gpgpu.create(backend, { memoryBudget: pick([-1, 0, 0.5, NaN, "x"]) })],
+    ["wall iterations", () => wall.setIterations(pick(counts))],
+    ["wall omega", () => wall.setOmega(pick([...reals, -5, 5, 0]))],
+    ["wall walls", () => wall.reset(1, pick([0, -1, 0.5, 101, 1e9, NaN, Infinity]))],
+    ["wall seed", () => wall.reset(pick([-1, 0.5, NaN, Infinity, 2 ** 53]), 1)],
+    ["wall preset", () => wall.preset(pick(["nonsense", "", "TEXLA "]))],
+    ["wall mode", () => wall.setMode(pick(["nonsense", "", "Dense "]))],
+    ["wall push", () => wall.push(pick(reals), 0.5, 1)],
+    ["wall orbit", () => wall.orbit(pick(reals), 0, 1)],
+    ["wall of gpu", () => gpu.wall(1, pick([0, -1, 0.5, 101, NaN]))],
+  ];
+  const problems = [];
+  const seen = new Set();
+  for (let i = 0; i < calls; i++) {
+    const [name, call] = templates[i < templates.length ? i : Math.floor(rnd() * templates.length)];
+    seen.add(name);
+    let outcome;
+    try {
+      const r = call();
+      outcome = r && typeof r.then === "function"
+        ? await Promise.race([r.then(() => "resolved", (e) => e), new Promise((done) => setTimeout(() => done("hung for 20 s"), 20_000))])
+        : "returned";
+    } catch (e) {
+      outcome = e;
+    }
+    if (!(outcome instanceof Error)) problems.push(`${name} (call ${i}): ${String(outcome)} instead of an Error`);
+    else if (outcome instanceof WebAssembly.RuntimeError || !outcome.message) {
+      // A trap leaves the module unusable: stop here and say where.
+      problems.push(`${name} (call ${i}): ${outcome}: ${outcome.stack?.split("\n").slice(0, 12).join(" | ")}`);
+      return { problems, templates: seen.size, of: templates.length, trapped: true };
+    }
+  }
+  // Still correct afterwards: a product and a dot product.
+  const a = gpu.upload(new Float32Array([1, 2, 3, 4]), 2, 2);
+  const b = gpu.upload(new Float32Array([5, 6, 7, 8]), 2, 2);
+  const c = Array.from(await gpu.matmul(a, b).read());
+  const dot = await gpu.dot(a, b);
+  return { problems, templates: seen.size, of: templates.length, c, dot, lost: gpu.lost() ?? null };
+}
+
+test("300 seeded bad calls over the whole JS API are clear Errors on both backends, and texla computes afterwards", async () => {
+  const results = await onEachBackend(fuzz, { seed: 2026, calls: 300 });
+  for (const [i, r] of results.entries()) {
+    const backend = ["webgpu", "webgl2"][i];
+    assert.deepEqual(r.problems, [], backend);
+    assert.equal(r.templates, r.of, `${backend}: every template ran`);
+    assert.deepEqual(r.c, [19, 22, 43, 50], backend);
+    assert.equal(r.dot, 70, backend);
+    assert.equal(r.lost, null, backend);
+  }
+});
