@@ -31,15 +31,20 @@ vec4 f_cbrt(vec4 x) {
 }
 vec4 f_invcbrt(vec4 x) { return 1.0 / f_cbrt(x); }
 
-// e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 in [-0.35, 0.35] (ln 2 in two parts, exact
-// products): the built-in exp then errs only on the small r, and 2^k (in two halves, to reach the
-// smallest results) is exact. Past |x| = 88 the result over- or underflows: the built-in decides.
-vec4 f_exp(vec4 x) {
+// e^x 2^s; the twin of exp_scaled in functions.wgsl, which explains it.
+vec4 exp_scaled(vec4 x, float s) {
     vec4 k = round(x * 1.4426950408889634);
     vec4 r = (x - k * 0.693145751953125) - k * 1.42860682030941723e-6;
-    vec4 h = floor(k * 0.5);
-    vec4 v = exp(r) * exp2(h) * exp2(k - h);
-    return keep_nan(x, mix(v, exp(x), greaterThanEqual(abs(x), vec4(88.0))));
+    vec4 p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0
+        + r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0))))))));
+    vec4 e = k + s;
+    vec4 h = floor(e * 0.5);
+    return p * exp2(h) * exp2(e - h);
+}
+// e^x: infinite past 88.73; below -87.33 the built-in decides (see functions.wgsl).
+vec4 f_exp(vec4 x) {
+    vec4 r = exp_scaled(min(x, vec4(90.0)), 0.0);
+    return keep_nan(x, mix(r, exp(x), lessThan(x, vec4(-87.33))));
 }
 // ln(1 + u) for |u| < 0.41 from the series 2 atanh(s), s = u / (2 + u): exact near u = 0.
 vec4 ln_near_one(vec4 u) {
@@ -124,7 +129,12 @@ vec4 f_acos_builtin(vec4 x) { return acos(x); }
 vec4 f_asin(vec4 x) { return keep_nan(x, asin(x)); }
 vec4 f_atan(vec4 x) { return keep_nan(x, atan(x)); }
 vec4 f_atan2(vec4 y, vec4 x) { return keep_nan(x, keep_nan(y, atan(y, x))); }
-vec4 f_cosh(vec4 x) { return keep_nan(x, cosh(x)); }
+// cosh, sinh and tanh: the twins of functions.wgsl's, which explain them.
+vec4 f_cosh(vec4 x) {
+    vec4 a = min(abs(x), vec4(90.0));
+    vec4 e = exp_scaled(a, 0.0);
+    return keep_nan(x, mix(0.5 * (e + 1.0 / e), exp_scaled(a, -1.0), greaterThan(a, vec4(9.0))));
+}
 // acosh: log1p(t + sqrt(2t + t^2)) with t = x - 1, accurate near 1; ln(2x) where t^2 overflows.
 vec4 f_acosh(vec4 x) {
     vec4 t = x - 1.0;
@@ -138,16 +148,24 @@ vec4 f_tanh_builtin(vec4 x) { return tanh(x); }
 vec4 f_asinh_builtin(vec4 x) { return asinh(x); }
 vec4 f_atanh_builtin(vec4 x) { return atanh(x); }
 
-// sinh: a Taylor series near 0, where (e^x - e^-x) / 2 cancels.
 vec4 f_sinh(vec4 x) {
+    vec4 a = min(abs(x), vec4(90.0));
     vec4 x2 = x * x;
-    vec4 series = x * (1.0 + x2 * (1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (1.0 / 5040.0))));
-    return keep_nan(x, mix(sinh(x), series, lessThan(abs(x), vec4(0.5))));
+    vec4 series = x * (1.0 + x2 * (1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (1.0 / 5040.0
+        + x2 * (1.0 / 362880.0 + x2 * (1.0 / 39916800.0 + x2 * (1.0 / 6227020800.0)))))));
+    vec4 e = exp_scaled(a, 0.0);
+    vec4 r = sign(x) * mix(0.5 * (e - 1.0 / e), exp_scaled(a, -1.0), greaterThan(a, vec4(9.0)));
+    return keep_nan(x, mix(r, series, lessThan(a, vec4(1.0))));
 }
-// tanh: sinh / cosh near 0; 1 - 2 / (e^2|x| + 1) elsewhere, which tends to 1 instead of inf/inf.
 vec4 f_tanh(vec4 x) {
-    vec4 big = sign(x) * (1.0 - 2.0 / (exp(2.0 * abs(x)) + 1.0));
-    return keep_nan(x, mix(big, f_sinh(x) / cosh(x), lessThan(abs(x), vec4(0.5))));
+    vec4 x2 = x * x;
+    vec4 d = -x2 * (1.0 / 3.0 + x2 * (1.0 / 30.0 + x2 * (1.0 / 840.0 + x2 * (1.0 / 45360.0
+        + x2 * (1.0 / 3991680.0 + x2 * (1.0 / 518918400.0))))));
+    vec4 b = x2 * (0.5 + x2 * (1.0 / 24.0 + x2 * (1.0 / 720.0 + x2 * (1.0 / 40320.0
+        + x2 * (1.0 / 3628800.0 + x2 * (1.0 / 479001600.0))))));
+    vec4 small = x + x * d / (1.0 + b);
+    vec4 big = sign(x) * (1.0 - 2.0 / (exp_scaled(min(2.0 * abs(x), vec4(88.0)), 0.0) + 1.0));
+    return keep_nan(x, mix(big, small, lessThan(abs(x), vec4(0.5))));
 }
 // asinh: log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with the sign of x; log(2|x|) where x^2 overflows.
 vec4 f_asinh(vec4 x) {

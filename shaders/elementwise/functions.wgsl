@@ -34,15 +34,24 @@ fn f_cbrt(x: vec4<f32>) -> vec4<f32> {
 }
 fn f_invcbrt(x: vec4<f32>) -> vec4<f32> { return 1.0 / f_cbrt(x); }
 
-// e^x = 2^k e^r, k = round(x / ln 2), r = x - k ln 2 in [-0.35, 0.35] (ln 2 in two parts, exact
-// products): the built-in exp then errs only on the small r, and 2^k (in two halves, to reach the
-// smallest results) is exact. Past |x| = 88 the result over- or underflows: the built-in decides.
-fn f_exp(x: vec4<f32>) -> vec4<f32> {
+// e^x 2^s: x = k ln 2 + r with k = round(x / ln 2) and r in [-0.35, 0.35] (ln 2 in two parts,
+// exact products), e^r by its Taylor polynomial to r^8 (what it leaves out is below 2^-31 of
+// it; GPU exp promises only 3 ULP on the small r), 2^(k + s) exact in two halves, to reach the
+// largest and smallest results. s = -1 gives e^x / 2 without overflowing first. For |x| < 90.
+fn exp_scaled(x: vec4<f32>, s: f32) -> vec4<f32> {
     let k = round(x * 1.4426950408889634);
     let r = (x - k * 0.693145751953125) - k * 1.42860682030941723e-6;
-    let h = floor(k * 0.5);
-    let v = exp(r) * exp2(h) * exp2(k - h);
-    return keep_nan(x, select(v, exp(x), abs(x) >= vec4<f32>(88.0)));
+    let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0
+        + r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0))))))));
+    let e = k + s;
+    let h = floor(e * 0.5);
+    return p * exp2(h) * exp2(e - h);
+}
+// e^x: infinite past 88.73; below -87.33, where it leaves the normal range, the built-in decides
+// (GPUs may flush subnormal results to zero).
+fn f_exp(x: vec4<f32>) -> vec4<f32> {
+    let r = exp_scaled(min(x, vec4<f32>(90.0)), 0.0);
+    return keep_nan(x, select(r, exp(x), x < vec4<f32>(-87.33)));
 }
 // ln(1 + u) for |u| < 0.41 from the series 2 atanh(s), s = u / (2 + u): exact near u = 0.
 fn ln_near_one(u: vec4<f32>) -> vec4<f32> {
@@ -130,7 +139,13 @@ fn f_acos_builtin(x: vec4<f32>) -> vec4<f32> { return acos(x); }
 fn f_asin(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, asin(x)); }
 fn f_atan(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, atan(x)); }
 fn f_atan2(y: vec4<f32>, x: vec4<f32>) -> vec4<f32> { return keep_nan(x, keep_nan(y, atan2(y, x))); }
-fn f_cosh(x: vec4<f32>) -> vec4<f32> { return keep_nan(x, cosh(x)); }
+// cosh: (E + 1 / E) / 2 with E = e^|x| up to 9 (no cancellation), e^|x| / 2 beyond (1 / E is
+// below its last bit), which stays finite up to 89.4 where e^|x| alone overflows at 88.7.
+fn f_cosh(x: vec4<f32>) -> vec4<f32> {
+    let a = min(abs(x), vec4<f32>(90.0));
+    let e = exp_scaled(a, 0.0);
+    return keep_nan(x, select(0.5 * (e + 1.0 / e), exp_scaled(a, -1.0), a > vec4<f32>(9.0)));
+}
 // acosh: log1p(t + sqrt(2t + t^2)) with t = x - 1, accurate near 1; ln(2x) where t^2 overflows.
 fn f_acosh(x: vec4<f32>) -> vec4<f32> {
     let t = x - 1.0;
@@ -144,16 +159,31 @@ fn f_tanh_builtin(x: vec4<f32>) -> vec4<f32> { return tanh(x); }
 fn f_asinh_builtin(x: vec4<f32>) -> vec4<f32> { return asinh(x); }
 fn f_atanh_builtin(x: vec4<f32>) -> vec4<f32> { return atanh(x); }
 
-// sinh: a Taylor series near 0, where (e^x - e^-x) / 2 cancels.
+// sinh: its Taylor series below |x| = 1 (to x^13: what it leaves out is below 2^-33 there),
+// where (e^x - e^-x) / 2 cancels; (E - 1 / E) / 2 with E = e^|x| up to 9; e^|x| / 2 beyond, as
+// cosh. The GPU's sinh lost up to 58 ULP at large |x|.
 fn f_sinh(x: vec4<f32>) -> vec4<f32> {
+    let a = min(abs(x), vec4<f32>(90.0));
     let x2 = x * x;
-    let series = x * (1.0 + x2 * (1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (1.0 / 5040.0))));
-    return keep_nan(x, select(sinh(x), series, abs(x) < vec4<f32>(0.5)));
+    let series = x * (1.0 + x2 * (1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (1.0 / 5040.0
+        + x2 * (1.0 / 362880.0 + x2 * (1.0 / 39916800.0 + x2 * (1.0 / 6227020800.0)))))));
+    let e = exp_scaled(a, 0.0);
+    let r = sign(x) * select(0.5 * (e - 1.0 / e), exp_scaled(a, -1.0), a > vec4<f32>(9.0));
+    return keep_nan(x, select(r, series, a < vec4<f32>(1.0)));
 }
-// tanh: sinh / cosh near 0; 1 - 2 / (e^2|x| + 1) elsewhere, which tends to 1 instead of inf/inf.
+// tanh below |x| = 0.5: sinh / cosh = x (1 + a) / (1 + b) with the series a = sinh x / x - 1 and
+// b = cosh x - 1, written x + x d / (1 + b) with d = a - b = -sum 2n x^2n / (2n + 1)!: the
+// rounding errors fall on the small correction, not on x (sinh / cosh rounded lost 3 ULP).
+// Beyond: 1 - 2 / (e^2|x| + 1), which tends to 1 instead of inf / inf.
 fn f_tanh(x: vec4<f32>) -> vec4<f32> {
-    let big = sign(x) * (1.0 - 2.0 / (exp(2.0 * abs(x)) + 1.0));
-    return keep_nan(x, select(big, f_sinh(x) / cosh(x), abs(x) < vec4<f32>(0.5)));
+    let x2 = x * x;
+    let d = -x2 * (1.0 / 3.0 + x2 * (1.0 / 30.0 + x2 * (1.0 / 840.0 + x2 * (1.0 / 45360.0
+        + x2 * (1.0 / 3991680.0 + x2 * (1.0 / 518918400.0))))));
+    let b = x2 * (0.5 + x2 * (1.0 / 24.0 + x2 * (1.0 / 720.0 + x2 * (1.0 / 40320.0
+        + x2 * (1.0 / 3628800.0 + x2 * (1.0 / 479001600.0))))));
+    let small = x + x * d / (1.0 + b);
+    let big = sign(x) * (1.0 - 2.0 / (exp_scaled(min(2.0 * abs(x), vec4<f32>(88.0)), 0.0) + 1.0));
+    return keep_nan(x, select(big, small, abs(x) < vec4<f32>(0.5)));
 }
 // asinh: log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with the sign of x; log(2|x|) where x^2 overflows.
 fn f_asinh(x: vec4<f32>) -> vec4<f32> {
