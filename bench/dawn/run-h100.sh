@@ -58,6 +58,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 require_gpu=--require-gpu   # stop at once if Dawn offers only a software adapter
 [ "${REQUIRE_GPU:-1}" = 0 ] && require_gpu=
 cd "$work/bench"
+# native LOG OPTIONS...: the packed native_bench (where one was packed) with OPTIONS, into $out/LOG.
+native() {
+  [ -f "$dawn/native/native_bench.xz" ] || return 0
+  local log="$1"
+  shift
+  echo "== native_bench $*"
+  xz -dc "$dawn/native/native_bench.xz" >"$work/native_bench" && chmod +x "$work/native_bench"
+  "$work/native_bench" "$@" 2>&1 | tee "$out/$log"
+}
 if [ "${1:-}" = "--kernel-only" ]; then
   # texla's compute kernel without texla (kernel-only.mjs): the remaining options go to it.
   shift
@@ -76,11 +85,7 @@ if [ "${1:-}" = "--nmf" ]; then
   # Seed 004's NMF at the thesis's shape natively, in PyTorch (GPU and CPU, where python3 has
   # torch) and through Dawn: the remaining options go to nmf.mjs.
   shift
-  if [ -f "$dawn/native/native_bench.xz" ]; then
-    echo "== native NMF"
-    xz -dc "$dawn/native/native_bench.xz" >"$work/native_bench" && chmod +x "$work/native_bench"
-    "$work/native_bench" --no-products --no-lcp --no-wall 2>&1 | tee "$out/native-nmf.log"
-  fi
+  native native-nmf.log --no-products --no-lcp --no-wall
   echo "== PyTorch NMF"
   python3 "$dawn/bench/bench_cublas.py" --nmf-only 2>&1 | tee "$out/torch-nmf.log"
   echo "== NMF through Dawn"
@@ -91,11 +96,7 @@ if [ "${1:-}" = "--wall" ]; then
   # The wall natively (wgpu on Vulkan) and through Dawn beside Rapier: the remaining options go
   # to wall.mjs.
   shift
-  if [ -f "$dawn/native/native_bench.xz" ]; then
-    echo "== native wall"
-    xz -dc "$dawn/native/native_bench.xz" >"$work/native_bench" && chmod +x "$work/native_bench"
-    "$work/native_bench" --no-products --no-lcp 2>&1 | tee "$out/native-wall.log"
-  fi
+  native native-wall.log --no-products --no-lcp
   echo "== wall through Dawn, beside Rapier"
   "$work/node" wall.mjs "$@" ${require_gpu} --pkg "$dawn/pkg" --out "$out/wall-bench.json" --md "$out/wall-bench.md"
   exit $?
@@ -103,11 +104,7 @@ fi
 if [ "${1:-}" = "--products" ]; then
   # The same products natively (wgpu on Vulkan) and in cuBLAS (PyTorch) first, in the same lease.
   shift
-  if [ -f "$dawn/native/native_bench.xz" ]; then
-    echo "== native products"
-    xz -dc "$dawn/native/native_bench.xz" >"$work/native_bench" && chmod +x "$work/native_bench"
-    "$work/native_bench" --no-lcp --no-wall --no-nmf 2>&1 | tee "$out/native-products.log"
-  fi
+  native native-products.log --no-lcp --no-wall --no-nmf
   echo "== cuBLAS"
   python3 "$dawn/bench/bench_cublas.py" 2>&1 | tee "$out/cublas.log"
 fi

@@ -9,7 +9,7 @@
 //!
 //! That is for large matrices. Below [`LARGE`] bytes the texture copies with the CPU
 //! (un)packing cost fewer GPU objects per call (a solver reads a scalar every iteration), and a
-//! matrix larger than one storage binding may be takes them too.
+//! matrix larger than one storage binding takes them too.
 //!
 //! From a JavaScript array the values go straight into a kept upload buffer that is mapped
 //! already (see [`WebGpu::write_matrix_js`]).
