@@ -48,6 +48,20 @@ async fn run_expr(
     (inputs, got, exact)
 }
 
+/// ULPs between the float32 `got` and float64's `exact` rounded to float32: the number of
+/// float32 values between them.
+fn ulps(got: f32, exact: f64) -> u64 {
+    let ord = |x: f32| {
+        let b = i64::from(x.to_bits());
+        if b < 0x8000_0000 {
+            b
+        } else {
+            0x8000_0000 - b
+        }
+    };
+    (ord(got) - ord(exact as f32)).unsigned_abs()
+}
+
 fn assert_close(what: &str, got: &[f32], exact: &[f64], rel: f64, abs: f64) {
     assert_eq!(got.len(), exact.len());
     for (i, (&g, &e)) in got.iter().zip(exact).enumerate() {
@@ -181,13 +195,6 @@ on_both_backends! {
                 xs.extend([m, -m]);
             }
         }
-        let ulps = |got: f32, exact: f64| {
-            let ord = |x: f32| {
-                let b = i64::from(x.to_bits());
-                if b < 0x8000_0000 { b } else { 0x8000_0000 - b }
-            };
-            (ord(got) - ord(exact as f32)).unsigned_abs()
-        };
         let x = gpu.upload(&xs, xs.len(), 1).unwrap();
         type Case = (Func, fn(f64) -> f64, fn(f64) -> bool);
         let cases: [Case; 4] = [
@@ -208,6 +215,35 @@ on_both_backends! {
             web_sys::console::log_1(&format!("{kind:?} {}: worst {worst} ULP at x = {at}", f.name()).into());
             assert!(worst <= 3, "{kind:?} {}: {worst} ULP at x = {at}", f.name());
         }
+    }
+
+    async fn pow_within_3_ulp_where_y_ln_x_is_large(kind) {
+        // x over every binade from 2^-60 to 2^60, y = t / ln x for t across the whole range
+        // where x^y is a normal float32 (|y ln x| up to 88, where float32 exp(y ln x) lost 37
+        // ULP and the GPU's pow thousands), and y in [-20, 20] on x near 1.
+        let gpu = device(kind).await;
+        let mut rng = Rng::new(37);
+        let (mut xs, mut ys) = (vec![0.0237f32, 10.0, 0.5], vec![6.31f32, 38.0, 149.0]);
+        for e in -60..=60 {
+            for _ in 0..8 {
+                let r = rng.matrix(4, 0.0, 1.0);
+                let x = (1.0 + r[0]) * 2f32.powi(e);
+                let t = -87.0 + 175.0 * f64::from(r[1]);
+                let y = if e == 0 && r[0] < 1e-6 { 3.0 } else { (t / f64::from(x).ln()) as f32 };
+                xs.extend([x, 0.5 + r[2]]);
+                ys.extend([y, -20.0 + 40.0 * r[3]]);
+            }
+        }
+        let (a, b) = (gpu.upload(&xs, xs.len(), 1).unwrap(), gpu.upload(&ys, ys.len(), 1).unwrap());
+        let pow = Expr::call2(Func2::Pow, Expr::Input(0), Expr::Input(1));
+        let got = gpu.read(&gpu.map(&pow, &[&a, &b]).unwrap()).await.unwrap();
+        let (worst, at) = (0..xs.len())
+            .map(|i| (f64::from(xs[i]).powf(f64::from(ys[i])), i))
+            .filter(|&(e, _)| (1.1754944e-38..=3.4e38).contains(&e.abs()))
+            .map(|(e, i)| (ulps(got[i], e), i))
+            .max_by_key(|&(u, _)| u)
+            .unwrap();
+        assert!(worst <= 3, "{kind:?} pow: {worst} ULP at {}^{}", xs[at], ys[at]);
     }
 
     async fn special_values_follow_ieee_754(kind) {

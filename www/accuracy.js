@@ -57,8 +57,10 @@ export const FUNCTIONS = [
 /** Two-argument functions: [expression, sampling of a, of b, range]. */
 export const FUNCTIONS2 = [
   ["div(a, b)", uni(-1e3, 1e3), mag(1e-3, 1e3, true), "a in [-1e3, 1e3], |b| in [1e-3, 1e3]"],
-  ["pow(a, b)", mag(1e-3, 1e3), uni(-5, 5), "a in [1e-3, 1e3], b in [-5, 5]"],
-  ["pow_builtin(a, b)", mag(1e-3, 1e3), uni(-5, 5), "a in [1e-3, 1e3], b in [-5, 5]"],
+  ["pow(a, b)", mag(1e-6, 1e6), uni(-6, 6), "a in [1e-6, 1e6], b in [-6, 6]"],
+  ["pow_builtin(a, b)", mag(1e-6, 1e6), uni(-6, 6), "a in [1e-6, 1e6], b in [-6, 6]"],
+  ["pow(a, b)", uni(0.5, 2), mag(1, 120, true), "a in [0.5, 2], |b| in [1, 120]: |b ln a| up to 83"],
+  ["pow_builtin(a, b)", uni(0.5, 2), mag(1, 120, true), "a in [0.5, 2], |b| in [1, 120]: |b ln a| up to 83"],
   ["pow(a, b)", neg(mag(0.1, 10)), (next) => Math.floor(11 * next()) - 5, "a in -[0.1, 10], whole b in [-5, 5]"],
   ["pow_builtin(a, b)", neg(mag(0.1, 10)), (next) => Math.floor(11 * next()) - 5, "a in -[0.1, 10], whole b in [-5, 5]"],
   ["atan2(a, b)", uni(-1, 1), uni(-1, 1), "[-1, 1]²"],

@@ -31,16 +31,17 @@ vec4 f_cbrt(vec4 x) {
 }
 vec4 f_invcbrt(vec4 x) { return 1.0 / f_cbrt(x); }
 
-// e^x 2^s; the twin of exp_scaled in functions.wgsl, which explains it.
-vec4 exp_scaled(vec4 x, float s) {
+// e^(x + lo) 2^s; the twin of exp_parts in functions.wgsl, which explains it.
+vec4 exp_parts(vec4 x, vec4 lo, float s) {
     vec4 k = round(x * 1.4426950408889634);
-    vec4 r = (x - k * 0.693145751953125) - k * 1.42860682030941723e-6;
+    vec4 r = ((x - k * 0.693145751953125) - k * 1.42860682030941723e-6) + lo;
     vec4 p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0
         + r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0))))))));
     vec4 e = k + s;
     vec4 h = floor(e * 0.5);
     return p * exp2(h) * exp2(e - h);
 }
+vec4 exp_scaled(vec4 x, float s) { return exp_parts(x, vec4(0.0), s); }
 // e^x: infinite past 88.73; below -87.33 the built-in decides (see functions.wgsl).
 vec4 f_exp(vec4 x) {
     vec4 r = exp_scaled(min(x, vec4(90.0)), 0.0);
@@ -181,9 +182,52 @@ vec4 f_atanh(vec4 x) {
     r = mix(r, nan4(), greaterThan(a, vec4(1.0)));
     return keep_nan(x, sign(x) * r);
 }
-// x^y as IEEE 754 (and JavaScript) define it; the GPU's pow is undefined for x < 0 and 0^0.
+// Double-float arithmetic, pow through ln_dd and exp_parts: the twins of functions.wgsl's, which
+// explain them. GLSL ES 3.00 has no fma; the split by masking needs none.
+vec4 hi12(vec4 a) { return uintBitsToFloat(floatBitsToUint(a) & uvec4(0xfffff000u)); }
+struct Dd {
+    vec4 hi;
+    vec4 lo;
+};
+Dd two_prod(vec4 a, vec4 b) {
+    vec4 p = a * b;
+    vec4 ah = hi12(a);
+    vec4 al = a - ah;
+    vec4 bh = hi12(b);
+    vec4 bl = b - bh;
+    return Dd(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+}
+Dd two_sum(vec4 a, vec4 b) {
+    vec4 s = a + b;
+    vec4 bb = s - a;
+    return Dd(s, (a - (s - bb)) + (b - bb));
+}
+Dd ln_dd(vec4 x) {
+    uvec4 bits = floatBitsToUint(x);
+    vec4 e = vec4(ivec4((bits >> 23u) & uvec4(0xffu)) - ivec4(127));
+    vec4 m = uintBitsToFloat((bits & uvec4(0x007fffffu)) | uvec4(0x3f800000u));
+    bvec4 big = greaterThan(m, vec4(1.41421356));
+    m = mix(m, m * 0.5, big);
+    e = mix(e, e + 1.0, big);
+    vec4 u = m - 1.0;
+    Dd v = two_sum(m, vec4(1.0));
+    vec4 s = u / v.hi;
+    Dd q = two_prod(s, v.hi);
+    vec4 s_lo = (((u - q.hi) - q.lo) - s * v.lo) / v.hi;
+    vec4 z = s * s + 2.0 * s * s_lo;
+    vec4 tail = (s + s_lo) * z * (2.0 / 3.0 + z * (0.4 + z * (2.0 / 7.0 + z * (2.0 / 9.0 + z * (2.0 / 11.0 + z * (2.0 / 13.0))))));
+    Dd a = two_sum(e * 0.693145751953125, 2.0 * s);
+    return two_sum(a.hi, a.lo + (2.0 * s_lo + tail + e * 1.42860682030941723e-6));
+}
 vec4 f_pow(vec4 x, vec4 y) {
-    vec4 m = pow(abs(x), y);
+    vec4 ax = abs(x);
+    Dd l = ln_dd(ax);
+    Dd t = two_prod(y, l.hi);
+    vec4 accurate = exp_parts(t.hi, t.lo + y * l.lo, 0.0);
+    uvec4 plain = uvec4(lessThan(ax, vec4(1.17549435e-38))) | uvec4(equal(ax, inf4()))
+        | uvec4(equal(abs(y), inf4())) | uvec4(lessThan(t.hi, vec4(-87.33)))
+        | uvec4(greaterThanEqual(t.hi, vec4(89.5)));
+    vec4 m = mix(accurate, pow(ax, y), bvec4(plain));
     bvec4 whole = equal(floor(y), y);
     bvec4 odd = bvec4(uvec4(whole) * uvec4(notEqual(floor(y * 0.5) * 2.0, y)));
     bvec4 negative = lessThan(x, vec4(0.0));

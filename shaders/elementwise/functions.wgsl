@@ -34,19 +34,21 @@ fn f_cbrt(x: vec4<f32>) -> vec4<f32> {
 }
 fn f_invcbrt(x: vec4<f32>) -> vec4<f32> { return 1.0 / f_cbrt(x); }
 
-// e^x 2^s: x = k ln 2 + r with k = round(x / ln 2) and r in [-0.35, 0.35] (ln 2 in two parts,
-// exact products), e^r by its Taylor polynomial to r^8 (what it leaves out is below 2^-31 of
-// it; GPU exp promises only 3 ULP on the small r), 2^(k + s) exact in two halves, to reach the
-// largest and smallest results. s = -1 gives e^x / 2 without overflowing first. For |x| < 90.
-fn exp_scaled(x: vec4<f32>, s: f32) -> vec4<f32> {
+// e^(x + lo) 2^s: x = k ln 2 + r with k = round(x / ln 2) and r in [-0.35, 0.35] (ln 2 in two
+// parts, exact products; lo, a small correction, joins r), e^r by its Taylor polynomial to r^8
+// (what it leaves out is below 2^-31 of it; GPU exp promises only 3 ULP on the small r),
+// 2^(k + s) exact in two halves, to reach the largest and smallest results. s = -1 gives
+// e^x / 2 without overflowing first. For |x| < 90.
+fn exp_parts(x: vec4<f32>, lo: vec4<f32>, s: f32) -> vec4<f32> {
     let k = round(x * 1.4426950408889634);
-    let r = (x - k * 0.693145751953125) - k * 1.42860682030941723e-6;
+    let r = ((x - k * 0.693145751953125) - k * 1.42860682030941723e-6) + lo;
     let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0
         + r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0))))))));
     let e = k + s;
     let h = floor(e * 0.5);
     return p * exp2(h) * exp2(e - h);
 }
+fn exp_scaled(x: vec4<f32>, s: f32) -> vec4<f32> { return exp_parts(x, vec4<f32>(0.0), s); }
 // e^x: infinite past 88.73; below -87.33, where it leaves the normal range, the built-in decides
 // (GPUs may flush subnormal results to zero).
 fn f_exp(x: vec4<f32>) -> vec4<f32> {
@@ -199,9 +201,62 @@ fn f_atanh(x: vec4<f32>) -> vec4<f32> {
     r = select(r, nan4(), a > vec4<f32>(1.0));
     return keep_nan(x, sign(x) * r);
 }
-// x^y as IEEE 754 (and JavaScript) define it; the GPU's pow is undefined for x < 0 and 0^0.
+// Double-float arithmetic (a value as hi + lo, about 48 bits) from exact float32 steps.
+// hi12(a): a's top 12 significant bits, by masking (no fma needed, nothing to contract): the
+// product of two such halves has at most 24 bits, so it is exact.
+fn hi12(a: vec4<f32>) -> vec4<f32> { return bitcast<vec4<f32>>(bitcast<vec4<u32>>(a) & vec4<u32>(0xfffff000u)); }
+struct Dd {
+    hi: vec4<f32>,
+    lo: vec4<f32>,
+}
+// a * b = hi + lo exactly (Dekker), for products far from overflow.
+fn two_prod(a: vec4<f32>, b: vec4<f32>) -> Dd {
+    let p = a * b;
+    let ah = hi12(a);
+    let al = a - ah;
+    let bh = hi12(b);
+    let bl = b - bh;
+    return Dd(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+}
+// a + b = hi + lo exactly (Knuth).
+fn two_sum(a: vec4<f32>, b: vec4<f32>) -> Dd {
+    let s = a + b;
+    let bb = s - a;
+    return Dd(s, (a - (s - bb)) + (b - bb));
+}
+// ln x for positive normal x as hi + lo: x = m 2^e, m in [0.707, 1.414]; ln m = 2 atanh(s),
+// s = (m - 1) / (m + 1) in [-0.172, 0.172] carried as s_hi + s_lo (the division's remainder
+// computed exactly), then e ln 2 + 2 s + s^3 (2/3 + 2 s^2 / 5 + ...).
+fn ln_dd(x: vec4<f32>) -> Dd {
+    let bits = bitcast<vec4<u32>>(x);
+    var e = vec4<f32>(vec4<i32>((bits >> vec4<u32>(23u)) & vec4<u32>(0xffu)) - vec4<i32>(127));
+    var m = bitcast<vec4<f32>>((bits & vec4<u32>(0x007fffffu)) | vec4<u32>(0x3f800000u));
+    let big = m > vec4<f32>(1.41421356);
+    m = select(m, m * 0.5, big);
+    e = select(e, e + 1.0, big);
+    let u = m - 1.0;
+    let v = two_sum(m, vec4<f32>(1.0));
+    let s = u / v.hi;
+    let q = two_prod(s, v.hi);
+    let s_lo = (((u - q.hi) - q.lo) - s * v.lo) / v.hi;
+    let z = s * s + 2.0 * s * s_lo;
+    let tail = (s + s_lo) * z * (2.0 / 3.0 + z * (0.4 + z * (2.0 / 7.0 + z * (2.0 / 9.0 + z * (2.0 / 11.0 + z * (2.0 / 13.0))))));
+    let a = two_sum(e * 0.693145751953125, 2.0 * s);
+    return two_sum(a.hi, a.lo + (2.0 * s_lo + tail + e * 1.42860682030941723e-6));
+}
+// x^y as IEEE 754 (and JavaScript) define it; the GPU's pow is undefined for x < 0 and 0^0, and
+// exp(y ln x) in float32 loses the bits of y ln x (37 ULP at 0.0237^6.31). Here y ln |x| is a
+// double-float (ln_dd, two_prod) and its exponential takes the low part (exp_parts). The
+// built-in decides only where |x| is 0, subnormal or infinite, y is infinite, or the result
+// overflows or is subnormal or zero.
 fn f_pow(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
-    let m = pow(abs(x), y);
+    let ax = abs(x);
+    let l = ln_dd(ax);
+    let t = two_prod(y, l.hi);
+    let accurate = exp_parts(t.hi, t.lo + y * l.lo, 0.0);
+    let plain = (ax < vec4<f32>(1.17549435e-38)) | (ax == inf4()) | (abs(y) == inf4())
+        | (t.hi < vec4<f32>(-87.33)) | (t.hi >= vec4<f32>(89.5));
+    let m = select(accurate, pow(ax, y), plain);
     let whole = floor(y) == y;
     let odd = whole & (floor(y * 0.5) * 2.0 != y);
     var r = select(m, -m, (x < vec4<f32>(0.0)) & odd);
