@@ -31,6 +31,30 @@ vec4 f_cbrt(vec4 x) {
 }
 vec4 f_invcbrt(vec4 x) { return 1.0 / f_cbrt(x); }
 
+// Double-float arithmetic (two_prod, two_sum) and exact powers of two: the twins of
+// functions.wgsl's, which explain them. GLSL ES 3.00 has no fma; the split by masking needs none.
+vec4 pow2(vec4 n) {
+    uvec4 e = uvec4(clamp(n, vec4(-126.0), vec4(127.0)) + 127.0);
+    return uintBitsToFloat(e << 23u);
+}
+vec4 hi12(vec4 a) { return uintBitsToFloat(floatBitsToUint(a) & uvec4(0xfffff000u)); }
+struct Dd {
+    vec4 hi;
+    vec4 lo;
+};
+Dd two_prod(vec4 a, vec4 b) {
+    vec4 p = a * b;
+    vec4 ah = hi12(a);
+    vec4 al = a - ah;
+    vec4 bh = hi12(b);
+    vec4 bl = b - bh;
+    return Dd(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+}
+Dd two_sum(vec4 a, vec4 b) {
+    vec4 s = a + b;
+    vec4 bb = s - a;
+    return Dd(s, (a - (s - bb)) + (b - bb));
+}
 // e^(x + lo) 2^s; the twin of exp_parts in functions.wgsl, which explains it.
 vec4 exp_parts(vec4 x, vec4 lo, float s) {
     vec4 k = round(x * 1.4426950408889634);
@@ -39,7 +63,7 @@ vec4 exp_parts(vec4 x, vec4 lo, float s) {
         + r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0))))))));
     vec4 e = k + s;
     vec4 h = floor(e * 0.5);
-    return p * exp2(h) * exp2(e - h);
+    return p * pow2(h) * pow2(e - h);
 }
 vec4 exp_scaled(vec4 x, float s) { return exp_parts(x, vec4(0.0), s); }
 // e^x: infinite past 88.73; below -87.33 the built-in decides (see functions.wgsl).
@@ -77,19 +101,56 @@ vec4 f_ln(vec4 x) {
 vec4 f_log10(vec4 x) { return f_ln(x) * 0.43429448190325183; }
 vec4 f_ln_builtin(vec4 x) { return log(x); }
 
-// sin, cos and tan reduce x to r in [-pi/4, pi/4] with x = k pi/2 + r (Cody-Waite: pi/2 in three
-// parts, exact products for |k| < 2^16), then evaluate float32 minimax polynomials (Cephes
-// sinf/cosf). A few ULP for |x| < 1e5, where GPU built-ins often promise only 2^-11 absolute;
-// beyond 1e5 (float32 spacing 0.008 and more) the built-in is used.
-vec4 reduce_half_pi(vec4 x, out ivec4 q) {
-    vec4 k = round(x * 0.63661977236758134);
-    q = ivec4(k) & ivec4(3);
-    return ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
+// sin, cos and tan: Payne-Hanek's reduction beyond pi/4 and Cephes' polynomials, the twins of
+// functions.wgsl's, which explain them.
+const float TWO_OVER_PI[22] = float[22](2607.0, 2435.0, 1764.0, 3652.0, 338.0, 2556.0, 629.0, 2001.0, 3923.0, 1245.0, 3085.0, 2914.0, 2393.0, 2364.0, 1081.0, 65.0, 4069.0, 355.0, 2749.0, 3771.0, 3158.0, 439.0);
+vec4 mod4_term(vec4 p, ivec4 k) {
+    vec4 t = p * pow2(vec4(max(k, ivec4(-126))));
+    return mix(t - 4.0 * floor(t * 0.25), vec4(0.0), greaterThanEqual(k, ivec4(2)));
 }
-// The reduced result r for |x| < 1e5, the built-in one beyond, NaN at +-inf, NaN kept.
-vec4 big_arg(vec4 x, vec4 builtin, vec4 r) {
-    vec4 v = mix(builtin, r, lessThan(abs(x), vec4(1e5)));
-    return keep_nan(x, mix(v, nan4(), equal(abs(x), inf4())));
+vec4 reduce_large(vec4 x, out ivec4 q) {
+    uvec4 bits = floatBitsToUint(abs(x));
+    ivec4 e = ivec4((bits >> 23u) & uvec4(0xffu)) - ivec4(127);
+    vec4 m = vec4((bits & uvec4(0x7fffffu)) | uvec4(0x800000u));
+    vec4 mh = floor(m / 4096.0);
+    vec4 ml = m - mh * 4096.0;
+    vec4 hi = vec4(0.0);
+    vec4 lo = vec4(0.0);
+    int top = max(max(e.x, e.y), max(e.z, e.w));
+    int bottom = min(min(e.x, e.y), min(e.z, e.w));
+    for (int j = max(0, (bottom - 37) / 12); j <= min((top + 61) / 12, 21); j++) {
+        float d = TWO_OVER_PI[j];
+        ivec4 k = e - ivec4(23 + 12 * j);
+        Dd a = two_sum(hi, mod4_term(mh * d, k));
+        hi = a.hi - 4.0 * floor(a.hi * 0.25);
+        lo += a.lo;
+        Dd b = two_sum(hi, mod4_term(ml * d, k - ivec4(12)));
+        hi = b.hi - 4.0 * floor(b.hi * 0.25);
+        lo += b.lo;
+    }
+    vec4 n = round(hi);
+    vec4 f = hi - n;
+    Dd p = two_prod(f, vec4(1.57079637050628662));
+    vec4 r = p.hi + (p.lo + (f * -4.37113900018624283e-8 + lo * 1.57079637050628662));
+    q = ivec4(n) & ivec4(3);
+    bvec4 negative = lessThan(x, vec4(0.0));
+    q = ivec4(mix(vec4(q), vec4((ivec4(4) - q) & ivec4(3)), negative));
+    return mix(r, -r, negative);
+}
+vec4 reduce_half_pi(vec4 x, out ivec4 q) {
+    bvec4 large = greaterThan(abs(x), vec4(0.78539816));
+    q = ivec4(0);
+    if (!any(large)) {
+        return x;
+    }
+    ivec4 lq;
+    vec4 lr = reduce_large(x, lq);
+    q = ivec4(mix(vec4(0.0), vec4(lq), large));
+    return mix(x, lr, large);
+}
+// The reduced result r, NaN at +-inf, NaN kept.
+vec4 big_arg(vec4 x, vec4 r) {
+    return keep_nan(x, mix(r, nan4(), equal(abs(x), inf4())));
 }
 vec4 sin_poly(vec4 r) {
     vec4 z = r * r;
@@ -104,14 +165,14 @@ vec4 f_sin(vec4 x) {
     vec4 r = reduce_half_pi(x, q);
     vec4 v = mix(sin_poly(r), cos_poly(r), equal(q & ivec4(1), ivec4(1)));
     v = mix(v, -v, equal(q & ivec4(2), ivec4(2)));
-    return big_arg(x, sin(x), v);
+    return big_arg(x, v);
 }
 vec4 f_cos(vec4 x) {
     ivec4 q;
     vec4 r = reduce_half_pi(x, q);
     vec4 v = mix(cos_poly(r), sin_poly(r), equal(q & ivec4(1), ivec4(1)));
     v = mix(v, -v, equal((q + 1) & ivec4(2), ivec4(2)));
-    return big_arg(x, cos(x), v);
+    return big_arg(x, v);
 }
 vec4 f_tan(vec4 x) {
     ivec4 q;
@@ -119,7 +180,7 @@ vec4 f_tan(vec4 x) {
     vec4 s = sin_poly(r);
     vec4 c = cos_poly(r);
     vec4 t = mix(s / c, -c / s, equal(q & ivec4(1), ivec4(1)));
-    return big_arg(x, tan(x), t);
+    return big_arg(x, t);
 }
 vec4 f_sin_builtin(vec4 x) { return sin(x); }
 vec4 f_cos_builtin(vec4 x) { return cos(x); }
@@ -182,26 +243,7 @@ vec4 f_atanh(vec4 x) {
     r = mix(r, nan4(), greaterThan(a, vec4(1.0)));
     return keep_nan(x, sign(x) * r);
 }
-// Double-float arithmetic, pow through ln_dd and exp_parts: the twins of functions.wgsl's, which
-// explain them. GLSL ES 3.00 has no fma; the split by masking needs none.
-vec4 hi12(vec4 a) { return uintBitsToFloat(floatBitsToUint(a) & uvec4(0xfffff000u)); }
-struct Dd {
-    vec4 hi;
-    vec4 lo;
-};
-Dd two_prod(vec4 a, vec4 b) {
-    vec4 p = a * b;
-    vec4 ah = hi12(a);
-    vec4 al = a - ah;
-    vec4 bh = hi12(b);
-    vec4 bl = b - bh;
-    return Dd(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
-}
-Dd two_sum(vec4 a, vec4 b) {
-    vec4 s = a + b;
-    vec4 bb = s - a;
-    return Dd(s, (a - (s - bb)) + (b - bb));
-}
+// pow through ln_dd and exp_parts: the twins of functions.wgsl's, which explain them.
 Dd ln_dd(vec4 x) {
     uvec4 bits = floatBitsToUint(x);
     vec4 e = vec4(ivec4((bits >> 23u) & uvec4(0xffu)) - ivec4(127));

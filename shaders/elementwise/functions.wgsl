@@ -46,7 +46,13 @@ fn exp_parts(x: vec4<f32>, lo: vec4<f32>, s: f32) -> vec4<f32> {
         + r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0))))))));
     let e = k + s;
     let h = floor(e * 0.5);
-    return p * exp2(h) * exp2(e - h);
+    return p * pow2(h) * pow2(e - h);
+}
+// 2^n for a whole n, made from its bits (exact, where exp2 need not be), clamped to the normal
+// range [2^-126, 2^127].
+fn pow2(n: vec4<f32>) -> vec4<f32> {
+    let e = vec4<u32>(clamp(n, vec4<f32>(-126.0), vec4<f32>(127.0)) + 127.0);
+    return bitcast<vec4<f32>>(e << vec4<u32>(23u));
 }
 fn exp_scaled(x: vec4<f32>, s: f32) -> vec4<f32> { return exp_parts(x, vec4<f32>(0.0), s); }
 // e^x: infinite past 88.73; below -87.33, where it leaves the normal range, the built-in decides
@@ -85,23 +91,66 @@ fn f_ln(x: vec4<f32>) -> vec4<f32> {
 fn f_log10(x: vec4<f32>) -> vec4<f32> { return f_ln(x) * 0.43429448190325183; }
 fn f_ln_builtin(x: vec4<f32>) -> vec4<f32> { return log(x); }
 
-// sin, cos and tan reduce x to r in [-pi/4, pi/4] with x = k pi/2 + r (Cody-Waite: pi/2 in three
-// parts, exact products for |k| < 2^16), then evaluate float32 minimax polynomials (Cephes
-// sinf/cosf). A few ULP for |x| < 1e5, where GPU built-ins often promise only 2^-11 absolute;
-// beyond 1e5 (float32 spacing 0.008 and more) the built-in is used.
+// sin, cos and tan reduce x to r in [-pi/4, pi/4] with x = k pi/2 + r, then evaluate float32
+// minimax polynomials (Cephes sinf/cosf). The reduction is Payne-Hanek's (reduce_large) for every
+// |x| beyond pi/4: Cody-Waite's (pi/2 in three parts) lost 256 to 1536 ULP near multiples of
+// pi/2 already below 1e5, and GPU built-ins lose everything beyond. A few ULP everywhere.
 struct Reduced {
     r: vec4<f32>,
     q: vec4<i32>,
 }
 fn reduce_half_pi(x: vec4<f32>) -> Reduced {
-    let k = round(x * 0.63661977236758134);
-    let r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
-    return Reduced(r, vec4<i32>(k) & vec4<i32>(3));
+    let large = abs(x) > vec4<f32>(0.78539816);
+    if (!any(large)) {
+        return Reduced(x, vec4<i32>(0));
+    }
+    let l = reduce_large(x);
+    return Reduced(select(x, l.r, large), select(vec4<i32>(0), l.q, large));
 }
-// The reduced result r for |x| < 1e5, the built-in one beyond, NaN at +-inf, NaN kept.
-fn big_arg(x: vec4<f32>, builtin: vec4<f32>, r: vec4<f32>) -> vec4<f32> {
-    let v = select(builtin, r, abs(x) < vec4<f32>(1e5));
-    return keep_nan(x, select(v, nan4(), abs(x) == inf4()));
+// 2 / pi in base-4096 digits: 2/pi = sum TWO_OVER_PI[j] 4096^-(j+1) (264 bits).
+var<private> TWO_OVER_PI: array<f32, 22> = array<f32, 22>(2607.0, 2435.0, 1764.0, 3652.0, 338.0, 2556.0, 629.0, 2001.0, 3923.0, 1245.0, 3085.0, 2914.0, 2393.0, 2364.0, 1081.0, 65.0, 4069.0, 355.0, 2749.0, 3771.0, 3158.0, 439.0);
+// One term of x 2/pi mod 4: p 2^k, p a whole number below 2^24; 0 where k >= 2 (a multiple of 4).
+// Exact: for k >= -22 the remainder is a multiple of 2^k below 4, else p 2^k is below 4 already.
+fn mod4_term(p: vec4<f32>, k: vec4<i32>) -> vec4<f32> {
+    let t = p * pow2(vec4<f32>(max(k, vec4<i32>(-126))));
+    return select(t - 4.0 * floor(t * 0.25), vec4<f32>(0.0), k >= vec4<i32>(2));
+}
+// Payne-Hanek for finite normal x: |x| = M 2^(e-23) with M a 24-bit whole number, split into
+// two 12-bit halves so that each half times a digit of 2/pi is exact; the terms that matter mod
+// 4 are summed mod 4 as a double-float (about 48 bits), whose nearest whole number is the
+// quadrant and whose rest, times pi/2 (also as a double-float product), is r.
+fn reduce_large(x: vec4<f32>) -> Reduced {
+    let bits = bitcast<vec4<u32>>(abs(x));
+    let e = vec4<i32>((bits >> vec4<u32>(23u)) & vec4<u32>(0xffu)) - vec4<i32>(127);
+    let m = vec4<f32>((bits & vec4<u32>(0x7fffffu)) | vec4<u32>(0x800000u));
+    let mh = floor(m / 4096.0);
+    let ml = m - mh * 4096.0;
+    var hi = vec4<f32>(0.0);
+    var lo = vec4<f32>(0.0);
+    // Digits whose terms are all multiples of 4 are skipped; those below 2^-60 are not needed.
+    let top = max(max(e.x, e.y), max(e.z, e.w));
+    let bottom = min(min(e.x, e.y), min(e.z, e.w));
+    for (var j = max(0, (bottom - 37) / 12); j <= min((top + 61) / 12, 21); j++) {
+        let d = TWO_OVER_PI[j];
+        let k = e - vec4<i32>(23 + 12 * j);
+        let a = two_sum(hi, mod4_term(mh * d, k));
+        hi = a.hi - 4.0 * floor(a.hi * 0.25);
+        lo += a.lo;
+        let b = two_sum(hi, mod4_term(ml * d, k - vec4<i32>(12)));
+        hi = b.hi - 4.0 * floor(b.hi * 0.25);
+        lo += b.lo;
+    }
+    let n = round(hi);
+    let f = hi - n;
+    let p = two_prod(f, vec4<f32>(1.57079637050628662));
+    let r = p.hi + (p.lo + (f * -4.37113900018624283e-8 + lo * 1.57079637050628662));
+    let q = vec4<i32>(n) & vec4<i32>(3);
+    let negative = x < vec4<f32>(0.0);
+    return Reduced(select(r, -r, negative), select(q, (vec4<i32>(4) - q) & vec4<i32>(3), negative));
+}
+// The reduced result r, NaN at +-inf, NaN kept.
+fn big_arg(x: vec4<f32>, r: vec4<f32>) -> vec4<f32> {
+    return keep_nan(x, select(r, nan4(), abs(x) == inf4()));
 }
 fn sin_poly(r: vec4<f32>) -> vec4<f32> {
     let z = r * r;
@@ -116,21 +165,21 @@ fn f_sin(x: vec4<f32>) -> vec4<f32> {
     let odd = (t.q & vec4<i32>(1)) == vec4<i32>(1);
     let v = select(sin_poly(t.r), cos_poly(t.r), odd);
     let r = select(v, -v, (t.q & vec4<i32>(2)) == vec4<i32>(2));
-    return big_arg(x, sin(x), r);
+    return big_arg(x, r);
 }
 fn f_cos(x: vec4<f32>) -> vec4<f32> {
     let t = reduce_half_pi(x);
     let odd = (t.q & vec4<i32>(1)) == vec4<i32>(1);
     let v = select(cos_poly(t.r), sin_poly(t.r), odd);
     let r = select(v, -v, ((t.q + 1) & vec4<i32>(2)) == vec4<i32>(2));
-    return big_arg(x, cos(x), r);
+    return big_arg(x, r);
 }
 fn f_tan(x: vec4<f32>) -> vec4<f32> {
     let t = reduce_half_pi(x);
     let s = sin_poly(t.r);
     let c = cos_poly(t.r);
     let r = select(s / c, -c / s, (t.q & vec4<i32>(1)) == vec4<i32>(1));
-    return big_arg(x, tan(x), r);
+    return big_arg(x, r);
 }
 fn f_sin_builtin(x: vec4<f32>) -> vec4<f32> { return sin(x); }
 fn f_cos_builtin(x: vec4<f32>) -> vec4<f32> { return cos(x); }
