@@ -64,6 +64,9 @@ impl Gpgpu {
         };
         let opened = Gpu::open(choice).await?;
         let precision = opened.gpu.probe_precision().await?;
+        // The probe leaves nothing behind: its textures go, and the peak starts here.
+        opened.gpu.release_pooled();
+        opened.gpu.reset_peak();
         Ok(Gpgpu {
             device: Rc::new(opened.gpu),
             reason: opened.reason,
