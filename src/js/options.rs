@@ -1,6 +1,8 @@
 //! Option and argument parsing in one place: JavaScript numbers, option objects and plain
 //! result objects. A bad value is an [`Error::Argument`] that names it.
 
+use std::ops::RangeInclusive;
+
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -31,13 +33,17 @@ pub(super) fn option_number(options: &JsValue, key: &str) -> Result<Option<f64>,
 
 /// A whole-number option from 1 to 10^7, if given.
 pub(super) fn option_count(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
-    match option_number(options, key)? {
-        Some(v) if v.fract() == 0.0 && (1.0..=1e7).contains(&v) => Ok(Some(v as usize)),
-        Some(v) => Err(Error::Argument(format!(
-            "option {key} must be a whole number from 1 to 10000000, got {v}"
-        ))),
-        None => Ok(None),
-    }
+    option_number(options, key)?
+        .map(|v| {
+            whole(
+                &format!("option {key}"),
+                v,
+                1.0..=1e7,
+                " from 1 to 10000000",
+            )
+        })
+        .transpose()
+        .map(|v| v.map(|v| v as usize))
 }
 
 pub(super) fn option_bool(options: &JsValue, key: &str) -> bool {
@@ -53,36 +59,47 @@ pub(super) fn object(props: &[(&str, JsValue)]) -> Object {
     obj
 }
 
-/// A scalar factor from JavaScript: a finite number (what is not a number arrives as NaN).
-pub(super) fn factor(v: f32) -> Result<f32, Error> {
-    if v.is_finite() {
+/// `v` if it is a whole number in `range`, else "`name` must be a whole number`said`, got `v`"
+/// (`said` states the range, or nothing where another check says more).
+pub(super) fn whole(
+    name: &str,
+    v: f64,
+    range: RangeInclusive<f64>,
+    said: &str,
+) -> Result<f64, Error> {
+    if v.fract() == 0.0 && range.contains(&v) {
         Ok(v)
     } else {
         Err(Error::Argument(format!(
-            "the factor c must be a finite number, got {v}"
+            "{name} must be a whole number{said}, got {v}"
         )))
     }
 }
 
+/// Every named number finite, else a clear error naming the first that is not (what is not a
+/// number arrives from JavaScript as NaN).
+pub(super) fn finite(values: &[(&str, f64)]) -> Result<(), Error> {
+    match values.iter().find(|(_, v)| !v.is_finite()) {
+        Some((name, v)) => Err(Error::Argument(format!(
+            "{name} must be a finite number, got {v}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// A scalar factor from JavaScript: a finite number.
+pub(super) fn factor(v: f32) -> Result<f32, Error> {
+    finite(&[("the factor c", f64::from(v))])?;
+    Ok(v)
+}
+
 /// A seed from JavaScript: a whole number from 0 to 2^32 - 1.
 pub(super) fn seed(v: f64) -> Result<u32, Error> {
-    if v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v) {
-        Ok(v as u32)
-    } else {
-        Err(Error::Argument(format!(
-            "seed must be a whole number from 0 to 2^32 - 1, got {v}"
-        )))
-    }
+    whole("seed", v, 0.0..=f64::from(u32::MAX), " from 0 to 2^32 - 1").map(|v| v as u32)
 }
 
 /// A matrix dimension from JavaScript: a whole number from 0 (refused later as a zero
 /// dimension, with its own message) to 2^31.
 pub(super) fn dimension(name: &str, v: f64) -> Result<usize, Error> {
-    if v.fract() == 0.0 && (0.0..=2_147_483_648.0).contains(&v) {
-        Ok(v as usize)
-    } else {
-        Err(Error::Argument(format!(
-            "{name} must be a whole number, got {v}"
-        )))
-    }
+    whole(name, v, 0.0..=2_147_483_648.0, "").map(|v| v as usize)
 }

@@ -8,7 +8,7 @@ use js_sys::{Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::options::object;
+use super::options::{finite, object, whole};
 use crate::error::Error;
 use crate::gpu::Gpu;
 use crate::physics;
@@ -226,14 +226,14 @@ impl Wall {
     /// default (80 for the accelerated solver, 2n for projected Jacobi: the seed's rule).
     #[wasm_bindgen(js_name = setIterations)]
     pub fn set_iterations(&self, iterations: Option<f64>) -> Result<(), JsValue> {
-        let n = iterations.unwrap_or(0.0);
-        if n.fract() != 0.0 || !(0.0..=physics::MAX_ITERATIONS as f64).contains(&n) {
-            return Err(Error::Argument(format!(
-                "iterations must be a whole number from 0 (the solver's default) to {}, got {n}",
-                physics::MAX_ITERATIONS
-            ))
-            .into());
-        }
+        let max = physics::MAX_ITERATIONS;
+        let said = format!(" from 0 (the solver's default) to {max}");
+        let n = whole(
+            "iterations",
+            iterations.unwrap_or(0.0),
+            0.0..=max as f64,
+            &said,
+        )?;
         self.state.borrow_mut().world.settings.iterations = (n > 0.0).then_some(n as usize);
         Ok(())
     }
@@ -409,13 +409,7 @@ impl Wall {
 
 /// `walls` as a number of walls the API takes (1 to 100), or a clear error.
 pub(super) fn wall_count(walls: f64) -> Result<usize, Error> {
-    if walls.fract() == 0.0 && (1.0..=100.0).contains(&walls) {
-        Ok(walls as usize)
-    } else {
-        Err(Error::Argument(format!(
-            "walls must be a whole number from 1 to 100, got {walls}"
-        )))
-    }
+    whole("walls", walls, 1.0..=100.0, " from 1 to 100").map(|w| w as usize)
 }
 
 /// The API's name of `solver`.
@@ -434,15 +428,5 @@ fn solver_named(name: &str) -> Result<physics::Solver, Error> {
         other => Err(Error::Argument(format!(
             "unknown solver \"{other}\": \"nesterov\" (accelerated) or \"jacobi\" (the seed's)"
         ))),
-    }
-}
-
-/// Every named number finite, else a clear error naming the first that is not.
-fn finite(values: &[(&str, f64)]) -> Result<(), Error> {
-    match values.iter().find(|(_, v)| !v.is_finite()) {
-        Some((name, v)) => Err(Error::Argument(format!(
-            "{name} must be a finite number, got {v}"
-        ))),
-        None => Ok(()),
     }
 }
