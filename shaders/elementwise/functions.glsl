@@ -77,8 +77,9 @@ vec4 ln_near_one(vec4 u) {
     vec4 z = s * s;
     return 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (0.2 + z * (1.0 / 7.0 + z * (1.0 / 9.0 + z * (1.0 / 11.0))))));
 }
-// Positive normal x = m 2^e with m in [0.707, 1.414] (the twin of frexp in functions.wgsl).
-vec4 frexp_m(vec4 x, out vec4 e) {
+// Positive normal x = m 2^e with m in [0.707, 1.414]: the twin of mantissa_exponent in
+// functions.wgsl.
+vec4 mantissa_exponent(vec4 x, out vec4 e) {
     uvec4 bits = floatBitsToUint(x);
     e = vec4(ivec4((bits >> 23u) & uvec4(0xffu)) - ivec4(127));
     vec4 m = uintBitsToFloat((bits & uvec4(0x007fffffu)) | uvec4(0x3f800000u));
@@ -89,7 +90,7 @@ vec4 frexp_m(vec4 x, out vec4 e) {
 // ln x for positive normal x: ln x = e ln 2 + ln m. GPU logs promise only 2^-21 absolute near 1.
 vec4 ln_reduced(vec4 x) {
     vec4 e;
-    vec4 m = frexp_m(x, e);
+    vec4 m = mantissa_exponent(x, e);
     return e * 0.693145751953125 + (e * 1.42860682030941723e-6 + ln_near_one(m - 1.0));
 }
 // ln(1 + u), accurate for tiny u too.
@@ -250,7 +251,7 @@ vec4 f_atanh(vec4 x) {
 // pow through ln_dd and exp_parts: the twins of functions.wgsl's, which explain them.
 Dd ln_dd(vec4 x) {
     vec4 e;
-    vec4 m = frexp_m(x, e);
+    vec4 m = mantissa_exponent(x, e);
     vec4 u = m - 1.0;
     Dd v = two_sum(m, vec4(1.0));
     vec4 s = u / v.hi;

@@ -67,22 +67,23 @@ fn ln_near_one(u: vec4<f32>) -> vec4<f32> {
     let z = s * s;
     return 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (0.2 + z * (1.0 / 7.0 + z * (1.0 / 9.0 + z * (1.0 / 11.0))))));
 }
-// Positive normal x = m 2^e with m in [0.707, 1.414], read off the bits.
-struct Frexp {
+// Positive normal x = m 2^e with m in [0.707, 1.414], read off the bits (WGSL's frexp takes m
+// in [0.5, 1)).
+struct MantissaExponent {
     m: vec4<f32>,
     e: vec4<f32>,
 }
-fn frexp(x: vec4<f32>) -> Frexp {
+fn mantissa_exponent(x: vec4<f32>) -> MantissaExponent {
     let bits = bitcast<vec4<u32>>(x);
     let e = vec4<f32>(vec4<i32>((bits >> vec4<u32>(23u)) & vec4<u32>(0xffu)) - vec4<i32>(127));
     let m = bitcast<vec4<f32>>((bits & vec4<u32>(0x007fffffu)) | vec4<u32>(0x3f800000u));
     let big = m > vec4<f32>(1.41421356);
-    return Frexp(select(m, m * 0.5, big), select(e, e + 1.0, big));
+    return MantissaExponent(select(m, m * 0.5, big), select(e, e + 1.0, big));
 }
-// ln x for positive normal x: ln x = e ln 2 + ln m (frexp). GPU logs promise only 2^-21
-// absolute near x = 1.
+// ln x for positive normal x: ln x = e ln 2 + ln m (mantissa_exponent). GPU logs promise only
+// 2^-21 absolute near x = 1.
 fn ln_reduced(x: vec4<f32>) -> vec4<f32> {
-    let f = frexp(x);
+    let f = mantissa_exponent(x);
     return f.e * 0.693145751953125 + (f.e * 1.42860682030941723e-6 + ln_near_one(f.m - 1.0));
 }
 // ln(1 + u), accurate for tiny u too.
@@ -284,7 +285,7 @@ fn two_sum(a: vec4<f32>, b: vec4<f32>) -> Dd {
 // s = (m - 1) / (m + 1) in [-0.172, 0.172] carried as s_hi + s_lo (the division's remainder
 // computed exactly), then e ln 2 + 2 s + s^3 (2/3 + 2 s^2 / 5 + ...).
 fn ln_dd(x: vec4<f32>) -> Dd {
-    let f = frexp(x);
+    let f = mantissa_exponent(x);
     let m = f.m;
     let e = f.e;
     let u = m - 1.0;
