@@ -16,6 +16,12 @@ const B = GPUBufferUsage;
 const now = () => performance.now();
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const fmt = (ms) => ms.toFixed(2).padStart(8);
+/** Submits a copy of `bytes` from one buffer to another. */
+const copy = (from, to, bytes) => {
+  const enc = device.createCommandEncoder();
+  enc.copyBufferToBuffer(from, 0, to, 0, bytes);
+  device.queue.submit([enc.finish()]);
+};
 
 const tf = await import("@tensorflow/tfjs-core");
 await import("@tensorflow/tfjs-backend-webgpu");
@@ -48,9 +54,7 @@ for (const mib of sizes) {
       for (let r = 0; r < reps; r++) {
         const dst = kept ?? device.createBuffer({ size: bytes, usage: B.MAP_READ | B.COPY_DST });
         let t = now();
-        const enc = device.createCommandEncoder();
-        enc.copyBufferToBuffer(src, 0, dst, 0, bytes);
-        device.queue.submit([enc.finish()]);
+        copy(src, dst, bytes);
         await device.queue.onSubmittedWorkDone();
         let u = now(); steps.copy.push(u - t); t = u;
         await dst.mapAsync(GPUMapMode.READ);
@@ -92,9 +96,7 @@ for (const mib of sizes) {
     const out = new Float32Array(n).fill(1);
     const steps = { map: [], sum: [], setTouched: [], unmap: [] };
     for (let r = 0; r < reps; r++) {
-      const enc = device.createCommandEncoder();
-      enc.copyBufferToBuffer(src, 0, kept, 0, bytes);
-      device.queue.submit([enc.finish()]);
+      copy(src, kept, bytes);
       let t = now();
       await kept.mapAsync(GPUMapMode.READ);
       const view = new Float32Array(kept.getMappedRange());
@@ -125,9 +127,7 @@ for (const mib of sizes) {
       u = now(); steps.js.push(u - t); t = u;
       up.unmap();
       u = now(); steps.unmap.push(u - t); t = u;
-      const enc = device.createCommandEncoder();
-      enc.copyBufferToBuffer(up, 0, src, 0, bytes);
-      device.queue.submit([enc.finish()]);
+      copy(up, src, bytes);
       await device.queue.onSubmittedWorkDone();
       steps.gpu.push(now() - t);
     }
@@ -157,9 +157,7 @@ for (const mib of sizes) {
       u = now(); steps.js.push(u - t); t = u;
       up.unmap();
       u = now(); steps.unmap.push(u - t); t = u;
-      const enc = device.createCommandEncoder();
-      enc.copyBufferToBuffer(up, 0, src, 0, bytes);
-      device.queue.submit([enc.finish()]);
+      copy(up, src, bytes);
       await device.queue.onSubmittedWorkDone();
       up.destroy();
       steps.gpu.push(now() - t);
