@@ -64,6 +64,8 @@ pub enum Error {
     Gpu(String),
     /// The GPU went away (the WebGL2 context or the WebGPU device was lost), with why.
     Lost(String),
+    /// The matrix was on a GPU that was lost, and nothing on the CPU held its values.
+    LostMatrix,
 }
 
 impl fmt::Display for Error {
@@ -107,8 +109,13 @@ impl fmt::Display for Error {
             Error::Gpu(msg) => write!(f, "GPU error: {msg}"),
             Error::Lost(why) => write!(
                 f,
-                "the GPU went away ({why}): this Gpgpu can no longer compute and its matrices on \
-                 the GPU are gone; create a new Gpgpu (bringing the same one back is not built yet)"
+                "the GPU went away ({why}): nothing runs until restore() brings this Gpgpu back \
+                 (matrices with a copy on the CPU come back with it)"
+            ),
+            Error::LostMatrix => write!(
+                f,
+                "this matrix was lost with the GPU context: it was computed on the GPU and never \
+                 read back, so no copy of it survived; compute it again"
             ),
         }
     }

@@ -97,6 +97,20 @@ fn message(e: JsValue) -> String {
     js_sys::Error::from(e).message().into()
 }
 
+/// What a promise of the JS API resolves to, or its error's message.
+async fn settle(p: js_sys::Promise) -> Result<JsValue, String> {
+    wasm_bindgen_futures::JsFuture::from(p)
+        .await
+        .map_err(message)
+}
+
+/// A GpuMatrix read back, or the error's message.
+async fn values(m: &texla::GpuMatrix) -> Result<Vec<f32>, String> {
+    settle(m.read())
+        .await
+        .map(|v| js_sys::Float32Array::from(v).to_vec())
+}
+
 on_both_backends! {
     async fn upload_then_read_is_exact(kind) {
         let gpu = device(kind).await;
@@ -364,18 +378,72 @@ on_both_backends! {
         assert!(message(e).contains("memoryBudget must be a number of bytes"));
     }
 
-    async fn a_lost_gpu_is_a_plain_error_everywhere(kind) {
+    async fn a_lost_gpu_says_so_and_restore_brings_back_what_it_kept(kind) {
         // After the context (WebGL2) or device (WebGPU) is lost, every operation says so in
-        // plain words instead of a framebuffer status or a failed mapping.
+        // plain words instead of a framebuffer status or a failed mapping; restore() brings
+        // the same Gpgpu back with every matrix that had a copy on the CPU.
         let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let data: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into();
-        let m = gpu.upload(&data, 2.0, 2.0).unwrap();
+        let uploaded = gpu.upload(&data, 2.0, 2.0).unwrap();
+        let read_back = gpu.square(&uploaded).unwrap();
+        assert_eq!(values(&read_back).await.unwrap(), [7.0, 10.0, 15.0, 22.0]);
+        let never_read = gpu.matmul(&uploaded, &uploaded, JsValue::UNDEFINED).unwrap();
+        let set = gpu.fill(2.0, 2.0, 0.0).unwrap();
+        settle(set.set(0.0, 1.0, 5.0)).await.unwrap();
+        let changed = gpu.upload(&data, 2.0, 2.0).unwrap();
+        changed.scale_mut(2.0).unwrap();
+        gpu.upload(&data, 2.0, 2.0).unwrap().release();
+        let wall = gpu.wall(None, None).unwrap();
+        settle(wall.step()).await.unwrap();
+        let counts = |r: JsValue| ["restored", "lost"].map(|k| js_sys::Reflect::get(&r, &k.into()).unwrap().as_f64().unwrap());
+        assert_eq!(counts(settle(gpu.restore()).await.unwrap()), [0.0, 0.0], "nothing to restore while it works");
+
         gpu.lose_context();
-        let said = |e: JsValue| message(e).contains("the GPU went away");
-        assert!(said(gpu.matmul(&m, &m, JsValue::UNDEFINED).err().unwrap()), "a product");
-        assert!(said(gpu.upload(&data, 2.0, 2.0).err().unwrap()), "an upload");
-        assert!(said(wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap_err()), "a read-back");
-        assert!(said(wasm_bindgen_futures::JsFuture::from(gpu.finish()).await.unwrap_err()), "finish");
+        let said = |e: String| e.contains("the GPU went away") && e.contains("restore()");
+        assert!(said(message(gpu.matmul(&uploaded, &uploaded, JsValue::UNDEFINED).err().unwrap())), "a product");
+        assert!(said(message(gpu.upload(&data, 2.0, 2.0).err().unwrap())), "an upload");
+        assert!(said(values(&uploaded).await.unwrap_err()), "a read-back");
+        assert!(said(settle(gpu.finish()).await.unwrap_err()), "finish");
+        assert!(said(settle(wall.step()).await.unwrap_err()), "the wall's frame");
+        let spd: JsValue = js_sys::Float32Array::from(&[4.0f32, 1.0, 1.0, 3.0][..]).into();
+        let rhs: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0][..]).into();
+        assert!(gpu.upload(&spd, 2.0, 2.0).is_err());
+        assert!(gpu.lost().is_some());
+
+        let restored = counts(settle(gpu.restore()).await.unwrap());
+        assert_eq!(restored, [3.0, 2.0], "uploaded, read back and set come back; the others are lost");
+        assert_eq!(gpu.lost(), None);
+        assert_eq!(values(&uploaded).await.unwrap(), [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(values(&read_back).await.unwrap(), [7.0, 10.0, 15.0, 22.0]);
+        assert_eq!(values(&set).await.unwrap(), [0.0, 5.0, 0.0, 0.0]);
+        let again = gpu.matmul(&uploaded, &read_back, JsValue::UNDEFINED).unwrap();
+        assert_eq!(values(&again).await.unwrap(), [37.0, 54.0, 81.0, 118.0], "kernels run again");
+        for m in [&never_read, &changed] {
+            assert!(values(m).await.unwrap_err().contains("lost with the GPU context"));
+            assert!(message(gpu.square(m).err().unwrap()).contains("lost with the GPU context"));
+        }
+        // A solver and the wall run again; memory counts only the new GPU's textures.
+        let (a, b) = (gpu.upload(&spd, 2.0, 2.0).unwrap(), gpu.upload(&rhs, 2.0, 1.0).unwrap());
+        let solved = settle(gpu.cg(&a, &b, JsValue::UNDEFINED)).await.unwrap();
+        assert_eq!(js_sys::Reflect::get(&solved, &"converged".into()).unwrap(), JsValue::TRUE, "cg runs again");
+        let stats = settle(wall.step()).await.unwrap();
+        assert_eq!(js_sys::Reflect::get(&stats, &"frame".into()).unwrap().as_f64(), Some(2.0));
+        wall.draw().unwrap();
+        let live = js_sys::Reflect::get(&gpu.memory(), &"liveBytes".into()).unwrap().as_f64().unwrap();
+        assert!(live > 0.0 && live <= 16.0 * 20.0, "the lost GPU's textures left the count: {live}");
+
+        // Without copies an upload is lost too, and a second loss is restored the same way.
+        let options = js_sys::Object::new();
+        js_sys::Reflect::set(&options, &"keepCopies".into(), &false.into()).unwrap();
+        let bare = Gpgpu::create(Some(kind.name().into()), options.into()).await.unwrap();
+        let m = bare.upload(&data, 2.0, 2.0).unwrap();
+        bare.lose_context();
+        assert_eq!(counts(settle(bare.restore()).await.unwrap()), [0.0, 1.0]);
+        assert!(values(&m).await.unwrap_err().contains("lost with the GPU context"));
+        gpu.lose_context();
+        // Uploaded, read back, set, again (read), and cg's a and b (uploaded).
+        assert_eq!(counts(settle(gpu.restore()).await.unwrap())[0], 6.0);
+        assert_eq!(values(&again).await.unwrap(), [37.0, 54.0, 81.0, 118.0]);
     }
 
     async fn js_api_rejects_bad_input_and_stays_usable(kind) {

@@ -211,6 +211,8 @@ pub trait DynBackend {
     fn release_kept(&self);
     /// The backend itself, for code that knows which one it opened (the native benchmark).
     fn as_any(&self) -> &dyn Any;
+    /// The shared backend itself, for [`crate::gpu::Gpu::backend_as`].
+    fn as_any_rc(self: std::rc::Rc<Self>) -> std::rc::Rc<dyn Any>;
 }
 
 /// `texture` as a texture of backend `B`.
@@ -283,6 +285,10 @@ impl<B: Backend> DynBackend for B {
 
     fn release_kept(&self) {
         Backend::release_kept(self)
+    }
+
+    fn as_any_rc(self: std::rc::Rc<Self>) -> std::rc::Rc<dyn Any> {
+        self
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -9,7 +9,7 @@ impl Gpu {
     /// Copies row-major `data` (`rows * cols` values) into a new GPU matrix.
     pub fn upload(&self, data: &[f32], rows: usize, cols: usize) -> Result<Matrix> {
         let m = self.alloc_for(data.len(), rows, cols)?;
-        self.backend.write(self.texture(&m)?, m.layout, data)?;
+        self.backend().write(self.texture(&m)?, m.layout, data)?;
         Ok(m)
     }
 
@@ -22,7 +22,7 @@ impl Gpu {
         cols: usize,
     ) -> Result<Matrix> {
         let m = self.alloc_for(data.length() as usize, rows, cols)?;
-        self.backend.write_js(self.texture(&m)?, m.layout, data)?;
+        self.backend().write_js(self.texture(&m)?, m.layout, data)?;
         Ok(m)
     }
 

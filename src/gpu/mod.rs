@@ -42,9 +42,13 @@ static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
 /// A GPU that stores matrices as textures and computes on them, on WebGPU or WebGL2.
 pub struct Gpu {
-    backend: Box<dyn DynBackend>,
+    /// The backend: replaced by a new one of the same kind when [`Gpu::restore`] brings a lost
+    /// GPU back (every call takes its own handle, so a read in flight keeps the old one).
+    backend: RefCell<Rc<dyn DynBackend>>,
+    /// The capabilities the GPU opened with: a restored backend must offer at least these.
+    caps: Capabilities,
     /// The backend's scene renderer, for the wall (none for compute-only use).
-    renderer: Option<Box<dyn Draw>>,
+    renderer: RefCell<Option<Rc<dyn Draw>>>,
     /// Tags this GPU's matrices, so that a matrix of another GPU is refused.
     id: u32,
     pool: Rc<RefCell<Pool>>,
@@ -106,10 +110,11 @@ pub struct Opened {
 
 impl Gpu {
     /// Wraps an open backend and, for drawing the wall, its scene renderer.
-    pub fn new<B: Backend>(backend: B, renderer: Option<Box<dyn Draw>>) -> Self {
+    pub fn new<B: Backend>(backend: B, renderer: Option<Rc<dyn Draw>>) -> Self {
         Gpu {
-            backend: Box::new(backend),
-            renderer,
+            caps: backend.capabilities().clone(),
+            backend: RefCell::new(Rc::new(backend)),
+            renderer: RefCell::new(renderer),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             pool: Pool::new(),
             last_kernel: RefCell::new(None),
@@ -121,12 +126,12 @@ impl Gpu {
     pub async fn open(choice: Choice) -> Result<Opened> {
         let webgpu = || async {
             let b = WebGpu::create().await?;
-            let renderer: Box<dyn Draw> = Box::new(b.renderer());
+            let renderer: Rc<dyn Draw> = Rc::new(b.renderer());
             Ok::<_, Error>(Gpu::new(b, Some(renderer)))
         };
         let webgl2 = || {
             let b = WebGl2::create()?;
-            let renderer: Box<dyn Draw> = Box::new(b.renderer());
+            let renderer: Rc<dyn Draw> = Rc::new(b.renderer());
             Ok::<_, Error>(Gpu::new(b, Some(renderer)))
         };
         let opened = |gpu, reason: String| Ok(Opened { gpu, reason });
@@ -156,12 +161,17 @@ impl Gpu {
 
     /// Facts about the backend and adapter.
     pub fn capabilities(&self) -> &Capabilities {
-        self.backend.capabilities()
+        &self.caps
     }
 
     /// The backend as its own type `B`, if it is one (the native benchmark tunes WebGPU).
-    pub fn backend<B: Backend>(&self) -> Option<&B> {
-        self.backend.as_any().downcast_ref()
+    pub fn backend_as<B: Backend>(&self) -> Option<Rc<B>> {
+        self.backend().as_any_rc().downcast().ok()
+    }
+
+    /// The backend that runs now.
+    fn backend(&self) -> Rc<dyn DynBackend> {
+        self.backend.borrow().clone()
     }
 
     /// Runs `program` (a kernel of [`crate::kernels`] on concrete shapes) with `inputs` bound,
@@ -184,7 +194,7 @@ impl Gpu {
             .iter()
             .map(|m| self.texture(m))
             .collect::<Result<Vec<_>>>()?;
-        self.backend.run(&program, &textures, &targets)?;
+        self.backend().run(&program, &textures, &targets)?;
         *self.last_kernel.borrow_mut() = Some(program.kernel);
         let mut c = self.counts.get();
         c.passes += 1;
@@ -198,15 +208,16 @@ impl Gpu {
         self.run(Program::new(kernel, layouts, output), inputs)
     }
 
-    /// The texture of `m`, if `m` belongs to this GPU.
+    /// The texture of `m`, if `m` belongs to this GPU and did not go with a lost backend.
     fn texture<'m>(&self, m: &'m Matrix) -> Result<&'m dyn Any> {
-        if m.owner != self.id {
+        let pooled = m.texture.downcast_ref::<Pooled>();
+        let Some(pooled) = pooled.filter(|_| m.owner == self.id) else {
             return Err(Error::ForeignMatrix);
+        };
+        if !self.pool.borrow().lent(pooled) {
+            return Err(Error::LostMatrix);
         }
-        m.texture
-            .downcast_ref::<Pooled>()
-            .map(Pooled::texture)
-            .ok_or(Error::ForeignMatrix)
+        Ok(pooled.texture())
     }
 
     /// The layout of a `rows x cols` matrix, if this GPU's textures can hold it.
@@ -221,12 +232,61 @@ impl Gpu {
 
     /// Why the GPU went away, if it did (see [`crate::backend::Backend::lost`]).
     pub fn lost(&self) -> Option<String> {
-        self.backend.lost()
+        self.backend().lost()
     }
 
     /// Makes the GPU go away now (see [`crate::backend::Backend::lose`]).
     pub fn lose(&self) {
-        self.backend.lose();
+        self.backend().lose();
+    }
+
+    /// Brings a lost GPU back: a new backend of the same kind (a new WebGL2 context, or a new
+    /// WebGPU adapter and device) replaces the lost one, with an empty pipeline cache and an
+    /// empty texture pool. Every matrix made before fails with [`Error::LostMatrix`] from then
+    /// on; what can be restored has to be uploaded again (the JS API does that from its CPU
+    /// copies). Resolves to `false`, doing nothing, when the GPU was not lost. Fails, leaving
+    /// the GPU lost, when no new backend opens yet or it offers less than the lost one did.
+    pub async fn restore(&self) -> Result<bool> {
+        let Some(why) = self.lost() else {
+            return Ok(false);
+        };
+        let not_yet = |e: Error| Error::Lost(format!("{why}; bringing it back failed: {e}"));
+        let (backend, renderer): (Rc<dyn DynBackend>, Rc<dyn Draw>) = match self.caps.backend {
+            BackendKind::WebGpu => {
+                let b = WebGpu::create().await.map_err(not_yet)?;
+                let r = b.renderer();
+                (Rc::new(b), Rc::new(r))
+            }
+            BackendKind::WebGl2 => {
+                let b = WebGl2::create().map_err(not_yet)?;
+                let r = b.renderer();
+                (Rc::new(b), Rc::new(r))
+            }
+        };
+        let (was, now) = (&self.caps, backend.capabilities());
+        if now.max_texture_size < was.max_texture_size
+            || now.max_render_targets < was.max_render_targets
+            || now.max_workgroup_storage < was.max_workgroup_storage
+            || now.compute != was.compute
+        {
+            return Err(not_yet(Error::Unsupported(format!(
+                "the new {} offers less than the lost one ({}, {} render targets, {} bytes of \
+                 workgroup memory, largest texture {})",
+                self.caps.backend.name(),
+                now.adapter,
+                now.max_render_targets,
+                now.max_workgroup_storage,
+                now.max_texture_size
+            ))));
+        }
+        *self.backend.borrow_mut() = backend;
+        let mut kept = self.renderer.borrow_mut();
+        if kept.is_some() {
+            *kept = Some(renderer);
+        }
+        self.pool.borrow_mut().restart();
+        *self.last_kernel.borrow_mut() = None;
+        Ok(true)
     }
 
     /// A matrix of the given shape with a texture from the pool, contents undefined.
@@ -234,7 +294,7 @@ impl Gpu {
         self.alive()?;
         let texture = Pool::take(
             &self.pool,
-            self.backend.as_ref(),
+            self.backend().as_ref(),
             layout.width(),
             layout.height(),
         )?;
@@ -259,7 +319,8 @@ impl Gpu {
     /// the values to the page.
     pub async fn read_values(&self, m: &Matrix) -> Result<Values> {
         self.alive()?;
-        let values = self.backend.read(self.texture(m)?, m.layout).await?;
+        let backend = self.backend();
+        let values = backend.read(self.texture(m)?, m.layout).await?;
         let mut c = self.counts.get();
         c.readbacks += 1;
         self.counts.set(c);
@@ -269,7 +330,8 @@ impl Gpu {
     /// Resolves once all GPU work submitted so far has finished.
     pub async fn finish(&self) -> Result<()> {
         self.alive()?;
-        self.backend.finish().await
+        let backend = self.backend();
+        backend.finish().await
     }
 
     /// Live and pooled textures, in counts and bytes, and the peak bytes held at once.
@@ -280,7 +342,7 @@ impl Gpu {
     /// Frees the pooled (unused) textures, and the buffers kept from large transfers, now.
     pub fn release_pooled(&self) {
         self.pool.borrow_mut().clear();
-        self.backend.release_kept();
+        self.backend().release_kept();
     }
 
     /// Starts a new peak (see [`MemoryStats::peak_bytes`]) from the bytes held now.
@@ -300,6 +362,7 @@ impl Gpu {
 
     /// Draws a scene of lit boxes into [`Gpu::scene_canvas`] (the wall's view).
     pub fn draw_scene(&self, scenes: &[Scene]) -> Result<()> {
+        self.alive()?;
         self.renderer()?.draw(scenes)
     }
 
@@ -308,9 +371,8 @@ impl Gpu {
         self.renderer()?.canvas()
     }
 
-    fn renderer(&self) -> Result<&dyn Draw> {
-        self.renderer
-            .as_deref()
+    fn renderer(&self) -> Result<Rc<dyn Draw>> {
+        (self.renderer.borrow().clone())
             .ok_or_else(|| Error::Unsupported("this GPU was opened without a renderer".into()))
     }
 }

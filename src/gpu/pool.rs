@@ -45,6 +45,9 @@ impl MemoryStats {
 pub struct Pool {
     free: HashMap<(usize, usize), Vec<DynTexture>>,
     stats: MemoryStats,
+    /// Bumped by [`Pool::restart`] when the backend is replaced: textures lent before belong to
+    /// the lost one.
+    generation: u32,
 }
 
 /// A texture on loan from a pool; it goes back when dropped.
@@ -52,6 +55,8 @@ pub struct Pooled {
     texture: Option<DynTexture>,
     size: (usize, usize),
     pool: Weak<RefCell<Pool>>,
+    /// The pool's generation when it was lent.
+    generation: u32,
 }
 
 impl Pooled {
@@ -66,7 +71,10 @@ impl Pooled {
 impl Drop for Pooled {
     fn drop(&mut self) {
         if let (Some(texture), Some(pool)) = (self.texture.take(), self.pool.upgrade()) {
-            pool.borrow_mut().give_back(self.size, texture);
+            let mut pool = pool.borrow_mut();
+            if pool.lent(self) {
+                pool.give_back(self.size, texture);
+            }
         }
     }
 }
@@ -82,6 +90,7 @@ impl Pool {
         Rc::new(RefCell::new(Pool {
             free: HashMap::new(),
             stats: MemoryStats::default(),
+            generation: 0,
         }))
     }
 
@@ -114,6 +123,7 @@ impl Pool {
             texture: Some(texture),
             size,
             pool: Rc::downgrade(pool),
+            generation: p.generation,
         })
     }
 
@@ -125,6 +135,24 @@ impl Pool {
             self.stats.pooled_textures += 1;
             self.stats.pooled_bytes += bytes(size);
         }
+    }
+
+    /// Whether `texture` was lent by this pool since its last [`Pool::restart`].
+    pub fn lent(&self, texture: &Pooled) -> bool {
+        texture.generation == self.generation
+    }
+
+    /// Forgets every texture, lent or pooled, when the backend they belong to was lost and
+    /// replaced: the counts start from zero (the peak stays) and textures lent before are
+    /// dropped, not pooled, when their matrices go.
+    pub fn restart(&mut self) {
+        self.free.clear();
+        let peak = self.stats.peak_bytes;
+        self.stats = MemoryStats {
+            peak_bytes: peak,
+            ..MemoryStats::default()
+        };
+        self.generation += 1;
     }
 
     /// Frees every pooled texture now.
@@ -261,5 +289,31 @@ mod tests {
         assert_eq!((s.live_textures, s.pooled_textures), (0, 16));
         assert_eq!(s.pooled_bytes, MAX_POOLED_BYTES);
         assert_eq!(s.peak_bytes, 17 * 16 * side * side);
+    }
+
+    #[test]
+    fn after_a_restart_textures_lent_before_are_neither_counted_nor_pooled() {
+        let backend = fake();
+        let pool = Pool::new();
+        let (old, pooled) = (
+            Pool::take(&pool, &backend, 4, 4).unwrap(),
+            Pool::take(&pool, &backend, 2, 2).unwrap(),
+        );
+        drop(pooled);
+        pool.borrow_mut().restart();
+        assert!(!pool.borrow().lent(&old));
+        assert_eq!(pool.borrow().stats().held_bytes(), 0);
+        let new = Pool::take(&pool, &backend, 2, 2).unwrap();
+        assert_eq!(
+            backend.created.get(),
+            3,
+            "the pooled texture of the lost backend went"
+        );
+        assert!(pool.borrow().lent(&new));
+        drop(old);
+        let s = pool.borrow().stats();
+        assert_eq!((s.live_textures, s.pooled_textures), (1, 0));
+        drop(new);
+        assert_eq!(pool.borrow().stats().pooled_textures, 1);
     }
 }

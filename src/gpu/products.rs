@@ -174,7 +174,7 @@ impl Gpu {
         let c = self.alloc(out)?;
         for (t, slab) in slabs.iter().enumerate() {
             let x = t * w;
-            self.backend.copy_columns(
+            self.backend().copy_columns(
                 self.texture(slab)?,
                 self.texture(&c)?,
                 x,

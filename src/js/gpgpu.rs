@@ -27,6 +27,9 @@ pub struct Gpgpu {
     pub(super) budget: Option<Rc<Budget>>,
     /// What the precision probe found at create.
     pub(super) precision: Precision,
+    /// Whether matrices keep a copy of what is uploaded and read back, to come back after a
+    /// lost GPU (option `keepCopies`, default true).
+    pub(super) keep_copies: bool,
 }
 
 /// Wraps a device call whose result is a matrix: `Ok(GpuMatrix)` or a thrown `Error`.
@@ -43,11 +46,16 @@ impl Gpgpu {
     /// Opens a GPU: `"auto"` (the default) tries WebGPU, then WebGL2; `"webgpu"` or `"webgl2"`
     /// forces one. Rejects with a message naming what is missing when nothing works. Option
     /// `memoryBudget` (bytes of textures): past it, pooled textures are freed, then the least
-    /// recently used matrices move to CPU copies and come back on their next use.
+    /// recently used matrices move to CPU copies and come back on their next use. Option
+    /// `keepCopies` (default true): every matrix keeps a copy, in JavaScript memory, of what was
+    /// uploaded into it or last read back from it, so that `restore()` brings it back after the
+    /// GPU is lost; false saves that memory and the copying time (benchmarks).
     pub async fn create(
         #[wasm_bindgen(unchecked_param_type = "\"auto\" | \"webgpu\" | \"webgl2\" | undefined")]
         backend: Option<String>,
-        #[wasm_bindgen(unchecked_param_type = "{ memoryBudget?: number } | undefined")]
+        #[wasm_bindgen(
+            unchecked_param_type = "{ memoryBudget?: number; keepCopies?: boolean } | undefined"
+        )]
         options: JsValue,
     ) -> Result<Gpgpu, JsValue> {
         console_error_panic_hook::set_once();
@@ -62,6 +70,7 @@ impl Gpgpu {
             }
             None => None,
         };
+        let keep_copies = super::options::option_bool_or(&options, "keepCopies", true)?;
         let opened = Gpu::open(choice).await?;
         let precision = opened.gpu.probe_precision().await?;
         // The probe leaves nothing behind: its textures go, and the peak starts here.
@@ -73,6 +82,7 @@ impl Gpgpu {
             registry: Rc::default(),
             budget,
             precision,
+            keep_copies,
         })
     }
 
@@ -123,18 +133,25 @@ impl Gpgpu {
         cols: f64,
     ) -> Result<GpuMatrix, JsValue> {
         let (rows, cols) = (dimension("rows", rows)?, dimension("cols", cols)?);
-        if let Some(f) = data.dyn_ref::<Float32Array>() {
-            return matrix_op!(self, self.device.upload_js(f, rows, cols));
-        }
-        let data = if js_sys::Array::is_array(data) {
-            Float32Array::new(data).to_vec()
-        } else {
-            return Err(Error::Argument(
-                "data must be a Float32Array or an array of numbers".into(),
-            )
-            .into());
+        let converted;
+        let data = match data.dyn_ref::<Float32Array>() {
+            Some(f) => f,
+            None if js_sys::Array::is_array(data) => {
+                converted = Float32Array::new(data);
+                &converted
+            }
+            None => {
+                return Err(Error::Argument(
+                    "data must be a Float32Array or an array of numbers".into(),
+                )
+                .into())
+            }
         };
-        matrix_op!(self, self.device.upload(&data, rows, cols))
+        let m: Result<GpuMatrix, JsValue> =
+            matrix_op!(self, self.device.upload_js(data, rows, cols));
+        let m = m?;
+        m.back_up(data);
+        Ok(m)
     }
 
     /// `a * b`, computed on the GPU by the fastest kernel this device has (see
@@ -472,8 +489,7 @@ impl Gpgpu {
 
     /// Makes the GPU go away now, as a GPU reset or a driver crash would (WebGL2's
     /// `WEBGL_lose_context`, WebGPU's `device.destroy()`): every later operation throws or
-    /// rejects with a plain "the GPU went away" error. For tests and lessons; a page recovers
-    /// by creating a new Gpgpu (this one does not come back yet).
+    /// rejects with a plain "the GPU went away" error until `restore()`. For tests and lessons.
     #[wasm_bindgen(js_name = loseContext)]
     pub fn lose_context(&self) {
         self.device.lose();
@@ -483,6 +499,35 @@ impl Gpgpu {
     /// works.
     pub fn lost(&self) -> Option<String> {
         self.device.lost()
+    }
+
+    /// Brings this Gpgpu back after its GPU was lost: a new WebGL2 context or WebGPU device of
+    /// the same kind, pipelines rebuilt as they are used. Every matrix with a copy on the CPU
+    /// (uploaded, read back since its last change, `get`/`set`, evicted by the budget) comes
+    /// back on its next use; the others reject with "lost with the GPU context". Resolves to
+    /// `{ restored, lost }` (counts of matrices; both 0 when the GPU was not lost), or rejects
+    /// when no new context or device opens yet (call it again later).
+    #[wasm_bindgen(unchecked_return_type = "Promise<{ restored: number; lost: number }>")]
+    pub fn restore(&self) -> Promise {
+        let (device, registry) = (self.device.clone(), self.registry.clone());
+        future_to_promise(async move {
+            let (mut restored, mut lost) = (0u32, 0u32);
+            if device.restore().await? {
+                let slots: Vec<_> = registry
+                    .borrow()
+                    .values()
+                    .filter_map(Weak::upgrade)
+                    .collect();
+                for slot in slots {
+                    match slot.borrow_mut().restore() {
+                        Some(true) => restored += 1,
+                        Some(false) => lost += 1,
+                        None => {}
+                    }
+                }
+            }
+            Ok(object(&[("restored", restored.into()), ("lost", lost.into())]).into())
+        })
     }
 
     /// Resolves once all GPU work submitted so far has finished (for timings).
@@ -502,12 +547,12 @@ impl Gpgpu {
     /// A function that wraps a matrix of this device as a GpuMatrix later (in a promise).
     pub(super) fn wrap_fn(&self) -> impl Fn(Matrix) -> GpuMatrix + 'static {
         let device = self.device.clone();
-        let registry = self.registry.clone();
-        move |m| wrap_matrix(&device, &registry, m)
+        let (registry, keep) = (self.registry.clone(), self.keep_copies);
+        move |m| wrap_matrix(&device, &registry, m, keep)
     }
 
     pub(super) fn wrap(&self, m: Matrix) -> GpuMatrix {
-        wrap_matrix(&self.device, &self.registry, m)
+        wrap_matrix(&self.device, &self.registry, m, self.keep_copies)
     }
 }
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use js_sys::Promise;
+use js_sys::{Float32Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -45,6 +45,14 @@ pub(super) struct Slot {
     /// Shape, for the upload that brings an evicted matrix back.
     rows: usize,
     cols: usize,
+    /// Whether to keep a `backup` of what is uploaded and read back (`Gpgpu.create`'s
+    /// `keepCopies`).
+    keep: bool,
+    /// A copy in JavaScript memory of what was uploaded or last read back, valid until the GPU
+    /// side changes: what brings the matrix back after the GPU is lost.
+    backup: Option<Float32Array>,
+    /// The matrix went with a lost GPU and nothing held its values.
+    lost: bool,
 }
 
 impl Slot {
@@ -54,16 +62,42 @@ impl Slot {
         if self.freed {
             return Err(Error::Freed);
         }
+        if self.lost {
+            return Err(Error::LostMatrix);
+        }
         self.last_use = TICK.fetch_add(1, Ordering::Relaxed);
-        match (&self.gpu, &self.cpu) {
-            (Some(m), _) if !self.dirty => Ok(m.clone()),
-            (_, Some(copy)) => {
-                let fresh = device.upload(copy, self.rows, self.cols)?;
-                self.gpu = Some(fresh.clone());
-                self.dirty = false;
-                Ok(fresh)
-            }
-            _ => Err(Error::Freed),
+        let fresh = match (&self.gpu, &self.cpu, &self.backup) {
+            (Some(m), _, _) if !self.dirty => return Ok(m.clone()),
+            (_, Some(copy), _) => device.upload(copy, self.rows, self.cols)?,
+            (None, None, Some(backup)) => device.upload_js(backup, self.rows, self.cols)?,
+            _ => return Err(Error::Freed),
+        };
+        self.gpu = Some(fresh.clone());
+        self.dirty = false;
+        Ok(fresh)
+    }
+
+    /// Keeps a copy of `values` (just uploaded or read back, unchanged since `version`) to
+    /// restore the matrix from if the GPU is lost, where copies are kept.
+    pub(super) fn back_up(&mut self, values: &Float32Array, version: u64) {
+        if self.keep && self.version == version && !self.freed {
+            self.backup = Some(values.slice(0, values.length()));
+        }
+    }
+
+    /// After [`Gpu::restore`]: the texture went with the lost GPU. A matrix with a copy on the
+    /// CPU comes back from it on its next use (`Some(true)`); one without is lost for good
+    /// (`Some(false)`); a freed matrix counts as neither (`None`).
+    pub(super) fn restore(&mut self) -> Option<bool> {
+        if self.freed || self.lost {
+            return None;
+        }
+        let had_texture = self.gpu.take().is_some();
+        if self.cpu.is_some() || self.backup.is_some() {
+            Some(true)
+        } else {
+            self.lost = had_texture;
+            had_texture.then_some(false)
         }
     }
 }
@@ -102,14 +136,19 @@ impl GpuMatrix {
     /// CPU copy where `get` or `set` made one, without a read-back).
     #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array>")]
     pub fn read(&self) -> Promise {
-        let device = self.device.clone();
-        let copy = self.matrix.borrow().cpu.clone();
+        let (device, slot) = (self.device.clone(), self.matrix.clone());
+        let (copy, version) = {
+            let s = slot.borrow();
+            (s.cpu.clone(), s.version)
+        };
         let matrix = self.matrix();
         future_to_promise(async move {
             if let Some(copy) = copy {
                 return Ok(js_sys::Float32Array::from(copy.as_slice()).into());
             }
-            Ok(device.read_values(&matrix?).await?.into_js().into())
+            let values = device.read_values(&matrix?).await?.into_js();
+            slot.borrow_mut().back_up(&values, version);
+            Ok(values.into())
         })
     }
 
@@ -137,6 +176,7 @@ impl GpuMatrix {
             let values = slot.cpu.as_mut().ok_or(Error::Freed)?;
             values[index] = value;
             slot.dirty = true;
+            slot.backup = None;
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -169,7 +209,7 @@ impl GpuMatrix {
     #[wasm_bindgen(js_name = free)]
     pub fn release(&self) {
         let mut slot = self.matrix.borrow_mut();
-        (slot.gpu, slot.cpu, slot.freed) = (None, None, true);
+        (slot.gpu, slot.cpu, slot.backup, slot.freed) = (None, None, None, true);
         slot.version += 1;
     }
 }
@@ -177,6 +217,13 @@ impl GpuMatrix {
 impl GpuMatrix {
     pub(super) fn matrix(&self) -> Result<Matrix, Error> {
         self.matrix.borrow_mut().current(&self.device)
+    }
+
+    /// Keeps a copy of `data`, just uploaded into this matrix (see [`Slot::back_up`]).
+    pub(super) fn back_up(&self, data: &Float32Array) {
+        let mut slot = self.matrix.borrow_mut();
+        let version = slot.version;
+        slot.back_up(data, version);
     }
 
     /// The row-major index of (i, j), or a clear error.
@@ -226,14 +273,20 @@ impl GpuMatrix {
         let mut this = self.matrix()?;
         self.device.map_mut(&expr, &mut this, &refs)?;
         let mut slot = self.matrix.borrow_mut();
-        (slot.gpu, slot.cpu, slot.dirty) = (Some(this), None, false);
+        (slot.gpu, slot.cpu, slot.backup, slot.dirty) = (Some(this), None, None, false);
         slot.version += 1;
         Ok(())
     }
 }
 
-/// Makes a GpuMatrix of `m` and records it in `registry`.
-pub(super) fn wrap_matrix(device: &Rc<Gpu>, registry: &Registry, m: Matrix) -> GpuMatrix {
+/// Makes a GpuMatrix of `m` and records it in `registry`; `keep`: whether it keeps a copy of
+/// what is uploaded to it and read back from it.
+pub(super) fn wrap_matrix(
+    device: &Rc<Gpu>,
+    registry: &Registry,
+    m: Matrix,
+    keep: bool,
+) -> GpuMatrix {
     let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
     let (rows, cols) = (m.rows(), m.cols());
     let cell = Rc::new(RefCell::new(Slot {
@@ -245,6 +298,9 @@ pub(super) fn wrap_matrix(device: &Rc<Gpu>, registry: &Registry, m: Matrix) -> G
         last_use: TICK.fetch_add(1, Ordering::Relaxed),
         rows,
         cols,
+        keep,
+        backup: None,
+        lost: false,
     }));
     let mut registry = registry.borrow_mut();
     if registry.len() >= 64 && registry.len().is_power_of_two() {

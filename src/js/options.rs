@@ -50,6 +50,18 @@ pub(super) fn option_bool(options: &JsValue, key: &str) -> bool {
     option_value(options, key).as_bool().unwrap_or(false)
 }
 
+/// A true/false option, `default` when not given; anything else is an error.
+pub(super) fn option_bool_or(options: &JsValue, key: &str, default: bool) -> Result<bool, Error> {
+    let v = option_value(options, key);
+    match v.as_bool() {
+        Some(b) => Ok(b),
+        None if v.is_undefined() => Ok(default),
+        None => Err(Error::Argument(format!(
+            "option {key} must be true or false"
+        ))),
+    }
+}
+
 /// A plain JS object with the given properties.
 pub(super) fn object(props: &[(&str, JsValue)]) -> Object {
     let obj = Object::new();

@@ -29,8 +29,8 @@ use texla::matrix::Matrix;
 use texla::reference::{dot_error_bound, Rng};
 
 /// The WebGPU backend under `gpu`, to tune what only it has.
-fn webgpu(gpu: &Gpu) -> &WebGpu {
-    gpu.backend::<WebGpu>()
+fn webgpu(gpu: &Gpu) -> std::rc::Rc<WebGpu> {
+    gpu.backend_as::<WebGpu>()
         .expect("the native benchmark opens WebGPU")
 }
 
