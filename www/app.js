@@ -20,6 +20,14 @@ const params = new URLSearchParams(location.search);
 
 let gpu = null;
 let busy = false;
+/** The sections that have shown a result, by name: each runs again after a lost GPU is back. */
+const reruns = new Map();
+
+/** Runs a section's `run` and remembers it for after a lost GPU (see `reruns`). */
+function shown(name, run) {
+  reruns.set(name, run);
+  return run();
+}
 
 function fatal(message) {
   const box = $("fatal");
@@ -75,15 +83,53 @@ async function start() {
   one.free();
   warm.free();
 
-  // When the GPU goes away (a reset, a driver crash, the button), say so at the top, in plain
-  // words, with the way back: a new Gpgpu, made by reloading.
-  const watchLoss = () => {
+  // When the GPU goes away (a reset, a driver crash, the button), say so at the top in plain
+  // words and bring the same Gpgpu back: matrices with a copy on the CPU come back with it, the
+  // wall gets its new canvas, and every section that had shown a result runs again.
+  let wall = null;
+  try {
+    wall = initWall(gpu);
+  } catch (e) {
+    $("wall-error").textContent = `The wall could not start: ${e.message ?? e}`;
+    $("wall-error").hidden = false;
+  }
+  const backendName = caps.backend === "webgpu" ? "WebGPU" : "WebGL2";
+  let restoring = false;
+  const watchLoss = async () => {
     const why = gpu.lost();
-    if (!why || !$("gpu-lost").hidden) return;
-    $("gpu-lost").replaceChildren(`The GPU went away (${why}). Every section will say so until the page starts a new GPU: `,
-      Object.assign(document.createElement("button"), { type: "button", textContent: "Start again", onclick: () => location.reload() }));
-    $("gpu-lost").hidden = false;
-    $("cap-backend").textContent = `${caps.backend === "webgpu" ? "WebGPU" : "WebGL2"} (lost)`;
+    if (!why || restoring) return;
+    restoring = true;
+    const banner = $("gpu-lost");
+    const say = (state, ...parts) => {
+      banner.dataset.state = state;
+      banner.classList.toggle("error", state !== "restored");
+      banner.replaceChildren(...parts);
+      banner.hidden = false;
+    };
+    say("restoring", `The GPU went away (${why}). Bringing it back…`);
+    $("cap-backend").textContent = `${backendName} (lost)`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { restored, lost } = await gpu.restore();
+        $("cap-backend").textContent = backendName;
+        wall?.restored();
+        say("restored", `The GPU went away (${why}) and came back: ${restored} ${restored === 1 ? "matrix" : "matrices"} restored from ${restored === 1 ? "its copy" : "their copies"}, ${lost} lost with it. ` +
+          `The sections that had shown a result ran again (${[...reruns.keys()].join(", ") || "none"}). `,
+          Object.assign(document.createElement("button"), { type: "button", textContent: "Dismiss", onclick: () => (banner.hidden = true) }));
+        for (const rerun of reruns.values()) await rerun();
+        break;
+      } catch (e) {
+        if (attempt === 5) {
+          say("failed", `The GPU went away (${why}) and did not come back (${e.message ?? e}). `,
+            Object.assign(document.createElement("button"), { type: "button", textContent: "Start again", onclick: () => location.reload() }));
+          break;
+        }
+        say("restoring", `The GPU went away (${why}). Bringing it back failed (${e.message ?? e}); trying again in ${attempt} s…`);
+        await new Promise((r) => setTimeout(r, 1000 * attempt));
+      }
+    }
+    restoring = false;
+    showMemory();
   };
   setInterval(watchLoss, 1000);
   $("lose-gpu").addEventListener("click", () => {
@@ -91,21 +137,14 @@ async function start() {
     watchLoss();
   });
 
-  try {
-    initWall(gpu);
-  } catch (e) {
-    $("wall-error").textContent = `The wall could not start: ${e.message ?? e}`;
-    $("wall-error").hidden = false;
-  }
-
   initNmf(gpu, texla, guarded);
   $("square-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    runSquare();
+    shown("square", runSquare);
   });
   $("multiply-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    runMultiply();
+    shown("multiply", runMultiply);
   });
   const select = $("explorer-op");
   for (const [key, op] of Object.entries(OPERATIONS)) select.add(new Option(op.label, key));
@@ -113,11 +152,11 @@ async function start() {
   $("ulp-flag").textContent = ULP_FLAG;
   $("explorer-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    runExplorer(texla);
+    shown("explorer", () => runExplorer(texla));
   });
   $("solver-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    runSolver(gpu, texla, guarded);
+    shown("solver", () => runSolver(gpu, texla, guarded));
   });
   $("solver-kind").addEventListener("change", (e) => {
     if (e.target.value.startsWith("lcp")) $("solver-problem").value = "lcp";
@@ -125,11 +164,12 @@ async function start() {
   });
   $("accuracy-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    runAccuracy(texla);
+    shown("accuracy", () => runAccuracy(texla));
   });
   $("bench-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    runBench($("bench-kind").value, $("bench-sizes").value, gpu, texla, guarded);
+    const [kind, sizes] = [$("bench-kind").value, $("bench-sizes").value];
+    shown("benchmark", () => runBench(kind, sizes, gpu, texla, guarded));
   });
   $("bench-kind").addEventListener("change", (e) => {
     const sizes = { matvec: MATVEC_SIZES.join(","), functions: "512", solvers: "1024,2048,4096", products: "64,128,256,512,1024", lcp: "400", passes: "128,512", sweep: "16,32,64,128,256,512,1024", figure3: "1000", figure8: "16,128,1024" };
@@ -141,9 +181,10 @@ async function start() {
     $("bench-kind").dispatchEvent(new Event("change"));
     if (params.get("sizes")) $("bench-sizes").value = params.get("sizes");
     if (params.has("h100")) $("bench-h100").checked = true;
-    await runBench(kind, $("bench-sizes").value, gpu, texla, guarded);
+    const sizes = $("bench-sizes").value;
+    await shown("benchmark", () => runBench(kind, sizes, gpu, texla, guarded));
   } else {
-    await runSquare();
+    await shown("square", runSquare);
   }
 }
 

@@ -6,11 +6,14 @@ import { verify } from "./reference/contact.js";
 
 const $ = (id) => document.getElementById(id);
 
-/** Sets up the wall section on `gpu`; returns the Wall. */
+/**
+ * Sets up the wall section on `gpu`; returns `{ wall, restored }`, where `restored()` takes the
+ * new canvas after a lost GPU came back, draws, and goes on running if the loss stopped it.
+ */
 export function initWall(gpu) {
   const wall = gpu.wall(1);
   $("wall-status").textContent = `The LCP is solved and the view drawn on ${gpu.backend === "webgpu" ? "WebGPU" : "WebGL2"}.`;
-  const canvas = wall.canvas();
+  let canvas = wall.canvas();
   canvas.id = "wall-canvas";
   $("wall-view").prepend(canvas);
   const fit = () => {
@@ -23,8 +26,11 @@ export function initWall(gpu) {
   let running = false;
   let last = performance.now();
   let fps = 0;
+  // Whether a lost GPU stopped the running wall (it goes on once the GPU is back).
+  let stoppedByLoss = false;
 
   const fail = (e) => {
+    stoppedByLoss = running && /the GPU went away/.test(e?.message ?? "");
     running = false;
     $("wall-run").textContent = "Start";
     $("wall-error").textContent = e.message ?? String(e);
@@ -146,38 +152,55 @@ export function initWall(gpu) {
 
   // Drag to orbit, wheel to zoom, click (no drag) to throw or push.
   let drag = null;
-  canvas.addEventListener("pointerdown", (e) => { drag = { x: e.clientX, y: e.clientY, moved: 0 }; canvas.setPointerCapture(e.pointerId); });
-  canvas.addEventListener("pointermove", (e) => {
-    if (!drag) return;
-    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-    drag.moved += Math.abs(dx) + Math.abs(dy);
-    drag.x = e.clientX; drag.y = e.clientY;
-    wall.orbit(-dx * 0.008, dy * 0.008, 1);
-    if (!running) draw();
-  });
-  canvas.addEventListener("pointerup", (e) => {
-    const d = drag;
-    drag = null;
-    if (!d || d.moved > 4) return;
-    const r = canvas.getBoundingClientRect();
-    const x = ((e.clientX - r.left) / r.width) * 2 - 1;
-    const y = 1 - ((e.clientY - r.top) / r.height) * 2;
-    if ($("wall-click").value === "push") {
-      if (!wall.push(x, y)) $("wall-status").textContent = "No cube under the pointer.";
-    } else {
-      wall.throwBall(x, y);
-    }
-    if (!running) draw();
-  });
-  canvas.addEventListener("wheel", (e) => {
-    e.preventDefault();
-    wall.orbit(0, 0, Math.exp(e.deltaY * 0.001));
-    if (!running) draw();
-  }, { passive: false });
+  const listen = (canvas) => {
+    canvas.addEventListener("pointerdown", (e) => { drag = { x: e.clientX, y: e.clientY, moved: 0 }; canvas.setPointerCapture(e.pointerId); });
+    canvas.addEventListener("pointermove", (e) => {
+      if (!drag) return;
+      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      drag.moved += Math.abs(dx) + Math.abs(dy);
+      drag.x = e.clientX; drag.y = e.clientY;
+      wall.orbit(-dx * 0.008, dy * 0.008, 1);
+      if (!running) draw();
+    });
+    canvas.addEventListener("pointerup", (e) => {
+      const d = drag;
+      drag = null;
+      if (!d || d.moved > 4) return;
+      const r = canvas.getBoundingClientRect();
+      const x = ((e.clientX - r.left) / r.width) * 2 - 1;
+      const y = 1 - ((e.clientY - r.top) / r.height) * 2;
+      if ($("wall-click").value === "push") {
+        if (!wall.push(x, y)) $("wall-status").textContent = "No cube under the pointer.";
+      } else {
+        wall.throwBall(x, y);
+      }
+      if (!running) draw();
+    });
+    canvas.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      wall.orbit(0, 0, Math.exp(e.deltaY * 0.001));
+      if (!running) draw();
+    }, { passive: false });
+  };
+  listen(canvas);
 
   draw();
   show(wall.stats());
-  return wall;
+  const restored = () => {
+    const fresh = wall.canvas();
+    if (fresh !== canvas) {
+      fresh.id = canvas.id;
+      canvas.replaceWith(fresh);
+      canvas = fresh;
+      listen(canvas);
+      fit();
+    }
+    $("wall-error").hidden = true;
+    draw();
+    if (stoppedByLoss && !running) $("wall-run").click();
+    stoppedByLoss = false;
+  };
+  return { wall, restored };
 }
 
 function verificationTable(v) {

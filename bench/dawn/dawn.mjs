@@ -34,7 +34,7 @@ export async function openTexla({ pkgDir, flags = "", requireGpu = false }) {
   }
   const texla = await import(pathToFileURL(path.join(pkgDir, "texla.js")).href);
   texla.initSync({ module: fs.readFileSync(path.join(pkgDir, "texla_bg.wasm")) });
-  const gpu = await texla.Gpgpu.create("webgpu");
+  const gpu = await texla.Gpgpu.create("webgpu", { keepCopies: false });
   if (gpu.backend !== "webgpu") throw new Error(`texla runs ${gpu.backend}, not webgpu`);
   return { texla, gpu, adapterInfo, dawnFlags };
 }

@@ -25,7 +25,7 @@ const texla = await import(`${pkg}/texla.js`);
 texla.initSync({ module: fs.readFileSync(`${pkg}/texla_bg.wasm`) });
 
 // texla's kernel source for this n, and its time through texla.
-const gpu = await texla.Gpgpu.create("webgpu");
+const gpu = await texla.Gpgpu.create("webgpu", { keepCopies: false });
 const data = new Float32Array(n * n).map((_, i) => ((i * 7919) % 1000) / 1000 / Math.sqrt(n));
 const A = gpu.upload(data, n, n);
 let x = gpu.matmulCompute(A, A);

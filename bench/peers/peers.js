@@ -36,7 +36,7 @@ function texlaEntry(backend, path) {
     backend,
     square: !!path.square,
     async init() {
-      gpu = texlaDevices[backend] ?? (texlaDevices[backend] = await Gpgpu.create(backend));
+      gpu = texlaDevices[backend] ?? (texlaDevices[backend] = await Gpgpu.create(backend, { keepCopies: false }));
       if (gpu.backend !== backend) throw new Error(`asked for ${backend}, got ${gpu.backend}`);
       if (typeof gpu[path.method] !== "function") throw new Error(`this pkg/ has no ${path.method}`);
       gpu.releasePooled();
