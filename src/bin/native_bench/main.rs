@@ -20,7 +20,9 @@
 //! `--figure3` (seed 000's Figure 3 at n = 1000; `figure3.rs`) and `--mulvec-sweep` (seed 003's
 //! A x at orders 16 to 12800; `mulvec_sweep.rs`), each writing a JSON record into `--out DIR`.
 
+mod figure3;
 mod instructions;
+mod mulvec_sweep;
 mod nmf;
 mod options;
 
@@ -598,6 +600,12 @@ fn main() {
     );
     let result = (|| {
         if o.figures_only() {
+            if o.figure3 {
+                figure3::figure3(&gpu, &o)?;
+            }
+            if o.mulvec_sweep {
+                mulvec_sweep::sweep(&gpu, &o)?;
+            }
             return Ok(());
         }
         if o.lcp {

@@ -33,6 +33,8 @@ pub struct Options {
     pub mulvec_sweep: bool,
     /// `--sweep-max`: the largest order of the sweep (12800 as in the seed).
     pub sweep_max: usize,
+    /// `--sweep-dense-max`: the sweep takes every order up to this one (2048), windows above.
+    pub sweep_dense_max: usize,
     /// `--out`: the folder the figures' JSON records go to.
     pub out: String,
 }
@@ -62,6 +64,7 @@ pub fn options() -> Options {
         figure3_runs: 5,
         mulvec_sweep: false,
         sweep_max: 12800,
+        sweep_dense_max: 2048,
         out: ".".into(),
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -96,6 +99,10 @@ pub fn options() -> Options {
             }
             "--sweep-max" => {
                 o.sweep_max = number(i, 12800).max(16);
+                i += 1;
+            }
+            "--sweep-dense-max" => {
+                o.sweep_dense_max = number(i, 2048).max(16);
                 i += 1;
             }
             "--out" => {
