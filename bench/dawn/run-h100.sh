@@ -11,7 +11,7 @@
 #   bash .dawn/bench/run-h100.sh --transfer [transfer.mjs options...]   (upload and read-back steps)
 #   bash .dawn/bench/run-h100.sh --figures [native_bench options...]   (seed 000's Figure 3 and seed
 #       003's A x at every order: native_bench --figure3 --mulvec-sweep, then bench_cublas.py beside
-#       its records; no node, no Dawn; about 3 minutes)
+#       its records; no node, no Dawn; estimated 3 minutes)
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
