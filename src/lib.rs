@@ -10,6 +10,8 @@
 pub mod backend;
 pub mod error;
 pub mod gpu;
+#[cfg(feature = "native")]
+pub mod instructions;
 pub mod js;
 pub mod kernels;
 pub mod layout;

@@ -23,6 +23,12 @@ async function loadRecorded(path) {
 /** The last recorded peer run, or null. */
 export const loadRecordedPeers = () => loadRecorded("../bench/peers/results.json");
 
+/**
+ * The recorded instruction counts of seed 004's Table 5 (SPIR-V of each function's WGSL kernel,
+ * counted natively by naga: `native_bench --instructions`), or null.
+ */
+export const loadRecordedInstructions = () => loadRecorded("../benchmarks/table5-instructions.json");
+
 /** The recorded H100 run through Dawn (texla's paths and TF.js), or null. */
 export const loadRecordedH100 = () => loadRecorded("../benchmarks/h100/dawn/run-split.json");
 

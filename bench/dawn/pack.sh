@@ -13,7 +13,9 @@
 #                            no source maps, no types
 #   libstdc++.so.6.xz        this machine's libstdc++, for a machine whose own is too old for dawn.node
 #   bench/                   bench.mjs, dawn.mjs, wall.mjs, nmf.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, transfer.mjs, README.md, and tools/bench_cublas.py
-#   native/native_bench.xz   target/release/native_bench, where it was built
+#   native/native_bench.xz   release/native_bench of $CARGO_TARGET_DIR (default: this worktree's
+#                            target/), or NATIVE_BENCH=/path/to/native_bench: run-h100.sh --wall,
+#                            --nmf, --products and --figures run it
 #   pkg/                     texla's built pkg/ (PKG=/path/to/pkg; default: this worktree's pkg/)
 #   MANIFEST                 what was packed, from where, sizes and sha256
 # Run it again after changing bench.mjs or rebuilding pkg/ (node.xz is kept if the binary is the same).
@@ -69,10 +71,15 @@ cp "$here"/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,r
 cp "$root/tools/bench_cublas.py" "$dest/bench/"
 
 # The native benchmark, where it was built (cargo build --release --features native --bin
-# native_bench): run-h100.sh --wall runs its wall part beside wall.mjs.
-native="$root/target/release/native_bench"
+# native_bench; build it from this worktree just before packing: a shared CARGO_TARGET_DIR holds
+# whichever worktree built last).
+native="${NATIVE_BENCH:-${CARGO_TARGET_DIR:-$root/target}/release/native_bench}"
 if [ -x "$native" ]; then
+  echo "packing $native (built $(date -u -r "$native" +%FT%TZ))"
   mkdir -p "$dest/native" && xz -9 -T0 -c "$native" >"$dest/native/native_bench.xz"
+else
+  echo "no $native: run-h100.sh's native parts will be skipped (build it, or set NATIVE_BENCH)" >&2
+  rm -f "$dest/native/native_bench.xz"
 fi
 rm -rf "$dest/pkg" && mkdir -p "$dest/pkg"
 cp "$pkg"/{texla.js,texla_bg.wasm,package.json} "$dest/pkg/"

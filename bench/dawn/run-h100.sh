@@ -9,6 +9,9 @@
 #   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]     (NMF: native_bench, PyTorch, Dawn)
 #   bash .dawn/bench/run-h100.sh --products [bench.mjs options...]   (native and cuBLAS first)
 #   bash .dawn/bench/run-h100.sh --transfer [transfer.mjs options...]   (upload and read-back steps)
+#   bash .dawn/bench/run-h100.sh --figures [native_bench options...]   (seed 000's Figure 3 and seed
+#       003's A x at every order: native_bench --figure3 --mulvec-sweep, then bench_cublas.py beside
+#       its records; no node, no Dawn; estimated 3 minutes)
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
@@ -35,18 +38,20 @@ elif ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
   ldconfig
 fi
 [ -n "${DAWN_NO_GL:-}" ] || ldconfig -p | grep 'libvulkan.so.1 ' || { echo "no libvulkan.so.1: carry .gl"; exit 1; }
-xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
 rm -rf "$work/bench" && mkdir -p "$work/bench"
-tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,package.json} "$work/bench/"
-# dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
-if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
-  mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
-  export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  echo "dawn.node did not load with this machine's libstdc++: using the packed one"
-  "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" || exit 1
+if [ "${1:-}" != "--figures" ]; then   # --figures needs neither node nor Dawn
+  xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
+  tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
+  cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,package.json} "$work/bench/"
+  # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
+  if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
+    mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
+    export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    echo "dawn.node did not load with this machine's libstdc++: using the packed one"
+    "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" || exit 1
+  fi
+  echo "unpacked in $(($(date +%s) - t0)) s; node $("$work/node" --version)"
 fi
-echo "unpacked in $(($(date +%s) - t0)) s; node $("$work/node" --version)"
 
 if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -67,6 +72,21 @@ native() {
   xz -dc "$dawn/native/native_bench.xz" >"$work/native_bench" && chmod +x "$work/native_bench"
   "$work/native_bench" "$@" 2>&1 | tee "$out/$log"
 }
+if [ "${1:-}" = "--figures" ]; then
+  # Seed 000's Figure 3 (n = 1000) and seed 003's A x at every order (16 to 12800) natively, then
+  # the same in PyTorch (GPU and CPU; cuBLAS sgemv), which reads native_bench's JSON records and
+  # prints the ratios. The remaining options go to native_bench (say --sweep-max 4096).
+  shift
+  t1=$(date +%s)
+  native native-figures.log --figure3 --mulvec-sweep --out "$out" "$@"
+  echo "== native parts done in $(($(date +%s) - t1)) s"
+  echo "== PyTorch: Figure 3, then cuBLAS sgemv at the same orders"
+  python3 "$dawn/bench/bench_cublas.py" --figure3 --texla "$out/native-figure3.json" --out "$out" 2>&1 | tee "$out/torch-figure3.log"
+  python3 "$dawn/bench/bench_cublas.py" --sgemv-sweep --texla "$out/native-mulvec-sweep.json" --out "$out" 2>&1 | tee "$out/torch-sgemv-sweep.log"
+  echo "== figures done in $(($(date +%s) - t1)) s"
+  sleep 1   # let tee finish the log
+  exit 0
+fi
 if [ "${1:-}" = "--kernel-only" ]; then
   # texla's compute kernel without texla (kernel-only.mjs): the remaining options go to it.
   shift

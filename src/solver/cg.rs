@@ -63,7 +63,7 @@ pub async fn cg(
     let mut rr = f64::from(gpu.dot(&r, &r).await?);
     let mut residuals = vec![relative(rr)];
     let mut p = r.clone();
-    let mut last_pause = js_sys::Date::now();
+    let mut last_pause = super::solution::now_ms();
     let mut iterations = 0;
     while relative(rr) > options.tol && iterations < options.max_iter {
         let s = gpu.mul_vec(a, &p)?;

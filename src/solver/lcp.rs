@@ -55,7 +55,7 @@ pub async fn lcp_jacobi(
         None => gpu.fill(n, 1, 0.0)?,
     };
     let step = Expr::parse("max(a + (b + c) * d, 0)")?;
-    let mut last_pause = js_sys::Date::now();
+    let mut last_pause = super::solution::now_ms();
     let every = options.progress_every.max(1);
     for k in 1..=options.iterations {
         let w = gpu.mul_vec(a, &x)?;

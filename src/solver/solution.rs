@@ -100,11 +100,25 @@ pub(crate) fn check_finite(what: &str, iteration: usize, value: f64) -> Result<(
     }
 }
 
+/// Milliseconds of the page's clock (`Date.now()`). Natively (the native benchmark) there is no
+/// event loop to give turns to, and `js_sys` cannot be called: always 0, so [`breathe`] never
+/// pauses.
+pub(crate) fn now_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
+}
+
 /// Lets the page breathe during a long run: where more than 30 ms passed since the last pause,
 /// waits for one turn of the browser's event loop (a read-back on WebGL2 never does), so that
 /// the page repaints and a Cancel click gets through.
 pub(crate) async fn breathe(last: &mut f64) {
-    let now = js_sys::Date::now();
+    let now = now_ms();
     if now - *last < 30.0 {
         return;
     }
@@ -122,5 +136,5 @@ pub(crate) async fn breathe(last: &mut f64) {
         }
     });
     let _ = wasm_bindgen_futures::JsFuture::from(pause).await;
-    *last = js_sys::Date::now();
+    *last = now_ms();
 }

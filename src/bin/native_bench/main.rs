@@ -14,8 +14,17 @@
 //! median batch is reported. Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`,
 //! `--no-products`, `--no-wall`, `--no-nmf`, `--quick` (fewer variants), `--lcp-n 400`,
 //! `--lcp-iterations 800`.
+//!
+//! The seeds' figures (only these run when one is named; README, "Native benchmark"):
+//! `--instructions` (seed 004's Table 5 instruction counts, no GPU; `instructions.rs`),
+//! `--figure3` (seed 000's Figure 3 at n = 1000; `figure3.rs`) and `--mulvec-sweep` (seed 003's
+//! A x at orders 16 to 12800; `mulvec_sweep.rs`), each writing a JSON record into `--out DIR`.
 
+mod figure3;
+mod instructions;
+mod mulvec_sweep;
 mod nmf;
+mod options;
 
 use std::future::Future;
 use std::pin::pin;
@@ -27,6 +36,8 @@ use texla::error::Result;
 use texla::gpu::Gpu;
 use texla::matrix::Matrix;
 use texla::reference::{dot_error_bound, Rng};
+
+use options::{options, Options};
 
 /// The WebGPU backend under `gpu`, to tune what only it has.
 fn webgpu(gpu: &Gpu) -> std::rc::Rc<WebGpu> {
@@ -45,63 +56,6 @@ fn block_on<F: Future>(future: F) -> F::Output {
         }
         std::thread::yield_now();
     }
-}
-
-struct Options {
-    sizes: Vec<usize>,
-    batches: usize,
-    products: bool,
-    lcp: bool,
-    wall: bool,
-    nmf: bool,
-    quick: bool,
-    lcp_n: usize,
-    lcp_iterations: usize,
-}
-
-fn options() -> Options {
-    let mut o = Options {
-        sizes: vec![1024, 2048, 4096, 8192],
-        batches: 5,
-        products: true,
-        lcp: true,
-        wall: true,
-        nmf: true,
-        quick: false,
-        lcp_n: 400,
-        lcp_iterations: 800,
-    };
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut i = 0;
-    while i < args.len() {
-        let value = |i: usize| args.get(i + 1).cloned().unwrap_or_default();
-        match args[i].as_str() {
-            "--sizes" => {
-                o.sizes = value(i).split(',').filter_map(|s| s.parse().ok()).collect();
-                i += 1;
-            }
-            "--batches" => {
-                o.batches = value(i).parse().unwrap_or(5);
-                i += 1;
-            }
-            "--lcp-n" => {
-                o.lcp_n = value(i).parse().unwrap_or(400);
-                i += 1;
-            }
-            "--lcp-iterations" => {
-                o.lcp_iterations = value(i).parse().unwrap_or(800);
-                i += 1;
-            }
-            "--no-lcp" => o.lcp = false,
-            "--no-wall" => o.wall = false,
-            "--no-nmf" => o.nmf = false,
-            "--no-products" => o.products = false,
-            "--quick" => o.quick = true,
-            other => eprintln!("ignoring unknown option {other}"),
-        }
-        i += 1;
-    }
-    o
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -621,6 +575,16 @@ fn wall(gpu: &Gpu) -> Result<()> {
 
 fn main() {
     let o = options();
+    if o.instructions {
+        // Needs no GPU: before the adapter is opened.
+        if let Err(e) = instructions::instructions(&o.out) {
+            eprintln!("instruction counts failed: {e}");
+            std::process::exit(1);
+        }
+        if !(o.figure3 || o.mulvec_sweep) {
+            return;
+        }
+    }
     let backend = match block_on(WebGpu::create()) {
         Ok(b) => b,
         Err(e) => {
@@ -635,6 +599,15 @@ fn main() {
         caps.adapter, caps.max_texture_size, caps.max_render_targets, caps.max_workgroup_storage
     );
     let result = (|| {
+        if o.figures_only() {
+            if o.figure3 {
+                figure3::figure3(&gpu, &o)?;
+            }
+            if o.mulvec_sweep {
+                mulvec_sweep::sweep(&gpu, &o)?;
+            }
+            return Ok(());
+        }
         if o.lcp {
             lcp(&gpu, &o)?;
         }

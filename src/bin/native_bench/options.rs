@@ -1,0 +1,125 @@
+//! The command line of native_bench (see main.rs for the default run and the README for the
+//! figures' modes).
+
+/// What to run, and how.
+pub struct Options {
+    /// Matrix orders of the products table.
+    pub sizes: Vec<usize>,
+    /// Timed batches per measurement (the median is reported).
+    pub batches: usize,
+    /// The products and A x tables.
+    pub products: bool,
+    /// The dense LCP of the wall's size.
+    pub lcp: bool,
+    /// Frames of the wall.
+    pub wall: bool,
+    /// Seed 004's NMF.
+    pub nmf: bool,
+    /// Fewer product variants.
+    pub quick: bool,
+    /// Order of the dense LCP.
+    pub lcp_n: usize,
+    /// Projected-Jacobi iterations of the dense LCP.
+    pub lcp_iterations: usize,
+    /// `--instructions`: seed 004's Table 5 instruction counts (no GPU needed).
+    pub instructions: bool,
+    /// `--figure3`: seed 000's Figure 3.
+    pub figure3: bool,
+    /// `--figure3-n`: its matrix order (1000 as in the seed).
+    pub figure3_n: usize,
+    /// `--figure3-runs`: timed runs per operation (the median is reported).
+    pub figure3_runs: usize,
+    /// `--mulvec-sweep`: seed 003's A x at every order.
+    pub mulvec_sweep: bool,
+    /// `--sweep-max`: the largest order of the sweep (12800 as in the seed).
+    pub sweep_max: usize,
+    /// `--sweep-dense-max`: the sweep takes every order up to this one (2048), windows above.
+    pub sweep_dense_max: usize,
+    /// `--out`: the folder the figures' JSON records go to.
+    pub out: String,
+}
+
+impl Options {
+    /// Whether only the figures' modes run (any of them named on the command line).
+    pub fn figures_only(&self) -> bool {
+        self.instructions || self.figure3 || self.mulvec_sweep
+    }
+}
+
+/// The options of this run, from the command line; unknown options are reported and ignored.
+pub fn options() -> Options {
+    let mut o = Options {
+        sizes: vec![1024, 2048, 4096, 8192],
+        batches: 5,
+        products: true,
+        lcp: true,
+        wall: true,
+        nmf: true,
+        quick: false,
+        lcp_n: 400,
+        lcp_iterations: 800,
+        instructions: false,
+        figure3: false,
+        figure3_n: 1000,
+        figure3_runs: 5,
+        mulvec_sweep: false,
+        sweep_max: 12800,
+        sweep_dense_max: 2048,
+        out: ".".into(),
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let value = |i: usize| args.get(i + 1).cloned().unwrap_or_default();
+        let number = |i: usize, default: usize| value(i).parse().unwrap_or(default);
+        match args[i].as_str() {
+            "--sizes" => {
+                o.sizes = value(i).split(',').filter_map(|s| s.parse().ok()).collect();
+                i += 1;
+            }
+            "--batches" => {
+                o.batches = number(i, 5);
+                i += 1;
+            }
+            "--lcp-n" => {
+                o.lcp_n = number(i, 400);
+                i += 1;
+            }
+            "--lcp-iterations" => {
+                o.lcp_iterations = number(i, 800);
+                i += 1;
+            }
+            "--figure3-n" => {
+                o.figure3_n = number(i, 1000);
+                i += 1;
+            }
+            "--figure3-runs" => {
+                o.figure3_runs = number(i, 5).max(1);
+                i += 1;
+            }
+            "--sweep-max" => {
+                o.sweep_max = number(i, 12800).max(16);
+                i += 1;
+            }
+            "--sweep-dense-max" => {
+                o.sweep_dense_max = number(i, 2048).max(16);
+                i += 1;
+            }
+            "--out" => {
+                o.out = value(i);
+                i += 1;
+            }
+            "--no-lcp" => o.lcp = false,
+            "--no-wall" => o.wall = false,
+            "--no-nmf" => o.nmf = false,
+            "--no-products" => o.products = false,
+            "--quick" => o.quick = true,
+            "--instructions" => o.instructions = true,
+            "--figure3" => o.figure3 = true,
+            "--mulvec-sweep" => o.mulvec_sweep = true,
+            other => eprintln!("ignoring unknown option {other}"),
+        }
+        i += 1;
+    }
+    o
+}
