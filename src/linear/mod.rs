@@ -1,0 +1,10 @@
+//! Seed 001's SIMD optimisation of linear expressions (Bajaj, Ihm, Min, Oh, Eurographics 2004;
+//! spec `seed-001-simd-linear-expressions.md`), the pure-Rust part: an expression
+//! `y = A x + b` ([`LinearExpr`]) and the paper's instruction-count cost model
+//! ([`cost`](LinearExpr::cost), §1.2).
+
+mod cost;
+mod expr;
+
+pub use cost::{summation_cost, BlockCost, CostModel, Objective};
+pub use expr::{check_permutation, LinearExpr, MAX_SIZE};
