@@ -4,7 +4,8 @@
 //! ([`layout`]), and are computed on with fragment shaders ([`kernels`], `shaders/`), on WebGPU
 //! (wgpu) or WebGL2 (glow) ([`backend`]). Everything a solver or the wall needs goes through the
 //! one [`gpu::Gpu`] type; nothing above [`backend`] touches wgpu or glow. The JavaScript API is
-//! in [`js`].
+//! in [`js`]. [`linear`] (seed 001) counts and cuts the four-wide instructions that evaluate
+//! `y = A x + b`, in pure Rust.
 #![warn(missing_docs)]
 
 pub mod backend;
@@ -15,6 +16,7 @@ pub mod instructions;
 pub mod js;
 pub mod kernels;
 pub mod layout;
+pub mod linear;
 pub mod matrix;
 pub mod nmf;
 pub mod physics;

@@ -1,0 +1,21 @@
+//! Seed 001's SIMD optimisation of linear expressions (Bajaj, Ihm, Min, Oh, Eurographics 2004;
+//! spec `seed-001-simd-linear-expressions.md`), the pure-Rust part: an expression
+//! `y = A x + b` ([`LinearExpr`]), the paper's instruction-count cost model ([`cost`](
+//! LinearExpr::cost), §1.2), the abstract four-wide program that cost counts
+//! ([`instructions`](LinearExpr::instructions)), the search for a cheaper equivalent
+//! expression by simulated annealing ([`optimize`](LinearExpr::optimize), §1.3), and the
+//! paper's example matrices ([`examples`]). No GPU code: shaders are generated from
+//! [`Program`] later.
+
+mod anneal;
+mod cost;
+pub mod examples;
+mod expr;
+mod program;
+#[cfg(test)]
+mod tests;
+
+pub use anneal::{candidates, stride_permutation, Optimized, Schedule, RESTARTS};
+pub use cost::{summation_cost, BlockCost, CostModel, Objective};
+pub use expr::{check_permutation, LinearExpr, MAX_SIZE};
+pub use program::{Instruction, Op, Operand, Program, Reg};
