@@ -293,9 +293,12 @@ on_both_backends! {
         );
         assert!(matches!(gpu.upload(&[], 0, 3), Err(Error::ZeroDimension { .. })));
         let too_wide = vec![0.0; max + 1];
-        let err = gpu.upload(&too_wide, 1, max + 1).unwrap_err();
-        assert!(matches!(err, Error::TooLarge { .. }), "{err}");
-        // The largest allowed shapes work: one row of max columns, 4*max rows of one column.
+        // Past one texture a matrix is a grid of tiles (tests/tiles.rs), up to 2^30 elements.
+        let grid = gpu.upload(&too_wide, 1, max + 1).unwrap();
+        assert_eq!(texla::gpu::Gpu::tile_count(&grid), 2);
+        let err = gpu.fill(1 << 16, 1 << 15, 0.0).unwrap_err().to_string();
+        assert!(err.contains("at most 2^30 elements"), "{err}");
+        // The largest shapes of one texture: one row of max columns, 4*max rows of one column.
         let wide = gpu.upload(&too_wide[..max], 1, max).unwrap();
         assert_eq!(gpu.read(&wide).await.unwrap().len(), max);
         let tall = gpu.upload(&vec![1.0; 4 * max], 4 * max, 1).unwrap();

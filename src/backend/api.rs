@@ -146,15 +146,15 @@ pub trait Backend: Sized + 'static {
         outputs: &[&Self::Texture],
     ) -> Result<()>;
 
-    /// Copies texels `(0..width, 0..height)` of `src` to `(x..x + width, 0..height)` of `dst`,
-    /// in order with the runs around it.
-    fn copy_columns(
+    /// Copies the `size = (width, height)` texels of `src` from texel `from = (x, y)` to texel
+    /// `to` of `dst`, in order with the runs around it.
+    fn copy_texels(
         &self,
         src: &Self::Texture,
+        from: (usize, usize),
         dst: &Self::Texture,
-        x: usize,
-        width: usize,
-        height: usize,
+        to: (usize, usize),
+        size: (usize, usize),
     ) -> Result<()>;
 
     /// Reads the matrix of shape `layout` held by `texture` back: `rows * cols` values,
@@ -194,14 +194,14 @@ pub trait DynBackend {
     fn lose(&self);
     /// See [`Backend::run`].
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()>;
-    /// See [`Backend::copy_columns`].
-    fn copy_columns(
+    /// See [`Backend::copy_texels`].
+    fn copy_texels(
         &self,
         src: &dyn Any,
+        from: (usize, usize),
         dst: &dyn Any,
-        x: usize,
-        width: usize,
-        height: usize,
+        to: (usize, usize),
+        size: (usize, usize),
     ) -> Result<()>;
     /// See [`Backend::read`].
     fn read<'a>(&'a self, texture: &'a dyn Any, layout: Layout) -> LocalFuture<'a, Result<Values>>;
@@ -264,15 +264,15 @@ impl<B: Backend> DynBackend for B {
         )
     }
 
-    fn copy_columns(
+    fn copy_texels(
         &self,
         src: &dyn Any,
+        from: (usize, usize),
         dst: &dyn Any,
-        x: usize,
-        width: usize,
-        height: usize,
+        to: (usize, usize),
+        size: (usize, usize),
     ) -> Result<()> {
-        Backend::copy_columns(self, typed::<B>(src)?, typed::<B>(dst)?, x, width, height)
+        Backend::copy_texels(self, typed::<B>(src)?, from, typed::<B>(dst)?, to, size)
     }
 
     fn read<'a>(&'a self, texture: &'a dyn Any, layout: Layout) -> LocalFuture<'a, Result<Values>> {

@@ -379,15 +379,15 @@ impl Backend for WebGl2 {
         Ok(())
     }
 
-    fn copy_columns(
+    fn copy_texels(
         &self,
         src: &Texture,
+        (sx, sy): (usize, usize),
         dst: &Texture,
-        x: usize,
-        width: usize,
-        height: usize,
+        (dx, dy): (usize, usize),
+        (w, h): (usize, usize),
     ) -> Result<()> {
-        let (x, w, h) = (x as i32, width as i32, height as i32);
+        let [sx, sy, dx, dy, w, h] = [sx, sy, dx, dy, w, h].map(|v| v as i32);
         // SAFETY: both framebuffers belong to this context and hold RGBA32F textures at least
         // this large; the bindings are reset afterwards.
         unsafe {
@@ -396,14 +396,14 @@ impl Backend for WebGl2 {
             self.gl
                 .bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(dst.framebuffer));
             self.gl.blit_framebuffer(
-                0,
-                0,
-                w,
-                h,
-                x,
-                0,
-                x + w,
-                h,
+                sx,
+                sy,
+                sx + w,
+                sy + h,
+                dx,
+                dy,
+                dx + w,
+                dy + h,
                 glow::COLOR_BUFFER_BIT,
                 glow::NEAREST,
             );

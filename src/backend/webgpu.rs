@@ -425,27 +425,28 @@ impl Backend for WebGpu {
         Ok(())
     }
 
-    fn copy_columns(
+    fn copy_texels(
         &self,
         src: &Texture,
+        from: (usize, usize),
         dst: &Texture,
-        x: usize,
-        width: usize,
-        height: usize,
+        to: (usize, usize),
+        (width, height): (usize, usize),
     ) -> Result<()> {
+        let at = |texture, (x, y): (usize, usize)| wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d {
+                x: x as u32,
+                y: y as u32,
+                z: 0,
+            },
+            aspect: wgpu::TextureAspect::All,
+        };
         self.record(|encoder| {
             encoder.copy_texture_to_texture(
-                src.texture.as_image_copy(),
-                wgpu::TexelCopyTextureInfo {
-                    texture: &dst.texture,
-                    mip_level: 0,
-                    origin: wgpu::Origin3d {
-                        x: x as u32,
-                        y: 0,
-                        z: 0,
-                    },
-                    aspect: wgpu::TextureAspect::All,
-                },
+                at(&src.texture, from),
+                at(&dst.texture, to),
                 extent(width, height),
             );
         });

@@ -8,6 +8,9 @@ use crate::matrix::Matrix;
 impl Gpu {
     /// Copies row-major `data` (`rows * cols` values) into a new GPU matrix.
     pub fn upload(&self, data: &[f32], rows: usize, cols: usize) -> Result<Matrix> {
+        if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(data.len()) {
+            return self.upload_tiles(data, rows, cols);
+        }
         let m = self.alloc_for(data.len(), rows, cols)?;
         self.backend().write(self.texture(&m)?, m.layout, data)?;
         Ok(m)
@@ -21,6 +24,9 @@ impl Gpu {
         rows: usize,
         cols: usize,
     ) -> Result<Matrix> {
+        if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(data.length() as usize) {
+            return self.upload_tiles(&data.to_vec(), rows, cols);
+        }
         let m = self.alloc_for(data.length() as usize, rows, cols)?;
         self.backend().write_js(self.texture(&m)?, m.layout, data)?;
         Ok(m)
@@ -37,6 +43,9 @@ impl Gpu {
 
     /// A `rows x cols` matrix of `value` (`fill(r, c, 0.0)` is the zero matrix).
     pub fn fill(&self, rows: usize, cols: usize, value: f32) -> Result<Matrix> {
+        if rows > 0 && cols > 0 && !self.fits(rows, cols) {
+            return self.tiled(rows, cols, |_, _, r, c| self.fill(r, c, value));
+        }
         let expr = Expr::Const(value);
         self.run(
             Program::new(kernels::map(&expr), vec![], self.layout(rows, cols)?)
@@ -47,6 +56,12 @@ impl Gpu {
 
     /// The `rows x cols` identity: ones where row == column.
     pub fn identity(&self, rows: usize, cols: usize) -> Result<Matrix> {
+        if rows > 0 && cols > 0 && !self.fits(rows, cols) {
+            return self.tiled(rows, cols, |i, j, r, c| match i == j {
+                true => self.identity(r, c),
+                false => self.fill(r, c, 0.0),
+            });
+        }
         self.run_kernel(kernels::IDENTITY, &[], self.layout(rows, cols)?)
     }
 
@@ -58,6 +73,10 @@ impl Gpu {
                 a.rows(),
                 a.cols()
             )));
+        }
+        if Gpu::is_tiled(a) {
+            let blocks = self.blocks(a)?;
+            return self.tiled(a.rows(), 1, |i, _, _, _| self.diagonal(blocks.at(i, i)));
         }
         self.run_kernel(kernels::DIAGONAL, &[a], self.layout(a.rows(), 1)?)
     }

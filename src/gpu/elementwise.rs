@@ -13,6 +13,10 @@ impl Gpu {
     pub fn map(&self, expr: &Expr, inputs: &[&Matrix]) -> Result<Matrix> {
         expr.check()?;
         let layouts = self.map_inputs(expr, inputs)?;
+        let tile = |tiles: &[&Matrix]| Ok(vec![self.map(expr, tiles)?]);
+        if let Some(mut m) = self.tile_wise(inputs, 1, tile)? {
+            return Ok(m.remove(0));
+        }
         let output = inputs[0].layout;
         self.run(
             Program::new(kernels::map(expr), layouts, output).with_params(&expr.constants()),
@@ -31,6 +35,14 @@ impl Gpu {
         let both = Expr::call2(crate::kernels::Func2::Add, first.clone(), second.clone());
         both.check()?;
         let layouts = self.map_inputs(&both, inputs)?;
+        let tile = |tiles: &[&Matrix]| {
+            let (a, b) = self.map2(first, second, tiles)?;
+            Ok(vec![a, b])
+        };
+        if let Some(mut m) = self.tile_wise(inputs, 2, tile)? {
+            let second = m.pop().expect("two outputs");
+            return Ok((m.pop().expect("two outputs"), second));
+        }
         let output = inputs[0].layout;
         let mut outs = self.run_multi(
             Program::new(kernels::map2(first, second), layouts, output)

@@ -16,11 +16,13 @@ mod pool;
 pub mod probe;
 pub mod products;
 pub mod reductions;
+mod tiles;
 
 pub use crate::backend::LocalFuture;
 pub use elementwise::ops;
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};
 pub use probe::Precision;
+pub use tiles::MAX_ELEMENTS;
 pub use products::{ProductKernel, MATVEC_BLOCK};
 
 use std::any::Any;
@@ -56,6 +58,8 @@ pub struct Gpu {
     last_kernel: RefCell<Option<Kernel>>,
     /// Passes run and read-backs made so far.
     counts: Cell<Counts>,
+    /// The largest texture side used (see [`Gpu::tile_limit`]).
+    tile_limit: Cell<usize>,
 }
 
 /// GPU passes run and read-backs made, to show what an algorithm costs.
@@ -112,6 +116,7 @@ impl Gpu {
     /// Wraps an open backend and, for drawing the wall, its scene renderer.
     pub fn new<B: Backend>(backend: B, renderer: Option<Rc<dyn Draw>>) -> Self {
         Gpu {
+            tile_limit: Cell::new(backend.capabilities().max_texture_size as usize),
             caps: backend.capabilities().clone(),
             backend: RefCell::new(Rc::new(backend)),
             renderer: RefCell::new(renderer),
@@ -208,8 +213,19 @@ impl Gpu {
         self.run(Program::new(kernel, layouts, output), inputs)
     }
 
-    /// The texture of `m`, if `m` belongs to this GPU and did not go with a lost backend.
+    /// The texture of `m`, if `m` belongs to this GPU and did not go with a lost backend, and
+    /// is one texture (an operation that takes grids of tiles has taken them apart before).
     fn texture<'m>(&self, m: &'m Matrix) -> Result<&'m dyn Any> {
+        if Gpu::is_tiled(m) && m.owner == self.id {
+            return Err(Error::Unsupported(format!(
+                "this operation does not work on a matrix larger than one texture yet (the \
+                 {}x{} matrix is a grid of {} textures of at most {} texels a side)",
+                m.rows(),
+                m.cols(),
+                Gpu::tile_count(m),
+                self.tile_limit()
+            )));
+        }
         let pooled = m.texture.downcast_ref::<Pooled>();
         let Some(pooled) = pooled.filter(|_| m.owner == self.id) else {
             return Err(Error::ForeignMatrix);
@@ -220,9 +236,10 @@ impl Gpu {
         Ok(pooled.texture())
     }
 
-    /// The layout of a `rows x cols` matrix, if this GPU's textures can hold it.
+    /// The layout of a `rows x cols` matrix, if one texture (of at most [`Gpu::tile_limit`]
+    /// texels a side) can hold it.
     fn layout(&self, rows: usize, cols: usize) -> Result<Layout> {
-        Layout::new(rows, cols, self.capabilities().max_texture_size)
+        Layout::new(rows, cols, self.tile_limit() as u32)
     }
 
     /// Fails with [`Error::Lost`] once the GPU went away.
@@ -319,6 +336,9 @@ impl Gpu {
     /// the values to the page.
     pub async fn read_values(&self, m: &Matrix) -> Result<Values> {
         self.alive()?;
+        if Gpu::is_tiled(m) && m.owner == self.id {
+            return Ok(Values::Here(self.read_tiles(m).await?));
+        }
         let backend = self.backend();
         let values = backend.read(self.texture(m)?, m.layout).await?;
         let mut c = self.counts.get();

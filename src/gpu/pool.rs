@@ -206,13 +206,13 @@ mod tests {
         fn run(&self, _: &Program, _: &[&(usize, usize)], _: &[&(usize, usize)]) -> Result<()> {
             Ok(())
         }
-        fn copy_columns(
+        fn copy_texels(
             &self,
             _: &(usize, usize),
+            _: (usize, usize),
             _: &(usize, usize),
-            _: usize,
-            _: usize,
-            _: usize,
+            _: (usize, usize),
+            _: (usize, usize),
         ) -> Result<()> {
             Ok(())
         }

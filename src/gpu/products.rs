@@ -83,6 +83,9 @@ impl Gpu {
     /// block of A times one texel of B) for each step of k.
     pub fn mul_teaching(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         check_inner(a, b)?;
+        if let Some(c) = self.tile_product(a, b, (false, false), |a, b| self.mul_teaching(a, b))? {
+            return Ok(c);
+        }
         self.run_kernel(kernels::MATMUL, &[a, b], self.layout(a.rows(), b.cols())?)
     }
 
@@ -101,7 +104,15 @@ impl Gpu {
     /// `a * b` on the compute path with chunks of `bk` of the inner dimension (8, 16 or 32),
     /// split into slices where the output alone would leave the GPU half idle ([`split_k`]).
     pub fn mul_compute_tiled(&self, a: &Matrix, b: &Matrix, bk: usize) -> Result<Matrix> {
-        let slices = split_k(self.layout(a.rows(), b.cols())?, a.cols());
+        check_inner(a, b)?;
+        let block = |a: &Matrix, b: &Matrix| self.mul_compute_tiled(a, b, bk);
+        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
+            return Ok(c);
+        }
+        let out = self.layout(a.rows(), b.cols())?;
+        // The stacked slices must fit one texture too (which a small tile limit makes tight).
+        let fit = (4 * self.tile_limit()) / (out.rows.div_ceil(128) * 128);
+        let slices = split_k(out, a.cols()).min(fit.max(1));
         self.mul_compute_split(a, b, bk, slices)
     }
 
@@ -153,6 +164,10 @@ impl Gpu {
     /// the backend allows and to the columns of b).
     pub fn mul_fast_targets(&self, a: &Matrix, b: &Matrix, targets: usize) -> Result<Matrix> {
         check_inner(a, b)?;
+        let block = |a: &Matrix, b: &Matrix| self.mul_fast_targets(a, b, targets);
+        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
+            return Ok(c);
+        }
         let n = b.cols();
         let out = self.layout(a.rows(), n)?;
         let targets = targets
@@ -174,12 +189,12 @@ impl Gpu {
         let c = self.alloc(out)?;
         for (t, slab) in slabs.iter().enumerate() {
             let x = t * w;
-            self.backend().copy_columns(
+            self.backend().copy_texels(
                 self.texture(slab)?,
+                (0, 0),
                 self.texture(&c)?,
-                x,
-                w.min(n - x),
-                out.height(),
+                (x, 0),
+                (w.min(n - x), out.height()),
             )?;
         }
         Ok(c)
@@ -211,6 +226,9 @@ impl Gpu {
         if a.rows() != b.rows() {
             return Err(inner_mismatch(a, b, "A^T B", a.rows(), b.rows()));
         }
+        if let Some(c) = self.tile_product(a, b, (true, false), |a, b| self.tr_mul(a, b))? {
+            return Ok(c);
+        }
         match self.product_kernel().0 {
             ProductKernel::Teaching => {
                 self.run_kernel(kernels::TR_MUL, &[a, b], self.layout(a.cols(), b.cols())?)
@@ -224,6 +242,9 @@ impl Gpu {
     pub fn mul_tr(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         if a.cols() != b.cols() {
             return Err(inner_mismatch(a, b, "A B^T", a.cols(), b.cols()));
+        }
+        if let Some(c) = self.tile_product(a, b, (false, true), |a, b| self.mul_tr(a, b))? {
+            return Ok(c);
         }
         match self.product_kernel().0 {
             ProductKernel::Teaching => {
@@ -245,6 +266,10 @@ impl Gpu {
             return Err(Error::Argument(
                 "perPass must be at least 1 inner index per pass".into(),
             ));
+        }
+        let block = |a: &Matrix, b: &Matrix| self.mul_passes(a, b, per_pass);
+        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
+            return Ok(c);
         }
         let output = self.layout(a.rows(), b.cols())?;
         let mut c = self.fill(a.rows(), b.cols(), 0.0)?;
@@ -283,6 +308,9 @@ impl Gpu {
 
     /// `a^T`.
     pub fn transpose(&self, a: &Matrix) -> Result<Matrix> {
+        if let Some(t) = self.tile_transpose(a)? {
+            return Ok(t);
+        }
         self.run_kernel(kernels::TRANSPOSE, &[a], self.layout(a.cols(), a.rows())?)
     }
 
@@ -299,6 +327,10 @@ impl Gpu {
     /// many fragments, then a reduction pass.
     pub fn mul_vec_blocked(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
         check_vector(a, x)?;
+        let block = |a: &Matrix, x: &Matrix| self.mul_vec_blocked(a, x);
+        if let Some(y) = self.tile_product(a, x, (false, false), block)? {
+            return Ok(y);
+        }
         let blocks = a.cols().div_ceil(MATVEC_BLOCK);
         let partial = self.run(
             Program::new(
@@ -330,6 +362,10 @@ impl Gpu {
         check_vector(a, x)?;
         self.capabilities()
             .needs_compute("the compute-path matrix-vector product")?;
+        let block = |a: &Matrix, x: &Matrix| self.mul_vec_compute(a, x);
+        if let Some(y) = self.tile_product(a, x, (false, false), block)? {
+            return Ok(y);
+        }
         self.run_kernel(kernels::MATVEC_TILED, &[a, x], self.layout(a.rows(), 1)?)
     }
 }

@@ -11,20 +11,39 @@ impl Gpu {
     /// only the scalar is read back.
     pub async fn dot(&self, a: &Matrix, b: &Matrix) -> Result<f32> {
         same_shape("dot", a, b)?;
-        let s = self.reduce(Reduction::Dot, a, Some(b))?;
-        self.read_scalar(s).await
+        self.reduced(Reduction::Dot, a, Some(b)).await
     }
 
     /// The sum of all elements, reduced on the GPU.
     pub async fn sum_all(&self, a: &Matrix) -> Result<f32> {
-        let s = self.reduce(Reduction::Sum, a, None)?;
-        self.read_scalar(s).await
+        self.reduced(Reduction::Sum, a, None).await
     }
 
     /// The largest |element| (NaN if any element is NaN), reduced on the GPU.
     pub async fn max_abs(&self, a: &Matrix) -> Result<f32> {
-        let s = self.reduce(Reduction::MaxAbs, a, None)?;
-        self.read_scalar(s).await
+        self.reduced(Reduction::MaxAbs, a, None).await
+    }
+
+    /// The reduction of `a` (with `b` for a dot product) read back: on a grid, each tile's
+    /// (with `b`'s tile at the same place), added up (or the largest taken) in float64.
+    async fn reduced(&self, kind: Reduction, a: &Matrix, b: Option<&Matrix>) -> Result<f32> {
+        if !Gpu::is_tiled(a) {
+            let s = self.reduce(kind, a, b)?;
+            return self.read_scalar(s).await;
+        }
+        let ab = self.blocks(a)?;
+        let bb = b.map(|b| self.blocks(b)).transpose()?;
+        let mut total: Option<f64> = None;
+        for (k, t) in ab.tiles.iter().enumerate() {
+            let s = self.reduce(kind, t, bb.as_ref().map(|bb| &bb.tiles[k]))?;
+            let v = f64::from(self.read_scalar(s).await?);
+            total = Some(match (total, kind) {
+                (None, _) => v,
+                (Some(m), Reduction::MaxAbs) => m.max(v),
+                (Some(sum), _) => sum + v,
+            });
+        }
+        Ok(total.unwrap_or(0.0) as f32)
     }
 
     /// Reduces every element of `a` (with `b` for a dot product): 16-fold passes down to one

@@ -49,12 +49,16 @@ impl Gpgpu {
     /// recently used matrices move to CPU copies and come back on their next use. Option
     /// `keepCopies` (default true): every matrix keeps a copy, in JavaScript memory, of what was
     /// uploaded into it or last read back from it, so that `restore()` brings it back after the
-    /// GPU is lost; false saves that memory and the copying time (benchmarks).
+    /// GPU is lost; false saves that memory and the copying time (benchmarks). Option
+    /// `tileLimit` (texels, a multiple of 4): use textures no larger than that a side, as if the
+    /// device allowed no more, so that matrices past `4 x tileLimit` rows or `tileLimit` columns
+    /// become grids of tiles (for tests and lessons; every matrix past the device's own limit
+    /// is one anyway).
     pub async fn create(
         #[wasm_bindgen(unchecked_param_type = "\"auto\" | \"webgpu\" | \"webgl2\" | undefined")]
         backend: Option<String>,
         #[wasm_bindgen(
-            unchecked_param_type = "{ memoryBudget?: number; keepCopies?: boolean } | undefined"
+            unchecked_param_type = "{ memoryBudget?: number; keepCopies?: boolean; tileLimit?: number } | undefined"
         )]
         options: JsValue,
     ) -> Result<Gpgpu, JsValue> {
@@ -71,7 +75,11 @@ impl Gpgpu {
             None => None,
         };
         let keep_copies = super::options::option_bool_or(&options, "keepCopies", true)?;
+        let tile_limit = super::options::option_count(&options, "tileLimit")?;
         let opened = Gpu::open(choice).await?;
+        if let Some(side) = tile_limit {
+            opened.gpu.set_tile_limit(side)?;
+        }
         let precision = opened.gpu.probe_precision().await?;
         // The probe leaves nothing behind: its textures go, and the peak starts here.
         opened.gpu.release_pooled();
@@ -102,6 +110,7 @@ impl Gpgpu {
             ("backend", self.backend().into()),
             ("adapter", caps.adapter.clone().into()),
             ("maxTextureSize", caps.max_texture_size.into()),
+            ("tileLimit", self.device.tile_limit().into()),
             ("reason", self.reason.clone().into()),
             ("matmulKernel", kernel.name().into()),
             ("matmulReason", why.into()),

@@ -27,6 +27,9 @@ export interface Capabilities {
   adapter: string;
   /** Largest texture side: matrices up to 4*max rows and max columns. */
   maxTextureSize: number;
+  /** The largest texture side texla uses (the option `tileLimit`, else maxTextureSize): larger
+   *  matrices are grids of tiles. */
+  tileLimit: number;
   /** Why this backend runs and why the other one was not used. */
   reason: string;
   /** The kernel `matmul`, `square` and `mulVec` run on this device. */
