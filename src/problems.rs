@@ -77,6 +77,45 @@ pub fn poisson_2d(m: usize) -> Problem {
     system(n, a, smooth(n))
 }
 
+/// The 5-point Laplacian of an m x m grid of values `x` (zero outside it), in float64: what
+/// [`poisson_2d`]'s matrix does to the vector of the grid's values, row by row.
+pub fn laplacian_2d(x: &[f64], m: usize) -> Vec<f64> {
+    let at = |gy: usize, gx: usize| x[gy * m + gx];
+    (0..m * m)
+        .map(|i| {
+            let (gy, gx) = (i / m, i % m);
+            let mut v = 4.0 * at(gy, gx);
+            if gx > 0 {
+                v -= at(gy, gx - 1);
+            }
+            if gx + 1 < m {
+                v -= at(gy, gx + 1);
+            }
+            if gy > 0 {
+                v -= at(gy - 1, gx);
+            }
+            if gy + 1 < m {
+                v -= at(gy + 1, gx);
+            }
+            v
+        })
+        .collect()
+}
+
+/// [`poisson_2d`] without its matrix (`a` is empty): b and the known x, m^2 values each, for
+/// grids whose dense matrix would not fit (m = 201: 40,401 unknowns, 6.5 GB dense). Solved by
+/// [`crate::solver::cg_poisson_2d`], which applies the matrix as a stencil.
+pub fn poisson_2d_grid(m: usize) -> Problem {
+    let x = smooth(m * m);
+    let b = laplacian_2d(&x, m).iter().map(|v| *v as f32).collect();
+    Problem {
+        n: m * m,
+        a: Vec::new(),
+        b,
+        x,
+    }
+}
+
 /// A random symmetric positive definite matrix: off-diagonal entries uniform in [-1, 1] / sqrt(n),
 /// diagonal entries the sum of their row's |off-diagonal| entries plus one (strictly diagonally
 /// dominant with a positive diagonal, hence positive definite), built in O(n^2).
@@ -189,6 +228,18 @@ mod tests {
         (0..p.n)
             .map(|i| (ax[i] - f64::from(p.b[i])).abs())
             .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn the_stencil_is_the_dense_2d_poisson_matrix() {
+        let (m, dense) = (7, poisson_2d(7));
+        let grid = poisson_2d_grid(m);
+        assert_eq!(grid.x, dense.x);
+        let (stencil, matrix) = (laplacian_2d(&dense.x, m), times(&dense.a, &dense.x, m * m));
+        for (i, (s, d)) in stencil.iter().zip(&matrix).enumerate() {
+            assert!((s - d).abs() <= 1e-14, "row {i}: {s} against {d}");
+            assert!((f64::from(grid.b[i]) - d).abs() <= 1e-6 * d.abs().max(1.0));
+        }
     }
 
     #[test]

@@ -8,12 +8,41 @@ mod common;
 use common::{device, error, keep_going, upload};
 use texla::backend::BackendKind;
 use texla::problems;
-use texla::solver::{cg, jacobi, lcp_jacobi, CgOptions, JacobiOptions, LcpOptions};
+use texla::solver::{cg, cg_poisson_2d, jacobi, lcp_jacobi, CgOptions, JacobiOptions, LcpOptions};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 on_both_backends! {
+    async fn the_stencil_is_the_poisson_matrix_and_cg_solves_40401_unknowns_with_it(kind) {
+        let gpu = device(kind).await;
+        // The 5-point Laplacian of a 13 x 10 grid against float64: three float32 roundings of
+        // terms of size <= 1 (4x is exact).
+        let mut rng = texla::reference::Rng::new(9);
+        let v = rng.matrix(130, -1.0, 1.0);
+        let gv = gpu.upload(&v, 13, 10).unwrap();
+        let got = gpu.read(&gpu.laplacian(&gv).unwrap()).await.unwrap();
+        for (i, g) in got.iter().enumerate() {
+            let (r, c) = (i / 10, i % 10);
+            let at = |r: usize, c: usize| f64::from(v[r * 10 + c]);
+            let mut want = 4.0 * at(r, c);
+            if c > 0 { want -= at(r, c - 1) }
+            if c < 9 { want -= at(r, c + 1) }
+            if r > 0 { want -= at(r - 1, c) }
+            if r < 12 { want -= at(r + 1, c) }
+            assert!((f64::from(*g) - want).abs() <= 8.0 * 2f64.powi(-24) * 8.0, "({r}, {c}): {g} against {want}");
+        }
+        // A 201 x 201 grid: 40,401 unknowns, whose dense matrix would take 6.5 GB.
+        let m = 201;
+        let p = problems::poisson_2d_grid(m);
+        let b = gpu.upload(&p.b, m, m).unwrap();
+        let options = CgOptions { tol: 1e-4, max_iter: 3000, fused: true };
+        let s = cg_poisson_2d(gpu.as_ref(), &b, None, options, &mut keep_going).await.unwrap();
+        assert!(s.converged, "{} iterations, residual {:?}", s.iterations, s.residuals.last());
+        let e = error(gpu.as_ref(), &s.x, &p).await;
+        assert!(e <= 1e-2, "error {e:e} after {} iterations", s.iterations);
+    }
+
     async fn cg_solves_poisson_and_random_spd_systems(kind) {
         let gpu = device(kind).await;
         // (problem, allowed error): 1D Poisson has condition ~ 4n^2/pi^2, so float32 loses more.

@@ -22,8 +22,8 @@ pub use crate::backend::LocalFuture;
 pub use elementwise::ops;
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};
 pub use probe::Precision;
-pub use tiles::MAX_ELEMENTS;
 pub use products::{ProductKernel, MATVEC_BLOCK};
+pub use tiles::MAX_ELEMENTS;
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};

@@ -306,6 +306,13 @@ impl Gpu {
         }
     }
 
+    /// `A x` for the 2D Poisson matrix of an m x n grid (`problems::poisson_2d`) without
+    /// building A: the 5-point Laplacian of `x`, the grid's values as an m x n matrix (one
+    /// texture), in one pass. Row-major, the grid's values are the vector A multiplies.
+    pub fn laplacian(&self, x: &Matrix) -> Result<Matrix> {
+        self.run_kernel(kernels::LAPLACIAN, &[x], x.layout)
+    }
+
     /// `a^T`.
     pub fn transpose(&self, a: &Matrix) -> Result<Matrix> {
         if let Some(t) = self.tile_transpose(a)? {

@@ -68,7 +68,15 @@ export interface NmfOptions { iterations?: number; rule?: "euclidean" | "diverge
 export interface NmfResult { u: GpuMatrix; v: GpuMatrix; errors: Float64Array; checks: Float64Array;
   iterations: number; passes: number; readbacks: number; msPerIteration: number; }
 /** A test problem with its known solution x. */
-export interface Problem { n: number; a: Float32Array; b: Float32Array; x: Float64Array; }
+export interface Problem {
+  n: number;
+  /** The side of a 2D Poisson grid, else null. */
+  grid: number | null;
+  /** The matrix, row-major; null for a 2D Poisson grid past 64 x 64 (see `cgPoisson2d`). */
+  a: Float32Array | null;
+  b: Float32Array;
+  x: Float64Array;
+}
 
 /** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse, and the most
  * bytes (live plus pooled) held at once since the Gpgpu opened or since `resetPeak()`. */

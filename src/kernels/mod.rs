@@ -49,7 +49,7 @@ pub use lcp::{
     LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
 pub use products::{
-    matmul_fast, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, MATMUL, MATMUL_PASS,
+    matmul_fast, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN, MATMUL, MATMUL_PASS,
     MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS, SUM_SLICES, TILED_CHUNKS, TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;

@@ -97,6 +97,9 @@ pub const MATVEC_TILED: Kernel = Kernel {
 pub const TR_MUL: Kernel = shader_kernel!("products", "tr_mul", &["a", "b"]);
 /// `C = A * B^T`: inputs `a` (m x k) and `b` (n x k), output m x n.
 pub const MUL_TR: Kernel = shader_kernel!("products", "mul_tr", &["a", "b"]);
+/// `y = A x` for the 2D Poisson matrix without A: the 5-point Laplacian of `a`, an m x n grid
+/// of values (zero outside it), output of the same shape.
+pub const LAPLACIAN: Kernel = shader_kernel!("solvers", "laplacian", &["a"]);
 /// `T = A^T`.
 pub const TRANSPOSE: Kernel = shader_kernel!("products", "transpose", &["a"]);
 

@@ -9,7 +9,7 @@ mod lcp;
 mod lcp_compute;
 mod solution;
 
-pub use cg::{cg, CgOptions};
+pub use cg::{cg, cg_poisson_2d, CgOptions};
 pub use contact::{
     contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
     contact_step, solve_contacts, ContactLayout, ContactMethod, ContactSystem,

@@ -1,8 +1,9 @@
 // The solvers in JavaScript float64, the same algorithms as the GPU's (src/solver), run beside
 // them on the page (the solver section and the solver benchmarks).
 
-/** y = A x for row-major n x n A. */
+/** y = A x for row-major n x n A, or `a(x)` where A is given by what it does (`laplacian64`). */
 function matvec(a, x, n) {
+  if (typeof a === "function") return a(x);
   const y = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     let s = 0;
@@ -14,6 +15,23 @@ function matvec(a, x, n) {
 }
 
 const dot = (u, v) => u.reduce((s, x, i) => s + x * v[i], 0);
+
+/**
+ * The 2D Poisson matrix of an m x m grid as what it does: x (the grid's values, row-major) to
+ * its 5-point Laplacian, zero outside the grid; what the GPU's `cgPoisson2d` applies.
+ */
+export function laplacian64(m) {
+  return (x) => {
+    const y = new Float64Array(m * m);
+    for (let gy = 0; gy < m; gy++) {
+      for (let gx = 0; gx < m; gx++) {
+        const i = gy * m + gx;
+        y[i] = 4 * x[i] - (gx > 0 ? x[i - 1] : 0) - (gx + 1 < m ? x[i + 1] : 0) - (gy > 0 ? x[i - m] : 0) - (gy + 1 < m ? x[i + m] : 0);
+      }
+    }
+    return y;
+  };
+}
 
 /** Conjugate gradients from x = 0; residuals are |r| / |b| per iteration (iteration 0 first). */
 export function cg64(a, b, n, tol, maxIter) {
