@@ -61,6 +61,26 @@ fn get(o: &JsValue, key: &str) -> JsValue {
 }
 
 on_both_backends! {
+    async fn nmf_runs_across_tiles(kind) {
+        // Tiles of 16 texels: F (60 x 40) is a grid of 4 x 3 tiles, V (40 x 6) of 3; the same
+        // float64 bound as below.
+        let gpu = device(kind).await;
+        gpu.set_tile_limit(16).unwrap();
+        let (f, u0, v0) = problem(6);
+        let gf = upload(gpu.as_ref(), &f);
+        assert!(Gpu::is_tiled(&gf));
+        let options = NmfOptions { iterations: 10, ..Default::default() };
+        let (gu, gv) = (upload(gpu.as_ref(), &u0), upload(gpu.as_ref(), &v0));
+        let got = factorize(gpu.as_ref(), &gf, (&gu, &gv), options, &mut keep_going).await.unwrap();
+        let (u, v) = reference::iterate(&f, u0.clone(), v0.clone(), &options, 10);
+        for (name, gpu_x, exact) in [("U", &got.u, &u), ("V", &got.v, &v)] {
+            let values = gpu.read(gpu_x).await.unwrap();
+            let scale = exact.data.iter().fold(0.0f64, |a, b| a.max(b.abs()));
+            let worst = values.iter().zip(&exact.data).map(|(g, e)| (f64::from(*g) - e).abs()).fold(0.0, f64::max);
+            assert!(worst <= 1e-3 * scale, "{name} off by {worst:e} of {scale:e}");
+        }
+    }
+
     async fn js_nmf_factorises_the_parts_images_and_rejects_bad_input(kind) {
         let js = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let (m, n) = (361, 64);

@@ -141,6 +141,15 @@ on_both_backends! {
             let y = gpu.mul_vec_blocked(&ga, &gx).unwrap();
             within_bound("mul_vec_blocked", &gpu.read(&y).await.unwrap(), (rows, cols, 1), |i, p| f64::from(a[i * cols + p]), |p, _| f64::from(x[p]));
         }
+        // Tall single textures whose transpose or A B^T does not fit one: grids.
+        let tall = rng.matrix(200 * 10, -1.0, 1.0);
+        let gt = gpu.upload(&tall, 200, 10).unwrap();
+        assert!(!Gpu::is_tiled(&gt));
+        let t = gpu.transpose(&gt).unwrap();
+        assert!(Gpu::is_tiled(&t));
+        assert_eq!(gpu.read(&t).await.unwrap(), (0..2000).map(|k| tall[(k % 200) * 10 + k / 200]).collect::<Vec<_>>());
+        let c = gpu.mul_tr(&gt, &gt).unwrap();
+        within_bound("tall A A^T", &gpu.read(&c).await.unwrap(), (200, 10, 200), |i, p| f64::from(tall[i * 10 + p]), |p, j| f64::from(tall[j * 10 + p]));
         // One texture larger than a tile meets a grid: 250 x 64 fits (63 texels high), and is
         // cut into four tiles to multiply the 64 x 100 grid.
         let (a, b) = (rng.matrix(250 * 64, -1.0, 1.0), rng.matrix(64 * 100, -1.0, 1.0));

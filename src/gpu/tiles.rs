@@ -222,11 +222,12 @@ impl Gpu {
             .map(Some)
     }
 
-    /// A product over tiles, where `a` or `b` is a grid: `op(a) op(b)` (op transposing where
+    /// A product over tiles, where `a` or `b` is a grid or the product does not fit one texture
+    /// (`a b^T` of two tall matrices): `op(a) op(b)` (op transposing where
     /// `transpose` says) as block sums `C_ij = sum_p op(A)_ip op(B)_pj`, each block product by
     /// `block` (which gets the tiles as stored and transposes as the caller's kernel does), the
-    /// sums by element-wise passes. `None` where neither is a grid. Shapes are checked by the
-    /// caller.
+    /// sums by element-wise passes. `None` where all three fit one texture. Shapes are checked
+    /// by the caller.
     pub(crate) fn tile_product(
         &self,
         a: &Matrix,
@@ -234,16 +235,16 @@ impl Gpu {
         transpose: (bool, bool),
         block: impl Fn(&Matrix, &Matrix) -> Result<Matrix>,
     ) -> Result<Option<Matrix>> {
-        if !Gpu::is_tiled(a) && !Gpu::is_tiled(b) {
+        let (ta, tb) = transpose;
+        let rows = if ta { a.cols() } else { a.rows() };
+        let cols = if tb { b.rows() } else { b.cols() };
+        if !Gpu::is_tiled(a) && !Gpu::is_tiled(b) && self.fits(rows, cols) {
             return Ok(None);
         }
         let (ab, bb) = (self.blocks(a)?, self.blocks(b)?);
-        let (ta, tb) = transpose;
         let a_at = |i, p| if ta { ab.at(p, i) } else { ab.at(i, p) };
         let b_at = |p, j| if tb { bb.at(j, p) } else { bb.at(p, j) };
         let inner = if ta { ab.blocks.0 } else { ab.blocks.1 };
-        let rows = if ta { a.cols() } else { a.rows() };
-        let cols = if tb { b.rows() } else { b.cols() };
         let add = crate::gpu::ops::add();
         self.tiled(rows, cols, |i, j, _, _| {
             let mut sum = block(a_at(i, 0), b_at(0, j))?;
@@ -256,9 +257,10 @@ impl Gpu {
         .map(Some)
     }
 
-    /// `a^T` for a grid: tile (i, j) of the result is the transpose of tile (j, i).
+    /// `a^T` for a grid, or where `a^T` does not fit one texture (a tall `a`): tile (i, j) of
+    /// the result is the transpose of tile (j, i).
     pub(crate) fn tile_transpose(&self, a: &Matrix) -> Result<Option<Matrix>> {
-        if !Gpu::is_tiled(a) {
+        if !Gpu::is_tiled(a) && self.fits(a.cols(), a.rows()) {
             return Ok(None);
         }
         let ab = self.blocks(a)?;
