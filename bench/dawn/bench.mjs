@@ -381,6 +381,8 @@ async function benchMulVec() {
     const exact = matvec(x);
     let chained = Float64Array.from(x);
     for (let c = 0; c < opts.chain; c++) chained = matvec(chained);
+    // The float64 reference left the GPU idle for seconds: warm it up again before timing.
+    await warmGpu(opts.warm);
     const bytes = 4 * n * n;
     for (const e of entries) {
       const name = e.name === "tfjs matMul" ? "tfjs matMul (n x 1)" : e.name;
