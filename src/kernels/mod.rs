@@ -40,6 +40,7 @@ mod functions;
 mod lcp;
 mod products;
 mod reduce;
+pub mod simd;
 
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};

@@ -18,4 +18,4 @@ mod tests;
 pub use anneal::{candidates, stride_permutation, Optimized, Schedule, RESTARTS};
 pub use cost::{summation_cost, BlockCost, CostModel, Objective};
 pub use expr::{check_permutation, LinearExpr, MAX_SIZE};
-pub use program::{Instruction, Op, Operand, Program, Reg};
+pub use crate::kernels::simd::{Instruction, Op, Operand, Program, Reg};
