@@ -6,7 +6,9 @@
 //! concrete shapes. Backends turn programs into pipelines; kernels never see wgpu or glow.
 //!
 //! The folder is the kernel list, grouped as `shaders/` is: [`products`], [`elementwise`]
-//! (with the expression language of [`expr`] and [`functions`]), [`reduce`], [`lcp`].
+//! (with the expression language of [`expr`] and [`functions`]), [`reduce`], [`lcp`], and
+//! seed 001's `y = A x + b` with baked coefficients ([`linear()`], from the abstract four-wide
+//! program of [`simd`]).
 
 /// A kernel whose body is a file in `shaders/<dir>/`, compiled into the binary.
 macro_rules! shader_kernel {
@@ -38,6 +40,7 @@ mod elementwise;
 mod expr;
 mod functions;
 mod lcp;
+mod linear;
 mod products;
 mod reduce;
 pub mod simd;
@@ -49,6 +52,7 @@ pub use lcp::{
     lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV, CONTACT_NESTEROV_GROUP, GROUP_MAX_CONTACTS,
     LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
+pub use linear::{linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE};
 pub use products::{
     matmul_fast, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, MATMUL, MATMUL_PASS,
     MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS, SUM_SLICES, TILED_CHUNKS, TRANSPOSE, TR_MUL,
