@@ -9,13 +9,15 @@
 //          has no fma, so MAD is a * b + c;
 //   cases: one case per output texel (four rows of y): fetch the texels of x that hold the
 //          x'_j needed (the permutation applied on the way in), call the y_i that hold those
-//          four rows, and pick the rows out of them (the permutation undone on the way out).
+//          four rows, and pick the rows out of them (the permutation undone on the way out);
+//   prologue: for a scattered order, where every case needs most texels, the fetches and
+//          gathers of all cases, once before the switch (empty otherwise).
 
 {rows}
 
 vec4 kernel(ivec2 texel) {
     int col = texel.x;
-    vec4 result = vec4(0.0);
+{prologue}    vec4 result = vec4(0.0);
     switch (texel.y) {
 {cases}
         default:

@@ -8,13 +8,15 @@
 //          reads, one statement per instruction (its listing line above it);
 //   cases: one case per output texel (four rows of y): fetch the texels of x that hold the
 //          x'_j needed (the permutation applied on the way in), call the y_i that hold those
-//          four rows, and pick the rows out of them (the permutation undone on the way out).
+//          four rows, and pick the rows out of them (the permutation undone on the way out);
+//   prologue: for a scattered order, where every case needs most texels, the fetches and
+//          gathers of all cases, once before the switch (empty otherwise).
 
 {rows}
 
 fn kernel(texel: vec2<i32>) -> vec4<f32> {
     let col = texel.x;
-    var result = vec4<f32>();
+{prologue}    var result = vec4<f32>();
     switch texel.y {
 {cases}
         default: {}

@@ -18,7 +18,10 @@
 //! [`LinearPlan`] is this bookkeeping as data (which instructions make each `y'_i`, which
 //! texel and lane each lane of `x'_j` comes from, which `y'_i` lane each output row takes),
 //! with a float64 model of the kernel ([`LinearPlan::evaluate`]); [`linear`] writes it out.
-//! A fragment evaluates only the (at most four) block rows its output texel needs.
+//! A fragment evaluates only the (at most four) block rows its output texel needs, and fetches
+//! only the texels those read, unless the order is so scattered that every case would need
+//! most of them: then the fetches and gathers come once before the switch
+//! ([`LinearPlan::shares_gather`]), which keeps the shader O(n) lines instead of O(n^2).
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -32,6 +35,11 @@ pub const MAX_BAKED_SIZE: usize = 256;
 /// The most instructions baked into one kernel (about 100 characters of shader source each;
 /// the paper's vertex programs held 256): past it shader compilers slow down or give up.
 pub const MAX_BAKED_INSTRUCTIONS: usize = 4096;
+
+/// How much more per-case gathering than one shared gather [`LinearPlan::shares_gather`]
+/// accepts: a banded matrix in natural order (each case needs the texels beside its own)
+/// stays per case, a scattered order shares.
+pub const SHARED_GATHER_FACTOR: usize = 4;
 
 /// Where the lanes of a quadruple come from: `(register, lane)`, or `None` for zero.
 pub type Lanes = [Option<(usize, usize)>; 4];
@@ -174,6 +182,28 @@ impl LinearPlan {
         set.into_iter().collect()
     }
 
+    /// Whether the kernel gathers every quadruple once, before choosing its case, rather than
+    /// each case the ones it needs: when the cases would together fetch and gather more than
+    /// [`SHARED_GATHER_FACTOR`] times as much (a scattered order, where every case needs most
+    /// texels: per-case gathers would make the shader O(n^2) lines long).
+    pub fn shares_gather(&self) -> bool {
+        let (texels, quads) = self.gathered_by_all();
+        let per_case: usize = (0..self.targets.len())
+            .map(|t| self.texels_of(t).len() + self.quadruples_of(t).len())
+            .sum();
+        per_case > SHARED_GATHER_FACTOR * (texels.len() + quads.len())
+    }
+
+    /// The texels and quadruples some case needs, ascending.
+    pub fn gathered_by_all(&self) -> (Vec<usize>, Vec<usize>) {
+        let (mut texels, mut quads) = (BTreeSet::new(), BTreeSet::new());
+        for t in 0..self.targets.len() {
+            texels.extend(self.texels_of(t));
+            quads.extend(self.quadruples_of(t));
+        }
+        (texels.into_iter().collect(), quads.into_iter().collect())
+    }
+
     /// What the kernel computes for one vector `x` (m values, original order), in float64:
     /// per output texel, only the texels, quadruples and block rows it needs (everything else
     /// is NaN, so that a missing dependence shows), then its four rows picked out.
@@ -249,9 +279,11 @@ pub fn linear(program: &Program, perm: &[usize]) -> Result<Kernel> {
         }
     }
     let fill = |template: &str, lang: Lang| {
+        let (prologue, cases) = prologue_and_cases(&plan, lang);
         template
             .replace("{rows}", &row_functions(program, &plan, lang))
-            .replace("{cases}", &cases(&plan, lang))
+            .replace("{prologue}", &prologue)
+            .replace("{cases}", &cases)
     };
     Ok(Kernel {
         name: format!("linear{}:{}", plan.size, program.len()).into(),
@@ -383,8 +415,36 @@ fn row_functions(program: &Program, plan: &LinearPlan, lang: Lang) -> String {
     out
 }
 
-/// One case per output texel: fetch, gather, evaluate the block rows, scatter.
-fn cases(plan: &LinearPlan, lang: Lang) -> String {
+/// The fetches of `texels` and the gathers of quadruples `quads`, one declaration a line.
+fn gather(
+    plan: &LinearPlan,
+    lang: Lang,
+    indent: &str,
+    texels: &[usize],
+    quads: &[usize],
+) -> String {
+    let mut out = String::new();
+    for texel in texels {
+        let fetch = format!("x_texel(col, {texel})");
+        out.push_str(&lang.constant(indent, &format!("t{texel}"), &fetch));
+    }
+    for &j in quads {
+        let value = lanes_expr(&plan.sources[j], |texel| format!("t{texel}"), lang);
+        out.push_str(&lang.constant(indent, &format!("x{j}"), &value));
+    }
+    out
+}
+
+/// The gather shared by every case (`{prologue}`), if the plan shares it, and one case per
+/// output texel: fetch and gather (unless shared), evaluate the block rows, scatter.
+fn prologue_and_cases(plan: &LinearPlan, lang: Lang) -> (String, String) {
+    let shared = plan.shares_gather();
+    let prologue = if shared {
+        let (texels, quads) = plan.gathered_by_all();
+        gather(plan, lang, "    ", &texels, &quads)
+    } else {
+        String::new()
+    };
     let mut out = String::new();
     let indent = "            ";
     for (t, targets) in plan.targets.iter().enumerate() {
@@ -392,13 +452,14 @@ fn cases(plan: &LinearPlan, lang: Lang) -> String {
             continue; // four zero rows: the default case
         }
         writeln!(out, "        case {t}: {{").expect("writing to a String");
-        for texel in plan.texels_of(t) {
-            let fetch = format!("x_texel(col, {texel})");
-            out.push_str(&lang.constant(indent, &format!("t{texel}"), &fetch));
-        }
-        for j in plan.quadruples_of(t) {
-            let value = lanes_expr(&plan.sources[j], |texel| format!("t{texel}"), lang);
-            out.push_str(&lang.constant(indent, &format!("x{j}"), &value));
+        if !shared {
+            out.push_str(&gather(
+                plan,
+                lang,
+                indent,
+                &plan.texels_of(t),
+                &plan.quadruples_of(t),
+            ));
         }
         for i in plan.rows_of(t) {
             let args: Vec<String> = plan.reads[i].iter().map(|j| format!("x{j}")).collect();
@@ -412,5 +473,5 @@ fn cases(plan: &LinearPlan, lang: Lang) -> String {
         }
         writeln!(out, "        }}").expect("writing to a String");
     }
-    out
+    (prologue, out)
 }

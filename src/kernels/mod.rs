@@ -52,7 +52,9 @@ pub use lcp::{
     lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV, CONTACT_NESTEROV_GROUP, GROUP_MAX_CONTACTS,
     LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
-pub use linear::{linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE};
+pub use linear::{
+    linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
+};
 pub use products::{
     matmul_fast, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, MATMUL, MATMUL_PASS,
     MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS, SUM_SLICES, TILED_CHUNKS, TRANSPOSE, TR_MUL,
