@@ -25,4 +25,4 @@ pub mod reference;
 pub mod scene;
 pub mod solver;
 
-pub use js::{Gpgpu, GpuMatrix, Wall};
+pub use js::{Gpgpu, GpuMatrix, LinearExpression, Wall};

@@ -1,11 +1,13 @@
 //! The JavaScript API (wasm-bindgen): one file per exported class, and the TypeScript types
 //! the generated `texla.d.ts` carries. Everything here turns JavaScript values into Rust ones
-//! (`options.rs`), calls the [`crate::gpu`], [`crate::solver`] and [`crate::physics`] layers, and
-//! turns every [`crate::error::Error`] into a thrown `Error` or a rejected promise.
+//! (`options.rs`), calls the [`crate::gpu`], [`crate::solver`], [`crate::physics`] and
+//! [`crate::linear`] layers, and turns every [`crate::error::Error`] into a thrown `Error` or a
+//! rejected promise.
 
 mod controller;
 mod gpgpu;
 mod gpu_matrix;
+mod linear;
 mod nmf;
 mod options;
 mod solve;
@@ -13,6 +15,7 @@ mod wall;
 
 pub use gpgpu::Gpgpu;
 pub use gpu_matrix::GpuMatrix;
+pub use linear::{LinearExpression, DEFAULT_MOVES, MAX_MOVES};
 pub use wall::Wall;
 
 use wasm_bindgen::prelude::*;
@@ -67,6 +70,13 @@ export interface NmfOptions { iterations?: number; rule?: "euclidean" | "diverge
  * ||F - U V^T||_F^2 after checks[i] iterations. */
 export interface NmfResult { u: GpuMatrix; v: GpuMatrix; errors: Float64Array; checks: Float64Array;
   iterations: number; passes: number; readbacks: number; msPerIteration: number; }
+/** Options of `LinearExpr.optimize`: the annealer's seed (0 to 2^32 - 1, default 1) and moves
+ * (0 to 1,000,000, default 40,000). */
+export interface LinearOptimizeOptions { seed?: number; moves?: number; }
+/** What `LinearExpr.optimize` returns: the cheapest cost found, the permutation that reaches it
+ * (relative to the expression optimised: an argument for `permute`), and where it came from
+ * ("identity", "stride 10", "annealed from ..."). */
+export interface LinearOptimized { cost: number; permutation: Uint32Array; foundBy: string; }
 /** A test problem with its known solution x. */
 export interface Problem {
   n: number;

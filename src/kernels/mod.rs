@@ -6,7 +6,9 @@
 //! concrete shapes. Backends turn programs into pipelines; kernels never see wgpu or glow.
 //!
 //! The folder is the kernel list, grouped as `shaders/` is: [`products`], [`elementwise`]
-//! (with the expression language of [`expr`] and [`functions`]), [`reduce`], [`lcp`].
+//! (with the expression language of [`expr`] and [`functions`]), [`reduce`], [`lcp`], and
+//! seed 001's `y = A x + b` with baked coefficients ([`linear()`], from the abstract four-wide
+//! program of [`simd`]).
 
 /// A kernel whose body is a file in `shaders/<dir>/`, compiled into the binary.
 macro_rules! shader_kernel {
@@ -38,8 +40,10 @@ mod elementwise;
 mod expr;
 mod functions;
 mod lcp;
+mod linear;
 mod products;
 mod reduce;
+pub mod simd;
 
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};
@@ -47,6 +51,9 @@ pub use functions::{Func, Func2};
 pub use lcp::{
     lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV, CONTACT_NESTEROV_GROUP, GROUP_MAX_CONTACTS,
     LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
+};
+pub use linear::{
+    linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
 };
 pub use products::{
     matmul_fast, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN, MATMUL, MATMUL_PASS,

@@ -229,3 +229,24 @@ pub fn line_permutation(perm: &[usize], lines: usize) -> Vec<usize> {
         .flat_map(|line| perm.iter().map(move |&p| line * m + p))
         .collect()
 }
+
+/// A random sparse `m x m` expression for tests: each coefficient non-zero with probability
+/// `density`, uniform in [-1, 1) then, and with `b` uniform in [-1, 1) when `with_b` (texla's
+/// mulberry32 from `seed`, so the same on every run).
+pub fn random_sparse(m: usize, density: f64, seed: u32, with_b: bool) -> Result<LinearExpr> {
+    let mut rng = crate::reference::Rng::new(seed);
+    let mut uniform = || 2.0 * rng.next_f64() - 1.0;
+    let a: Vec<f64> = (0..m * m)
+        .map(|_| {
+            let keep = (uniform() + 1.0) / 2.0 < density;
+            let v = uniform();
+            if keep {
+                v
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let b: Option<Vec<f64>> = with_b.then(|| (0..m).map(|_| uniform()).collect());
+    LinearExpr::from_dense(&a, m, b.as_deref())
+}
