@@ -8,6 +8,10 @@ setup_test
 
 step "native tests (packing, index math, float64 reference)"
 cargo test
+# With naga (the native feature): Table 5's instruction record is current, and the generated
+# linear-expression kernels validate.
+cargo test --features native --test instructions
+cargo test --features native --lib naga_validates
 
 step "browser tests in headless Chrome, each on WebGPU and on WebGL2"
 # The wall tests simulate frames on a CPU-emulated GPU (the default wall stands 30 s of
