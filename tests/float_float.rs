@@ -9,10 +9,12 @@
 
 mod common;
 
-use common::device;
+use common::{device, keep_going};
 use texla::backend::BackendKind;
 use texla::gpu::Gpu;
+use texla::problems::poisson_1d;
 use texla::reference::Rng;
+use texla::solver::{cg, cg_float_float, CgOptions};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -63,6 +65,31 @@ async fn product(gpu: &Gpu, a: &[f64], b: &[f64], m: usize, k: usize, n: usize) 
     gpu.read_f64(&gpu.mul_ff(&ga, &gb).unwrap()).await.unwrap()
 }
 
+
+/// Per-element check: |got - exact| <= bound[i], with the largest error / bound ratio printed.
+fn assert_within(what: &str, got: &[f64], exact: &[f64], bound: &[f64]) {
+    let mut worst = 0.0f64;
+    for (i, ((g, e), b)) in got.iter().zip(exact).zip(bound).enumerate() {
+        let err = (g - e).abs();
+        assert!(err <= *b, "{what}: element {i} is {g}, float64 says {e} (error {err:e} > {b:e})");
+        worst = worst.max(err / b);
+    }
+    web_sys::console::log_1(&format!("{what}: worst error {worst:.3} of the bound").into());
+}
+
+
+/// |b - A x| / |b| in float64 for a dense row-major A.
+fn true_residual(a: &[f64], b: &[f64], x: &[f64]) -> f64 {
+    let n = b.len();
+    let (mut r2, mut b2) = (0.0, 0.0);
+    for i in 0..n {
+        let ax: f64 = (0..n).map(|j| a[i * n + j] * x[j]).sum();
+        r2 += (b[i] - ax) * (b[i] - ax);
+        b2 += b[i] * b[i];
+    }
+    (r2 / b2).sqrt()
+}
+
 on_both_backends! {
     async fn float_float_product_of_random_256_matrices_within_1e_12(kind) {
         let gpu = device(kind).await;
@@ -107,5 +134,110 @@ on_both_backends! {
         };
         let (a, b) = (signed(&mut rng, m * k), signed(&mut rng, k * n));
         assert_eq!(product(&gpu, &a, &b, m, k, n).await, matmul64(&a, &b, m, k, n));
+    }
+
+    async fn add_sub_scale_dot_and_matvec_against_float64(kind) {
+        let gpu = device(kind).await;
+        let mut rng = Rng::new(7);
+        let (r, c) = (7, 5);
+        let x = random(&mut rng, r * c, -3.0, 3.0);
+        let y = random(&mut rng, r * c, -3.0, 3.0);
+        let (gx, gy) = (gpu.upload_f64(&x, r, c).unwrap(), gpu.upload_f64(&y, r, c).unwrap());
+        // Upload and read back: within the split's 2^-49 relative.
+        let back = gpu.read_f64(&gx).await.unwrap();
+        let bound: Vec<f64> = x.iter().map(|v| v.abs() * 2f64.powi(-49)).collect();
+        assert_within("upload/read", &back, &x, &bound);
+        let sum_bound: Vec<f64> = x.iter().zip(&y).map(|(a, b)| (a.abs() + b.abs()) * 2f64.powi(-46)).collect();
+        let add = gpu.read_f64(&gpu.add_ff(&gx, &gy).unwrap()).await.unwrap();
+        let exact: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
+        assert_within("add", &add, &exact, &sum_bound);
+        let sub = gpu.read_f64(&gpu.sub_ff(&gx, &gy).unwrap()).await.unwrap();
+        let exact: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
+        assert_within("sub", &sub, &exact, &sum_bound);
+        let factor = -std::f64::consts::E;
+        let scaled = gpu.read_f64(&gpu.scale_ff(&gx, factor).unwrap()).await.unwrap();
+        let exact: Vec<f64> = x.iter().map(|a| a * factor).collect();
+        let bound: Vec<f64> = exact.iter().map(|v| v.abs() * 2f64.powi(-46)).collect();
+        assert_within("scale", &scaled, &exact, &bound);
+        // x - x is exactly zero; x + 0 x is x as uploaded.
+        assert!(gpu.read_f64(&gpu.sub_ff(&gx, &gx).unwrap()).await.unwrap().iter().all(|v| *v == 0.0));
+        // dot and A x of order 1000: within (n + 2) 2^-46 sum |terms|.
+        let n = 1000;
+        let u = random(&mut rng, n, -1.0, 1.0);
+        let v = random(&mut rng, n, -1.0, 1.0);
+        let (gu, gv) = (gpu.upload_f64(&u, n, 1).unwrap(), gpu.upload_f64(&v, n, 1).unwrap());
+        let dot = gpu.dot_ff(&gu, &gv).await.unwrap();
+        let exact: f64 = u.iter().zip(&v).map(|(a, b)| a * b).sum();
+        let mag: f64 = u.iter().zip(&v).map(|(a, b)| (a * b).abs()).sum();
+        assert_within("dot", &[dot], &[exact], &[(n + 2) as f64 * 2f64.powi(-46) * mag]);
+        let norm = gpu.dot_ff(&gu, &gu).await.unwrap();
+        let exact: f64 = u.iter().map(|a| a * a).sum();
+        assert_within("normSquared", &[norm], &[exact], &[(n + 2) as f64 * 2f64.powi(-46) * exact]);
+        let m = 300;
+        let a = random(&mut rng, m * n, -1.0, 1.0);
+        let ga = gpu.upload_f64(&a, m, n).unwrap();
+        let ax = gpu.read_f64(&gpu.mul_vec_ff(&ga, &gu).unwrap()).await.unwrap();
+        let exact = matmul64(&a, &u, m, n, 1);
+        let bound: Vec<f64> = (0..m)
+            .map(|i| (n + 2) as f64 * 2f64.powi(-46) * (0..n).map(|j| (a[i * n + j] * u[j]).abs()).sum::<f64>())
+            .collect();
+        assert_within("A x", &ax, &exact, &bound);
+    }
+
+    async fn float_float_refuses_bad_input_clearly(kind) {
+        let gpu = device(kind).await;
+        let message = |e: texla::error::Error| e.to_string();
+        let err = message(gpu.upload_f64(&[1.0, 2.0, 3.0], 2, 2).unwrap_err());
+        assert!(err.contains("3 values") && err.contains("2x2"), "{err}");
+        let err = message(gpu.upload_f64(&[1.0, f64::NAN, 3.0, 4.0], 2, 2).unwrap_err());
+        assert!(err.contains("element 1") && err.contains("NaN"), "{err}");
+        let err = message(gpu.upload_f64(&[f64::INFINITY], 1, 1).unwrap_err());
+        assert!(err.contains("finite"), "{err}");
+        let err = message(gpu.upload_f64(&[1e300], 1, 1).unwrap_err());
+        assert!(err.contains("float32's range"), "{err}");
+        let a = gpu.upload_f64(&[1.0; 6], 2, 3).unwrap();
+        let b = gpu.upload_f64(&[1.0; 6], 3, 2).unwrap();
+        assert!(message(gpu.add_ff(&a, &b).unwrap_err()).contains("same shape"));
+        assert!(message(gpu.mul_ff(&a, &a).unwrap_err()).contains("inner dimensions"));
+        assert!(message(gpu.mul_vec_ff(&a, &a).unwrap_err()).contains("column vector"));
+        assert!(message(gpu.scale_ff(&a, f64::NAN).unwrap_err()).contains("finite"));
+        assert!(message(gpu.dot_ff(&a, &b).await.unwrap_err()).contains("same shape"));
+        // Still usable afterwards.
+        let c = gpu.mul_ff(&a, &b).unwrap();
+        assert_eq!(gpu.read_f64(&c).await.unwrap(), vec![3.0; 4]);
+    }
+
+    async fn float_float_cg_reaches_1e_11_on_poisson_512_where_float32_stalls(kind) {
+        let gpu = device(kind).await;
+        let n = 512;
+        let p = poisson_1d(n);
+        let a64: Vec<f64> = p.a.iter().map(|&v| f64::from(v)).collect();
+        let b64: Vec<f64> = p.b.iter().map(|&v| f64::from(v)).collect();
+        let options = |max_iter| CgOptions { tol: 1e-12, max_iter, fused: false };
+        let (a, b) = (gpu.upload_f64(&a64, n, n).unwrap(), gpu.upload_f64(&b64, n, 1).unwrap());
+        let start = js_sys::Date::now();
+        let s = cg_float_float(&gpu, &a, &b, None, options(2 * n), &mut keep_going).await.unwrap();
+        let ms = js_sys::Date::now() - start;
+        let x = gpu.read_f64(&s.x).await.unwrap();
+        let ff = true_residual(&a64, &b64, &x);
+        let (a32, b32) = common::upload(&gpu, &p);
+        let s32 = cg(&gpu, &a32, &b32, None, options(n), &mut keep_going).await.unwrap();
+        let x32: Vec<f64> = gpu.read(&s32.x).await.unwrap().iter().map(|&v| f64::from(v)).collect();
+        let f32_residual = true_residual(&a64, &b64, &x32);
+        let best32 = s32.residuals.iter().fold(f64::INFINITY, |m, v| m.min(*v));
+        web_sys::console::log_1(&format!(
+            "{}: float-float CG {} iterations ({ms} ms), true residual {ff:e}, recurrence {:e}; \
+             float32 CG {} iterations, true residual {f32_residual:e}, best recurrence {best32:e}",
+            kind.name(), s.iterations, s.residuals.last().unwrap(), s32.iterations
+        ).into());
+        assert!(ff <= 1e-11, "float-float CG: true relative residual {ff:e}");
+        assert!(s.converged, "float-float CG stopped at {:e}", s.residuals.last().unwrap());
+        assert!(f32_residual >= 1e-6, "float32 CG: true relative residual {f32_residual:e}");
+        // Bad input: fused, shapes.
+        let fused = CgOptions { fused: true, ..options(10) };
+        let err = cg_float_float(&gpu, &a, &b, None, fused, &mut keep_going).await.unwrap_err();
+        assert!(err.to_string().contains("fused"), "{err}");
+        let err = cg_float_float(&gpu, &b, &b, None, options(10), &mut keep_going).await.unwrap_err();
+        assert!(err.to_string().contains("square"), "{err}");
     }
 }
