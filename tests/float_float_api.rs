@@ -20,13 +20,18 @@ fn message(e: JsValue) -> String {
 
 /// What a promise of the JS API resolves to, or its error's message.
 async fn settle(p: js_sys::Promise) -> Result<JsValue, String> {
-    wasm_bindgen_futures::JsFuture::from(p).await.map_err(message)
+    wasm_bindgen_futures::JsFuture::from(p)
+        .await
+        .map_err(message)
 }
 
 /// A float-float GpuMatrix read back (it must come as a Float64Array).
 async fn read64(m: &GpuMatrix) -> Vec<f64> {
     let v = settle(m.read()).await.unwrap();
-    assert!(v.is_instance_of::<Float64Array>(), "read() of a float-float matrix");
+    assert!(
+        v.is_instance_of::<Float64Array>(),
+        "read() of a float-float matrix"
+    );
     Float64Array::from(v).to_vec()
 }
 

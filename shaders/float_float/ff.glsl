@@ -2,12 +2,12 @@
 // the representation (hi + lo, |lo| <= ulp(hi)/2, about 48 bits) and two-sum.
 //
 // GLSL ES 3.00 has no fma, so two_prod always uses Dekker's algorithm (1971), as the WGSL twin
-// does where its fma is not fused (SwiftShader): split each factor into
-// a high half of 12 significant bits and a low half of at most 12, so that every partial
-// product of halves is exact in float32, then recover fl(a * b)'s error from them. The usual
-// split multiplies by 4097 (Veltkamp), which a compiler that contracts a * 4097 - a into an fma
-// silently breaks; here the high half is made by masking the low 12 mantissa bits away
-// (ff_hi12, as shaders/elementwise/functions.* does), which no compiler can rewrite.
+// does where its fma is not fused (SwiftShader): split each factor into a high half of 12
+// significant bits and a low half of at most 12, so that every partial product of halves is
+// exact in float32, then recover fl(a * b)'s error from them. The usual split multiplies by
+// 4097 (Veltkamp), which a compiler that contracts a * 4097 - a into an fma silently breaks;
+// here the high half is made by masking the low 12 mantissa bits away (ff_hi12, as
+// shaders/elementwise/functions.* does), which no compiler can rewrite.
 struct Ff {
     vec4 hi;
     vec4 lo;
