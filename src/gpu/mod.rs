@@ -5,13 +5,15 @@
 //! The operations are split by concern, as nalgebra splits a type's: [`products`]
 //! (`mul`, `mul_fast`, `mul_compute`, `tr_mul`, `mul_vec`, ...), [`elementwise`] (`map`,
 //! `map2`, `map_mut`, and the seed's operation set in [`ops`]), [`reductions`] (`dot`,
-//! `sum_all`, `max_abs`) and [`construction`] (`upload`, `fill`, `identity`, `diagonal`). Every
+//! `sum_all`, `max_abs`), [`construction`] (`upload`, `fill`, `identity`, `diagonal`) and
+//! [`float_float`] (matrices of hi + lo float32 pairs, about 48 bits: [`DdMatrix`]). Every
 //! operation only records GPU work and returns at once; nothing is read back unless [`Gpu::read`]
 //! (or a reduction) is awaited. Every result is a new matrix; `_mut` operations replace the
 //! matrix they are given (other handles to the old value keep it).
 
 pub mod construction;
 pub mod elementwise;
+pub mod float_float;
 mod pool;
 pub mod probe;
 pub mod products;
@@ -20,6 +22,7 @@ mod tiles;
 
 pub use crate::backend::LocalFuture;
 pub use elementwise::ops;
+pub use float_float::DdMatrix;
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};
 pub use probe::Precision;
 pub use products::{ProductKernel, MATVEC_BLOCK};

@@ -378,7 +378,7 @@ impl Gpu {
 }
 
 /// `A x` needs x to be a column vector of A's width.
-fn check_vector(a: &Matrix, x: &Matrix) -> Result<()> {
+pub(super) fn check_vector(a: &Matrix, x: &Matrix) -> Result<()> {
     if x.cols() != 1 || x.rows() != a.cols() {
         return Err(Error::Shape(format!(
             "A x needs x to be a {}x1 vector for a {}x{} matrix A, got {}x{}",
@@ -404,7 +404,7 @@ fn check_square(m: &Matrix) -> Result<()> {
 }
 
 /// `a * b` needs a.cols() == b.rows().
-fn check_inner(a: &Matrix, b: &Matrix) -> Result<()> {
+pub(super) fn check_inner(a: &Matrix, b: &Matrix) -> Result<()> {
     if a.cols() == b.rows() {
         return Ok(());
     }

@@ -166,7 +166,7 @@ impl Gpgpu {
     /// `a * b`, computed on the GPU by the fastest kernel this device has (see
     /// `capabilities().matmulKernel` and `.matmulReason`); the result stays there until read.
     /// Options `{transposeA, transposeB}` multiply by A^T and/or B^T instead, without the caller
-    /// building them.
+    /// building them. Two float-float matrices give a float-float product (no transposes).
     pub fn matmul(
         &self,
         a: &GpuMatrix,
@@ -180,6 +180,15 @@ impl Gpgpu {
             super::options::option_bool(&options, "transposeA"),
             super::options::option_bool(&options, "transposeB"),
         );
+        if let Some((a, b)) = self.float_float_operands("matmul", a, b)? {
+            if transpose != (false, false) {
+                return Err(Error::Unsupported(
+                    "a float-float matmul takes no transposeA or transposeB".into(),
+                )
+                .into());
+            }
+            return self.float_float_result(self.device.mul_ff(&a, &b));
+        }
         matrix_op!(
             self,
             self.device
@@ -259,9 +268,12 @@ impl Gpgpu {
     }
 
     /// `a * x` for a column vector x by the fastest kernel here: the compute path where
-    /// `matmul` takes it, else blocked.
+    /// `matmul` takes it, else blocked (float-float: blocked, for two float-float operands).
     #[wasm_bindgen(js_name = mulVec)]
     pub fn mul_vec(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        if let Some((a, x)) = self.float_float_operands("mulVec", a, x)? {
+            return self.float_float_result(self.device.mul_vec_ff(&a, &x));
+        }
         matrix_op!(self, self.device.mul_vec(&a.matrix()?, &x.matrix()?))
     }
 
@@ -295,13 +307,19 @@ impl Gpgpu {
         self.apply(ops::copy(), &[a])
     }
 
-    /// `a + b`.
+    /// `a + b` (float-float for two float-float matrices).
     pub fn add(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        if let Some((a, b)) = self.float_float_operands("add", a, b)? {
+            return self.float_float_result(self.device.add_ff(&a, &b));
+        }
         self.apply(ops::add(), &[a, b])
     }
 
-    /// `a - b`.
+    /// `a - b` (float-float for two float-float matrices).
     pub fn sub(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        if let Some((a, b)) = self.float_float_operands("sub", a, b)? {
+            return self.float_float_result(self.device.sub_ff(&a, &b));
+        }
         self.apply(ops::sub(), &[a, b])
     }
 
@@ -311,9 +329,13 @@ impl Gpgpu {
         self.apply(ops::component_mul(), &[a, b])
     }
 
-    /// `a * c` for a number c.
-    pub fn scale(&self, a: &GpuMatrix, c: f32) -> Result<GpuMatrix, JsValue> {
-        self.apply(ops::scale(factor(c)?), &[a])
+    /// `a * c` for a number c (for a float-float `a`, c keeps its float64 value, as hi + lo).
+    pub fn scale(&self, a: &GpuMatrix, c: f64) -> Result<GpuMatrix, JsValue> {
+        if a.float_float() {
+            super::options::finite(&[("the factor c", c)])?;
+            return self.float_float_result(self.device.scale_ff(&a.pair()?, c));
+        }
+        self.apply(ops::scale(factor(c as f32)?), &[a])
     }
 
     /// `max(a, c)` element by element.
@@ -410,8 +432,14 @@ impl Gpgpu {
     }
 
     /// `sum a_ij b_ij` (`a^T b` for vectors), reduced on the GPU; only the number is read back.
+    /// Two float-float matrices are reduced in float-float (the number keeps about 48 bits).
     #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
     pub fn dot(&self, a: &GpuMatrix, b: &GpuMatrix) -> Promise {
+        match self.float_float_operands("dot", a, b) {
+            Ok(Some((a, b))) => return self.dot_float_float(a, b),
+            Ok(None) => {}
+            Err(e) => return Promise::reject(&e.into()),
+        }
         let (device, a, b) = (self.device.clone(), a.matrix(), b.matrix());
         future_to_promise(async move { Ok(device.dot(&a?, &b?).await?.into()) })
     }

@@ -8,13 +8,13 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use js_sys::{Float32Array, Promise};
+use js_sys::{Float32Array, Float64Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::error::Error;
 use crate::gpu::ops;
-use crate::gpu::Gpu;
+use crate::gpu::{DdMatrix, Gpu};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
@@ -53,7 +53,18 @@ pub(super) struct Slot {
     backup: Option<Float32Array>,
     /// The matrix went with a lost GPU and nothing held its values.
     lost: bool,
+    /// A float-float matrix (`uploadFloat64`, or an operation on such): its `hi` and `lo`
+    /// textures live in `pair` (`gpu`, `cpu` and `backup` stay empty), it has no CPU copy, and
+    /// a lost GPU takes it for good.
+    float_float: bool,
+    /// The float-float pair; `None` once freed or lost.
+    pair: Option<DdMatrix>,
 }
+
+/// What a float32 operation says of a float-float operand.
+const FLOAT32_ONLY: &str = "this operation takes float32 matrices, and a float-float one (from \
+    uploadFloat64) was given: float-float matrices have read, matmul, add, sub, scale, dot, \
+    normSquared, mulVec, cg and free";
 
 impl Slot {
     /// The matrix for a GPU operation: the texture, first brought up to date by an upload of
@@ -61,6 +72,9 @@ impl Slot {
     pub(super) fn current(&mut self, device: &Gpu) -> Result<Matrix, Error> {
         if self.freed {
             return Err(Error::Freed);
+        }
+        if self.float_float {
+            return Err(Error::Argument(FLOAT32_ONLY.into()));
         }
         if self.lost {
             return Err(Error::LostMatrix);
@@ -77,6 +91,24 @@ impl Slot {
         Ok(fresh)
     }
 
+    /// The float-float pair of a float-float matrix, or a clear error (freed, lost, float32).
+    pub(super) fn current_pair(&mut self) -> Result<DdMatrix, Error> {
+        if self.freed {
+            return Err(Error::Freed);
+        }
+        if self.lost {
+            return Err(Error::LostMatrix);
+        }
+        self.last_use = TICK.fetch_add(1, Ordering::Relaxed);
+        self.pair.clone().ok_or_else(|| {
+            Error::Argument(
+                "a float32 matrix was given where this operation takes float-float ones (from \
+                 uploadFloat64): float-float and float32 matrices do not mix"
+                    .into(),
+            )
+        })
+    }
+
     /// Keeps a copy of `values` (just uploaded or read back, unchanged since `version`) to
     /// restore the matrix from if the GPU is lost, where copies are kept.
     pub(super) fn back_up(&mut self, values: &Float32Array, version: u64) {
@@ -91,6 +123,11 @@ impl Slot {
     pub(super) fn restore(&mut self) -> Option<bool> {
         if self.freed || self.lost {
             return None;
+        }
+        if self.float_float {
+            // No CPU copy is kept of a float-float matrix: it goes with the GPU.
+            self.lost = self.pair.take().is_some();
+            return self.lost.then_some(false);
         }
         let had_texture = self.gpu.take().is_some();
         if self.cpu.is_some() || self.backup.is_some() {
@@ -126,6 +163,13 @@ impl GpuMatrix {
         self.cols
     }
 
+    /// Whether this is a float-float matrix (hi + lo, about 48 bits; made by `uploadFloat64`
+    /// or an operation on such), whose `read()` resolves to a Float64Array.
+    #[wasm_bindgen(getter, js_name = floatFloat)]
+    pub fn float_float(&self) -> bool {
+        self.matrix.borrow().float_float
+    }
+
     /// A number that identifies this matrix within its Gpgpu.
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> u32 {
@@ -133,10 +177,18 @@ impl GpuMatrix {
     }
 
     /// Reads the matrix back: a Float32Array of exactly rows * cols values, row-major (from the
-    /// CPU copy where `get` or `set` made one, without a read-back).
-    #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array>")]
+    /// CPU copy where `get` or `set` made one, without a read-back); for a float-float matrix a
+    /// Float64Array of hi + lo (two read-backs).
+    #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array | Float64Array>")]
     pub fn read(&self) -> Promise {
         let (device, slot) = (self.device.clone(), self.matrix.clone());
+        if slot.borrow().float_float {
+            let pair = slot.borrow_mut().current_pair();
+            return future_to_promise(async move {
+                let values = device.read_f64(&pair?).await?;
+                Ok(Float64Array::from(values.as_slice()).into())
+            });
+        }
         let (copy, version) = {
             let s = slot.borrow();
             (s.cpu.clone(), s.version)
@@ -210,6 +262,7 @@ impl GpuMatrix {
     pub fn release(&self) {
         let mut slot = self.matrix.borrow_mut();
         (slot.gpu, slot.cpu, slot.backup, slot.freed) = (None, None, None, true);
+        slot.pair = None;
         slot.version += 1;
     }
 }
@@ -217,6 +270,11 @@ impl GpuMatrix {
 impl GpuMatrix {
     pub(super) fn matrix(&self) -> Result<Matrix, Error> {
         self.matrix.borrow_mut().current(&self.device)
+    }
+
+    /// The float-float pair of this matrix, or a clear error for a float32 one.
+    pub(super) fn pair(&self) -> Result<DdMatrix, Error> {
+        self.matrix.borrow_mut().current_pair()
     }
 
     /// Keeps a copy of `data`, just uploaded into this matrix (see [`Slot::back_up`]).
@@ -248,6 +306,11 @@ impl GpuMatrix {
                 let s = slot.borrow();
                 if s.freed {
                     return Err(Error::Freed);
+                }
+                if s.float_float {
+                    return Err(Error::Argument(
+                        "get and set take float32 matrices: read() a float-float one".into(),
+                    ));
                 }
                 if let Some(copy) = &s.cpu {
                     return Ok(copy.clone());
@@ -287,10 +350,21 @@ pub(super) fn wrap_matrix(
     m: Matrix,
     keep: bool,
 ) -> GpuMatrix {
-    let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
     let (rows, cols) = (m.rows(), m.cols());
-    let cell = Rc::new(RefCell::new(Slot {
-        gpu: Some(m),
+    wrap_slot(device, registry, slot(Some(m), None, rows, cols, keep))
+}
+
+/// Makes a GpuMatrix of the float-float matrix `m` and records it in `registry` (so that a
+/// float32 operation given it says why it cannot take it).
+pub(super) fn wrap_float_float(device: &Rc<Gpu>, registry: &Registry, m: DdMatrix) -> GpuMatrix {
+    let (rows, cols) = (m.rows(), m.cols());
+    wrap_slot(device, registry, slot(None, Some(m), rows, cols, false))
+}
+
+/// A fresh slot holding a float32 matrix or a float-float pair.
+fn slot(gpu: Option<Matrix>, pair: Option<DdMatrix>, rows: usize, cols: usize, keep: bool) -> Slot {
+    Slot {
+        gpu,
         cpu: None,
         dirty: false,
         version: 0,
@@ -301,7 +375,15 @@ pub(super) fn wrap_matrix(
         keep,
         backup: None,
         lost: false,
-    }));
+        float_float: pair.is_some(),
+        pair,
+    }
+}
+
+fn wrap_slot(device: &Rc<Gpu>, registry: &Registry, slot: Slot) -> GpuMatrix {
+    let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
+    let (rows, cols) = (slot.rows, slot.cols);
+    let cell = Rc::new(RefCell::new(slot));
     let mut registry = registry.borrow_mut();
     if registry.len() >= 64 && registry.len().is_power_of_two() {
         registry.retain(|_, w| w.strong_count() > 0);

@@ -5,6 +5,7 @@
 //! rejected promise.
 
 mod controller;
+mod float_float;
 mod gpgpu;
 mod gpu_matrix;
 mod linear;
@@ -58,7 +59,8 @@ export interface LcpOptions { omega?: number; iterations?: number; x0?: GpuMatri
  * workgroups that share the rows (1 needs no GPU-wide barrier). */
 export interface LcpComputeOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
   workgroups?: number; }
-/** What the solvers resolve to: the solution stays on the GPU. */
+/** What the solvers resolve to: the solution stays on the GPU (float-float, `x.floatFloat`,
+ * where `cg` was given float-float A and b from `uploadFloat64`). */
 export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;
   converged: boolean; passes: number; readbacks: number; }
 /** Options of `Gpgpu.nmf`. */

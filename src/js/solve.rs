@@ -19,6 +19,8 @@ impl Gpgpu {
     /// Conjugate gradients for symmetric positive definite A. Options: `x0` (warm start), `tol`
     /// (relative residual, default 1e-6), `maxIter` (default 1000), `fused` (x and r updated in
     /// one two-target pass), `onProgress(iteration, of, residual)`, `signal` (an AbortSignal).
+    /// With A and b float-float (and x0, if given), CG runs in float-float and `x` is
+    /// float-float.
     #[wasm_bindgen(unchecked_return_type = "Promise<SolveResult>")]
     pub fn cg(
         &self,
@@ -26,6 +28,11 @@ impl Gpgpu {
         b: &GpuMatrix,
         #[wasm_bindgen(unchecked_param_type = "CgOptions | undefined")] options: JsValue,
     ) -> Promise {
+        match self.float_float_operands("cg", a, b) {
+            Ok(Some((a, b))) => return self.cg_float_float(a, b, options),
+            Ok(None) => {}
+            Err(e) => return Promise::reject(&e.into()),
+        }
         let defaults = solver::CgOptions::default();
         let args = (|| {
             let x0 = self.option_matrix(&options, "x0")?;
@@ -212,6 +219,22 @@ pub(super) fn observer(options: &JsValue) -> impl FnMut(solver::Progress) -> boo
     }
 }
 
+/// What the solvers resolve to: `{x, iterations, residuals, converged, passes, readbacks}`,
+/// with `x` already wrapped for JavaScript.
+fn solution_object<X>(x: JsValue, s: &Solution<X>) -> Object {
+    object(&[
+        ("x", x),
+        ("iterations", s.iterations.into()),
+        (
+            "residuals",
+            js_sys::Float64Array::from(s.residuals.as_slice()).into(),
+        ),
+        ("converged", s.converged.into()),
+        ("passes", (s.counts.passes as f64).into()),
+        ("readbacks", (s.counts.readbacks as f64).into()),
+    ])
+}
+
 /// A solver run on a device with its own arguments, following `observe`.
 type SolverCall<A> =
     for<'a> fn(&'a Gpu, A, Observer<'a>) -> gpu::LocalFuture<'a, Result<Solution, Error>>;
@@ -230,18 +253,30 @@ impl Gpgpu {
         future_to_promise(async move {
             let args = args?;
             let s = call(device.as_ref(), args, &mut observer(&options)).await?;
-            Ok(object(&[
-                ("x", wrap(s.x).into()),
-                ("iterations", s.iterations.into()),
-                (
-                    "residuals",
-                    js_sys::Float64Array::from(s.residuals.as_slice()).into(),
-                ),
-                ("converged", s.converged.into()),
-                ("passes", (s.counts.passes as f64).into()),
-                ("readbacks", (s.counts.readbacks as f64).into()),
-            ])
-            .into())
+            Ok(solution_object(wrap(s.x.clone()).into(), &s).into())
+        })
+    }
+
+    /// `cg` in float-float: the same options (`x0` float-float too; `fused` is refused), the
+    /// same result with a float-float `x`.
+    fn cg_float_float(&self, a: gpu::DdMatrix, b: gpu::DdMatrix, options: JsValue) -> Promise {
+        let device = self.device.clone();
+        let wrap = self.wrap_float_float_fn();
+        let defaults = solver::CgOptions::default();
+        let args = (|| {
+            let opts = solver::CgOptions {
+                tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
+                max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
+                fused: option_bool(&options, "fused"),
+            };
+            Ok::<_, Error>((self.option_pair(&options, "x0")?, opts))
+        })();
+        future_to_promise(async move {
+            let (x0, opts) = args?;
+            let mut observe = observer(&options);
+            let s =
+                solver::cg_float_float(&device, &a, &b, x0.as_ref(), opts, &mut observe).await?;
+            Ok(solution_object(wrap(s.x.clone()).into(), &s).into())
         })
     }
 

@@ -8,7 +8,7 @@
 //! The folder is the kernel list, grouped as `shaders/` is: [`products`], [`elementwise`]
 //! (with the expression language of [`expr`] and [`functions`]), [`reduce`], [`lcp`], and
 //! seed 001's `y = A x + b` with baked coefficients ([`linear()`], from the abstract four-wide
-//! program of [`simd`]).
+//! program of [`simd`]), and [`float_float`] (hi + lo pairs of float32s, about 48 bits).
 
 /// A kernel whose body is a file in `shaders/<dir>/`, compiled into the binary.
 macro_rules! shader_kernel {
@@ -38,6 +38,7 @@ macro_rules! shader_kernel {
 
 mod elementwise;
 mod expr;
+mod float_float;
 mod functions;
 mod lcp;
 mod linear;
@@ -47,6 +48,9 @@ pub mod simd;
 
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};
+pub use float_float::{
+    ff_reduce, FF_COMBINE, FF_LINEAR, FF_MATMUL, FF_MATVEC_PARTIAL, FF_SUM_COLS,
+};
 pub use functions::{Func, Func2};
 pub use lcp::{
     lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV, CONTACT_NESTEROV_GROUP, GROUP_MAX_CONTACTS,

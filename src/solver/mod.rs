@@ -1,8 +1,9 @@
 //! Iterative solvers on the GPU, built only from the [`Gpu`](crate::gpu::Gpu)
-//! operations: conjugate gradients, Jacobi's method, projected Jacobi for the LCP
-//! and for the wall's contact LCP with friction.
+//! operations: conjugate gradients (float32, and float-float in [`cg_float_float`]), Jacobi's
+//! method, projected Jacobi for the LCP and for the wall's contact LCP with friction.
 
 mod cg;
+mod cg_float_float;
 mod contact;
 mod jacobi;
 mod lcp;
@@ -10,6 +11,7 @@ mod lcp_compute;
 mod solution;
 
 pub use cg::{cg, cg_poisson_2d, CgOptions};
+pub use cg_float_float::cg_float_float;
 pub use contact::{
     contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
     contact_step, solve_contacts, ContactLayout, ContactMethod, ContactSystem,

@@ -5,11 +5,12 @@ use crate::gpu::{Counts, Gpu};
 use crate::kernels::{Expr, Func2};
 use crate::matrix::Matrix;
 
-/// A solver's answer and what it cost.
+/// A solver's answer and what it cost; `X` is the solution's type (a float-float
+/// [`crate::gpu::DdMatrix`] for [`super::cg_float_float`]).
 #[derive(Debug)]
-pub struct Solution {
+pub struct Solution<X = Matrix> {
     /// The solution vector, on the GPU.
-    pub x: Matrix,
+    pub x: X,
     /// Iterations run.
     pub iterations: usize,
     /// The residual measure after each iteration (iteration 0 first, where measured): relative
