@@ -28,8 +28,8 @@ pub async fn gpu_frame(
         let layout = lcp.gpu_layout(world.settings.mode);
         let system = ContactSystem::upload(gpu, &layout).map_err(|e| match e {
             Error::TooLarge { .. } => Error::Simulation(format!(
-                "this frame's {} contacts do not fit the GPU: {e} (matrices larger than one \
-                 texture are not supported yet)",
+                "this frame's {} contacts do not fit the GPU: {e} (the contact solver reads \
+                 each matrix from one texture; it does not take grids of tiles yet)",
                 lcp.contacts.len()
             )),
             e => e,

@@ -55,6 +55,10 @@ impl ContactSystem {
     /// Uploads the textures of `layout`.
     pub fn upload(gpu: &Gpu, layout: &ContactLayout) -> Result<Self> {
         let rows = layout.rows;
+        // The contact kernels read one texture per matrix: a system past one is a clear
+        // `TooLarge` error here, not a grid of tiles they would refuse.
+        let widest = layout.width.max(layout.count / 4).max(1);
+        crate::layout::Layout::new(rows, widest, gpu.tile_limit() as u32)?;
         let neighbours = match &layout.neighbours {
             Some(list) => gpu.upload(list, rows, layout.count / 4)?,
             None => gpu.fill(1, 1, -1.0)?,
