@@ -33,14 +33,8 @@ impl Gpgpu {
             Ok(None) => {}
             Err(e) => return Promise::reject(&e.into()),
         }
-        let defaults = solver::CgOptions::default();
         let args = (|| {
-            let x0 = self.option_matrix(&options, "x0")?;
-            let opts = solver::CgOptions {
-                tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
-                max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
-                fused: option_bool(&options, "fused"),
-            };
+            let (x0, opts) = self.cg_options(&options)?;
             Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
         })();
         self.solve(
@@ -64,14 +58,8 @@ impl Gpgpu {
         b: &GpuMatrix,
         #[wasm_bindgen(unchecked_param_type = "CgOptions | undefined")] options: JsValue,
     ) -> Promise {
-        let defaults = solver::CgOptions::default();
         let args = (|| {
-            let x0 = self.option_matrix(&options, "x0")?;
-            let opts = solver::CgOptions {
-                tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
-                max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
-                fused: option_bool(&options, "fused"),
-            };
+            let (x0, opts) = self.cg_options(&options)?;
             Ok::<_, Error>((b.matrix()?, x0, opts))
         })();
         self.solve(options.clone(), args, |device, (b, x0, opts), observe| {
@@ -278,6 +266,17 @@ impl Gpgpu {
                 solver::cg_float_float(&device, &a, &b, x0.as_ref(), opts, &mut observe).await?;
             Ok(solution_object(wrap(s.x.clone()).into(), &s).into())
         })
+    }
+
+    /// CG's options: `x0` (a GpuMatrix, if given), `tol`, `maxIter` and `fused`.
+    fn cg_options(&self, options: &JsValue) -> Result<(Option<Matrix>, solver::CgOptions), Error> {
+        let defaults = solver::CgOptions::default();
+        let opts = solver::CgOptions {
+            tol: option_number(options, "tol")?.unwrap_or(defaults.tol),
+            max_iter: option_count(options, "maxIter")?.unwrap_or(defaults.max_iter),
+            fused: option_bool(options, "fused"),
+        };
+        Ok((self.option_matrix(options, "x0")?, opts))
     }
 
     /// The GpuMatrix named by `options[key]`, if any.
