@@ -154,6 +154,17 @@ on_both_backends! {
         let found = e.optimize(json(r#"{"seed": 3, "moves": 8000}"#)).unwrap();
         let get = |key: &str| js_sys::Reflect::get(&found, &key.into()).unwrap();
         assert_eq!(get("cost").as_f64(), Some(20.0));
+        assert!(get("curves").is_undefined(), "curves only with history: true");
+        let traced = e.optimize(json(r#"{"seed": 3, "moves": 8000, "history": true}"#)).unwrap();
+        let curves = js_sys::Array::from(&js_sys::Reflect::get(&traced, &"curves".into()).unwrap());
+        assert_eq!(curves.length(), 8);
+        let first = |key: &str| js_sys::Reflect::get(&curves.get(0), &key.into()).unwrap();
+        assert_eq!(first("from").as_string().as_deref(), Some("identity"));
+        assert_eq!(first("every").as_f64(), Some(100.0));
+        let costs = js_sys::Uint32Array::from(first("costs")).to_vec();
+        assert_eq!((costs.len(), costs[0]), (8000 / 8 / 100 + 1, 38));
+        assert_eq!(LinearExpression::example("rk-cars").unwrap().cost(), 20);
+        assert_eq!(LinearExpression::example("poisson-3d-s").unwrap().cost(), 38);
         let p = e.permute(&get("permutation")).unwrap();
         assert_eq!(p.cost(), 20);
         assert_eq!(e.permutation().to_vec(), (0..40).collect::<Vec<u32>>(), "e is unchanged");
@@ -210,6 +221,9 @@ on_both_backends! {
         assert!(opt(r#"{"moves": 1.5}"#).contains("moves must be a whole number"));
         assert!(opt(r#"{"seed": 1.5}"#).contains("seed must be a whole number from 0 to 2^32 - 1"));
         assert!(opt(r#"{"seed": "x"}"#).contains("option seed must be a finite number"));
+        assert!(opt(r#"{"history": 1}"#).contains("option history must be true or false"));
+        let example = message(LinearExpression::example("nope").err().unwrap());
+        assert!(example.contains("no example \"nope\""), "{example}");
         let x10 = gpu.upload(&Float32Array::from(&[1.0f32; 10][..]).into(), 10.0, 1.0).unwrap();
         let err = message(gpu.linear(&e, &x10).err().unwrap());
         assert!(err.contains("needs x with 40 rows"), "{err}");

@@ -8,6 +8,7 @@
 import { product } from "./products.js";
 import { initWall } from "./wall.js";
 import { initNmf } from "./nmf.js";
+import { initLinear } from "./linear.js";
 import { explore, OPERATIONS } from "./explorer.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
 import { MATVEC_SIZES } from "./bench.js";
@@ -138,6 +139,7 @@ async function start() {
   });
 
   initNmf(gpu, texla, guarded);
+  initLinear(gpu, texla, guarded, shown);
   $("square-form").addEventListener("submit", (e) => {
     e.preventDefault();
     shown("square", runSquare);

@@ -7,9 +7,9 @@ use wasm_bindgen::prelude::*;
 
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
-use super::options::{dimension, object, option_number, seed, whole};
+use super::options::{dimension, object, option_bool_or, option_number, seed, whole};
 use crate::error::Error;
-use crate::linear::{check_permutation, LinearExpr};
+use crate::linear::{check_permutation, examples, LinearExpr, Schedule};
 
 /// The most annealing moves `optimize` takes (the paper's Fig. 8 runs 15,000 to 30,000).
 pub const MAX_MOVES: usize = 1_000_000;
@@ -45,6 +45,26 @@ impl LinearExpression {
         Ok(LinearExpression {
             inner: LinearExpr::from_dense(&a, m, b.as_deref())?,
         })
+    }
+
+    /// One of seed 001's example expressions (`src/linear/examples.rs`), by name:
+    /// `"rk-cars"` (the Runge-Kutta five-car system, 20 x 20, with b), `"poisson-2d-s"` (the 2D
+    /// S block, 8 x 8), `"poisson-3d-s"` (the 3D S block, 40 x 40), `"wave-s-star"` (the wave
+    /// sub-block S*, 32 x 32). Throws for another name.
+    pub fn example(name: &str) -> Result<LinearExpression, JsValue> {
+        let inner = match name {
+            "rk-cars" => examples::runge_kutta_cars(5),
+            "poisson-2d-s" => examples::poisson_2d_s(),
+            "poisson-3d-s" => examples::poisson_3d_s(),
+            "wave-s-star" => examples::wave_s_star(),
+            other => {
+                return Err(Error::Argument(format!(
+                    "no example \"{other}\": the examples are \"rk-cars\", \"poisson-2d-s\", \"poisson-3d-s\" and \"wave-s-star\""
+                ))
+                .into())
+            }
+        };
+        Ok(LinearExpression { inner })
     }
 
     /// The size m (A is m x m).
@@ -133,9 +153,10 @@ impl LinearExpression {
     /// The cheapest equivalent order found (spec §1.3, §1.7): the structured candidates
     /// (identity, strides, red-black, slabs), then simulated annealing (the paper's Fig. 4)
     /// restarted 8 times. Options: `seed` (a whole number from 0 to 2^32 - 1, default 1; the
-    /// same seed gives the same answer), `moves` (0 to 1,000,000, default 40,000). Returns
-    /// `{ cost, permutation, foundBy }`; `permutation` is relative to THIS expression, ready for
-    /// `permute`. Throws on a bad option.
+    /// same seed gives the same answer), `moves` (0 to 1,000,000, default 40,000), `history`
+    /// (default false). Returns `{ cost, permutation, foundBy }`, and with `history: true` also
+    /// `curves`, one `{ from, every, costs }` per restart (the paper's Fig. 8); `permutation` is
+    /// relative to THIS expression, ready for `permute`. Throws on a bad option.
     #[wasm_bindgen(unchecked_return_type = "LinearOptimized")]
     pub fn optimize(
         &self,
@@ -152,14 +173,31 @@ impl LinearExpression {
             )? as usize,
             None => DEFAULT_MOVES,
         };
+        let history = option_bool_or(&options, "history", false)?;
         let found = self
             .inner
             .optimize_for(crate::linear::Objective::Plain, seed, moves);
-        Ok(object(&[
+        let out = object(&[
             ("cost", found.cost.into()),
             ("permutation", to_u32(&found.permutation).into()),
             ("foundBy", found.found_by.into()),
-        ]))
+        ]);
+        if history {
+            let every = Schedule::default().moves_per_step;
+            let curves: js_sys::Array = found
+                .curves
+                .iter()
+                .map(|(from, costs)| {
+                    object(&[
+                        ("from", from.into()),
+                        ("every", every.into()),
+                        ("costs", to_u32(costs).into()),
+                    ])
+                })
+                .collect();
+            js_sys::Reflect::set(&out, &"curves".into(), &curves)?;
+        }
+        Ok(out)
     }
 }
 

@@ -72,13 +72,18 @@ export interface NmfOptions { iterations?: number; rule?: "euclidean" | "diverge
  * ||F - U V^T||_F^2 after checks[i] iterations. */
 export interface NmfResult { u: GpuMatrix; v: GpuMatrix; errors: Float64Array; checks: Float64Array;
   iterations: number; passes: number; readbacks: number; msPerIteration: number; }
-/** Options of `LinearExpr.optimize`: the annealer's seed (0 to 2^32 - 1, default 1) and moves
- * (0 to 1,000,000, default 40,000). */
-export interface LinearOptimizeOptions { seed?: number; moves?: number; }
+/** Options of `LinearExpr.optimize`: the annealer's seed (0 to 2^32 - 1, default 1), moves
+ * (0 to 1,000,000, default 40,000), and history (default false: also return the curves). */
+export interface LinearOptimizeOptions { seed?: number; moves?: number; history?: boolean; }
+/** One annealing run of `optimize` (the paper's Fig. 8): where it started, and its current cost
+ * before the first move and after every `every` moves. */
+export interface LinearCurve { from: string; every: number; costs: Uint32Array; }
 /** What `LinearExpr.optimize` returns: the cheapest cost found, the permutation that reaches it
  * (relative to the expression optimised: an argument for `permute`), and where it came from
  * ("identity", "stride 10", "annealed from ..."). */
-export interface LinearOptimized { cost: number; permutation: Uint32Array; foundBy: string; }
+export interface LinearOptimized { cost: number; permutation: Uint32Array; foundBy: string;
+  /** With `history: true`: the restarts' curves. */
+  curves?: LinearCurve[]; }
 /** A test problem with its known solution x. */
 export interface Problem {
   n: number;

@@ -61,6 +61,10 @@ pub struct Optimized {
     pub permutation: Vec<usize>,
     /// Where it came from: a candidate's name ("identity", "stride 10") or "annealed from ...".
     pub found_by: String,
+    /// The annealing curves (the paper's Fig. 8): for each of the [`RESTARTS`] runs, where it
+    /// started and its current cost before its first move, after every
+    /// [`Schedule::moves_per_step`] moves and at its end.
+    pub curves: Vec<(String, Vec<usize>)>,
 }
 
 /// The stride-`s` order of `0..m`: the indices `i` sorted by `(i mod s, i div s)`. Stride 2 is
@@ -106,7 +110,9 @@ fn random_permutation(m: usize, rng: &mut Rng) -> Vec<usize> {
     perm
 }
 
-/// Fig. 4 from `start` for `moves` moves on `model`; returns the best (cost, permutation).
+/// Fig. 4 from `start` for `moves` moves on `model`; returns the best (cost, permutation) and
+/// pushes the current cost onto `curve` before the first move, at each temperature step and at
+/// the end.
 fn anneal_model(
     model: &mut CostModel,
     start: &[usize],
@@ -114,12 +120,14 @@ fn anneal_model(
     schedule: &Schedule,
     objective: Objective,
     rng: &mut Rng,
+    curve: &mut Vec<usize>,
 ) -> (usize, Vec<usize>) {
     let m = model.size();
     let mut perm = start.to_vec();
     let mut position = inverse(&perm);
     let mut cost = model.cost(&position, objective);
     let mut best = (cost, perm.clone());
+    curve.push(cost);
     // Swapping two positions of one quadruple permutes the rows and columns inside blocks,
     // which changes no c_C and no r_R: only swaps across quadruples are moves.
     if m <= 4 || moves == 0 {
@@ -132,6 +140,7 @@ fn anneal_model(
     for step in 0..moves {
         if step > 0 && step % per_step == 0 {
             t *= decay; // (e)
+            curve.push(cost);
         }
         // (a) a random (i,j)-swap across quadruples.
         let p = (m as f64 * rng.next_f64()) as usize;
@@ -159,6 +168,7 @@ fn anneal_model(
             position[perm[q]] = q;
         }
     }
+    curve.push(cost);
     best
 }
 
@@ -178,7 +188,13 @@ impl LinearExpr {
         check_permutation(start, self.size())?;
         let mut model = CostModel::new(self);
         Ok(anneal_model(
-            &mut model, start, moves, schedule, objective, rng,
+            &mut model,
+            start,
+            moves,
+            schedule,
+            objective,
+            rng,
+            &mut Vec::new(),
         ))
     }
 
@@ -204,6 +220,7 @@ impl LinearExpr {
                     cost,
                     permutation,
                     found_by,
+                    curves: Vec::new(),
                 });
             }
         };
@@ -218,6 +235,7 @@ impl LinearExpr {
         let mut rng = Rng::new(seed);
         let schedule = Schedule::default();
         let per_run = moves / RESTARTS;
+        let mut curves = Vec::new();
         for run in 0..RESTARTS {
             // Run 0 from the identity, odd runs from the best candidate, the others from
             // random permutations.
@@ -226,10 +244,15 @@ impl LinearExpr {
                 r if r % 2 == 1 => (best_candidate.1.clone(), best_candidate.2.clone()),
                 r => (random_permutation(m, &mut rng), format!("random start {r}")),
             };
-            let (cost, perm) =
-                anneal_model(&mut model, &start, per_run, &schedule, objective, &mut rng);
+            let mut curve = Vec::new();
+            let (cost, perm) = anneal_model(
+                &mut model, &start, per_run, &schedule, objective, &mut rng, &mut curve,
+            );
+            curves.push((from.clone(), curve));
             keep(cost, perm, format!("annealed from {from}"));
         }
-        best.expect("the identity is always a candidate")
+        let mut best = best.expect("the identity is always a candidate");
+        best.curves = curves;
+        best
     }
 }

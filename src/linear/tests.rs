@@ -270,6 +270,23 @@ fn optimize_is_deterministic_for_a_seed() {
     assert_eq!(e.permute(&perm).unwrap().cost(), cost);
 }
 
+/// The curves of `optimize_for` (Fig. 8): one per restart, a cost before the first move and
+/// after every temperature step and at the end, never below the best found; the identity run
+/// starts at 20.
+#[test]
+fn optimize_records_one_curve_per_restart() {
+    let e = runge_kutta_cars(5);
+    let found = e.optimize_for(Objective::Plain, 1, 8_000);
+    assert_eq!(found.curves.len(), RESTARTS);
+    let per_step = Schedule::default().moves_per_step;
+    for (from, costs) in &found.curves {
+        assert_eq!(costs.len(), 8_000 / RESTARTS / per_step + 1, "{from}");
+        assert!(costs.iter().all(|&c| c >= found.cost), "{from}: {costs:?}");
+    }
+    assert_eq!(found.curves[0].0, "identity");
+    assert_eq!(found.curves[0].1[0], 20);
+}
+
 /// §1.7, Runge-Kutta (Fig. 2): 20 -> 14 per set, found by annealing; 90 operations per set.
 #[test]
 fn runge_kutta_20_to_14() {

@@ -410,6 +410,53 @@ test("NMF factorises images on the page beside float64, draws its parts and take
   }
 });
 
+test("the seed 001 section optimises an example, checks it in float64, autotunes and drives the cars", async () => {
+  for (const backend of ["webgpu", "webgl2"]) {
+    const { page, problems } = await open(`?backend=${backend}`);
+    await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+    await page.selectOption("#linear-example", "rk-cars");
+    await page.fill("#linear-moves", "40000");
+    await page.click("#linear-form button[type=submit]");
+    await page.waitForSelector("#linear-summary", { timeout: 120_000 });
+    const summary = await page.$eval("#linear-summary", (p) => ({ ...p.dataset, text: p.textContent }));
+    assert.equal(summary.before, "20", `${backend}: ${summary.text}`);
+    assert.equal(summary.after, "14", `${backend}: ${summary.text}`);
+    assert.equal(summary.withinBound, "true", `${backend}: ${summary.text}`);
+    assert.match(summary.text, /cost 20 → 14 .*the winner: annealed from/);
+    // Both matrices drawn, with their text alternatives; the curves and the shader shown.
+    for (const id of ["linear-before", "linear-after"]) {
+      const c = await page.$eval(`#${id}`, (el) => ({ w: el.width, cost: el.dataset.cost, nz: el.dataset.nonzeros, label: el.getAttribute("aria-label"), caption: el.nextElementSibling.textContent }));
+      assert.ok(c.w > 100, `${id} drawn`);
+      assert.equal(c.nz, "50");
+      assert.match(c.label, /20 × 20, 50 non-zeros/);
+      assert.equal(c.caption, c.label);
+    }
+    assert.match(await page.getAttribute("#linear-curve", "aria-label"), /8 annealing runs/);
+    assert.match(await page.textContent("#linear-shader"), backend === "webgpu" ? /fn |textureLoad/ : /#version 300 es/);
+    assert.match(await page.textContent("#linear-cars-costs"), /costs 20 four-wide instructions in the natural order and 14 in the optimised one.*80 → 56/);
+    // The cars animate from the GPU state: the frame counter advances.
+    await page.waitForFunction(() => Number(document.getElementById("linear-cars").dataset.frame) >= 5, null, { timeout: 60_000 });
+    const frame = Number(await page.getAttribute("#linear-cars", "data-frame"));
+    await page.waitForFunction((f) => Number(document.getElementById("linear-cars").dataset.frame) > f, frame, { timeout: 60_000 });
+    assert.match(await page.textContent("#linear-cars-stats"), /^frame \d+ \(optimised order\): car 1 bounce /);
+    // The autotune fills its table (natural, optimised, red-black, slabs) and keeps one.
+    await page.click("#linear-autotune");
+    await page.waitForSelector("#linear-tune-table", { timeout: 120_000 });
+    const orders = await page.$$eval("#linear-tune-table tr[data-order]", (trs) => trs.map((tr) => [tr.dataset.order, Number(tr.cells[2].textContent)]));
+    assert.ok(orders.length >= 3 && orders.length <= 4, JSON.stringify(orders));
+    assert.equal(orders[0][0], "natural");
+    assert.ok(orders.every(([, ms]) => ms > 0), JSON.stringify(orders));
+    assert.equal(await page.locator("#linear-tune-table tr.best").count(), 1);
+    assert.match(await page.textContent("#linear-tune-verdict"), /^The fastest here is .+, kept: .*(packing pays|packing does not pay)/);
+    // Another example: the 2D S block in the paper's order, 6 -> 4, within the bound.
+    await page.selectOption("#linear-example", "poisson-2d-s");
+    await page.click("#linear-form button[type=submit]");
+    await page.waitForSelector("#linear-summary[data-before='6'][data-after='4'][data-within-bound='true']", { timeout: 60_000 });
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
+
 test("when the GPU goes away, the page says so, brings it back and runs again what it showed", async () => {
   for (const backend of ["webgpu", "webgl2"]) {
     const { page, problems } = await open(`?backend=${backend}`);
