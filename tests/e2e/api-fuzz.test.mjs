@@ -50,7 +50,8 @@ async function fuzz({ backend, seed, calls }) {
     ["matmul operand", () => gpu[pick(["matmul", "matmulFast", "matmulTeaching", "trMul", "mulTr", "add", "sub", "componentMul"])](m22(), anyBadMatrix())],
     ["matmulPasses perPass", () => gpu.matmulPasses(m22(), m22(), { perPass: pick(counts.filter((c) => c !== "x")) })],
     ["add shapes", () => gpu[pick(["add", "sub", "componentMul"])](m23(), m22())],
-    ["scale factor", () => gpu[pick(["scale", "maxScalar"])](m22(), pick(["x", {}, undefined, []]))],
+    // ([] is JavaScript's 0, and "2" its 2: not bad.)
+    ["scale factor", () => gpu[pick(["scale", "maxScalar"])](m22(), pick(["x", {}, undefined, NaN, Infinity]))],
     ["square shape", () => gpu[pick(["square", "squareFast", "squareTeaching"])](m23())],
     ["mulVec shapes", () => gpu[pick(["mulVec", "mulVecBlocked", "mulVecNaive"])](m22(), m23())],
     ["map expression", () => gpu.map(pick(["a +", "foo(a)", "", "a * (b", "g + 1", "1 +* 2", "a".repeat(5000) + "(", "sin()"]), [m22(), m22()])],
@@ -80,6 +81,19 @@ async function fuzz({ backend, seed, calls }) {
     ["wall push", () => wall.push(pick(reals), 0.5, 1)],
     ["wall orbit", () => wall.orbit(pick(reals), 0, 1)],
     ["wall of gpu", () => gpu.wall(1, pick([0, -1, 0.5, 101, NaN]))],
+    ["create keepCopies", () => texla.Gpgpu.create(backend, { keepCopies: pick([0, 1, "yes", {}, null]) })],
+    ["create tileLimit", () => texla.Gpgpu.create(backend, { tileLimit: pick([0, -4, 6, 2.5, NaN, 2 ** 31, "x"]) })],
+    ["cgPoisson2d", () => gpu.cgPoisson2d(pick([...notMatrix, freed()]), {})],
+    ["cgPoisson2d options", () => gpu.cgPoisson2d(m22(), { [pick(["tol", "maxIter", "x0"])]: pick([...tolerances, m23()]) })],
+    ["linear fromDense", () => texla.LinearExpr.fromDense(pick([new Float64Array(5), new Float64Array([1, NaN, 0, 1]), new Float64Array([Infinity, 0, 0, 1]), null, "x"]), pick([2, 0, -1, 0.5, NaN, 5000]))],
+    ["linear b", () => texla.LinearExpr.fromDense(new Float64Array([1, 2, 3, 4]), 2, pick([new Float64Array(3), new Float64Array([NaN, 1]), "x"]))],
+    ["linear permute", () => texla.LinearExpr.example("rk-cars").permute(pick([[0, 0], new Uint32Array(19), [...Array(20).keys()].map((i) => i + 1), "x", null]))],
+    ["linear optimize", () => texla.LinearExpr.example("poisson-2d-s").optimize({ [pick(["seed", "moves"])]: pick([-1, 0.5, NaN, 2 ** 40, "x"]) })],
+    ["linear example", () => texla.LinearExpr.example(pick(["", "nonsense", "RK-CARS"]))],
+    ["linear shader", () => texla.LinearExpr.example("poisson-2d-s").shader(pick(["hlsl", "", "WGSL "]))],
+    ["linear x", () => gpu.linear(texla.LinearExpr.example("poisson-2d-s"), pick([m22(), m23(), v2(), freed()]))],
+    ["uploadFloat64", () => gpu.uploadFloat64(pick([new Float64Array(5), new Float64Array([1, NaN, 2, 3]), new Float32Array(6), null, "x"]), 2, pick([3, 2, 0, NaN]))],
+    ["float-float mixed", () => gpu[pick(["matmul", "add", "sub", "dot", "mulVec"])](gpu.uploadFloat64(new Float64Array([1, 2, 3, 4]), 2, 2), m22())],
   ];
   const problems = [];
   const seen = new Set();
