@@ -13,6 +13,7 @@ import { explore, OPERATIONS } from "./explorer.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
 import { MATVEC_SIZES } from "./bench.js";
 import { runSolver } from "./solvers.js";
+import { floatFloatLesson } from "./float-float.js";
 import { runBench } from "./bench-tables.js";
 import { number, whole, positive } from "./fields.js";
 
@@ -168,6 +169,10 @@ async function start() {
     e.preventDefault();
     shown("accuracy", () => runAccuracy(texla));
   });
+  $("ff-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    shown("float-float", () => runFloatFloat(texla));
+  });
   $("bench-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const [kind, sizes] = [$("bench-kind").value, $("bench-sizes").value];
@@ -223,6 +228,21 @@ async function runAccuracy(texla) {
     const flagged = rows.filter((r) => r.flagged).length;
     $("accuracy-status").textContent = `${rows.length} rows on ${gpu.backend}; ${flagged} flagged.`;
     $("accuracy").dataset.done = "true";
+  });
+}
+
+async function runFloatFloat(texla) {
+  const out = $("ff-result");
+  const status = $("ff-status");
+  await guarded(out, async () => {
+    out.replaceChildren();
+    delete out.dataset.done;
+    try {
+      await floatFloatLesson(gpu, texla, out, (what) => (status.textContent = `running ${what}…`));
+      out.dataset.done = "true";
+    } finally {
+      status.textContent = out.dataset.done ? `done on ${gpu.backend}.` : "";
+    }
   });
 }
 

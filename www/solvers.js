@@ -1,5 +1,6 @@
 // The page's solver section: reads its form, solves on the GPU and in float64 (reference/solvers.js)
-// side by side, and shows the convergence plot, errors and timings.
+// side by side, and shows the convergence plot, errors and timings. CG on a dense matrix also
+// runs in float-float (about 48 bits: gpu.uploadFloat64), a third column and a third curve.
 
 import { cg64, jacobi64, lcp64, complementarity64, relativeResidual64, laplacian64 } from "./reference/solvers.js";
 import { number, whole, positive } from "./fields.js";
@@ -78,6 +79,8 @@ export async function runSolver(gpu, texla, guarded) {
     const t1 = performance.now();
     const x = await result.x.read();
     result.x.free();
+    // CG on a dense matrix runs again in float-float, on float64 copies of the same A and b.
+    const ff = kind.startsWith("cg") && !free ? await cgFloatFloat(gpu, p, { tol, maxIter, signal: controller.signal }, out) : null;
     out.innerHTML = `<div class="status">JavaScript float64…</div>`;
     await new Promise((r) => setTimeout(r, 0));
     const a64 = free ? laplacian64(n) : Float64Array.from(p.a);
@@ -97,21 +100,34 @@ export async function runSolver(gpu, texla, guarded) {
     const trueResidual = kind === "lcp" ? complementarity64(a64, b64, x64, N) : relativeResidual64(a64, b64, x64, N);
     const its = result.iterations || 1;
     const measure = kind === "lcp" ? "max |min(x, Ax + b)|" : "|b − Ax| / |b|";
-    out.innerHTML = `<div class="summary" id="solver-summary" data-gpu-error="${gpuErr}" data-js-error="${jsErr}" data-iterations="${result.iterations}">
+    const e2 = (v) => v.toExponential(2);
+    // The float-float column's cells, or nothing when float-float did not run.
+    const ffCell = (id, text, tag = "td") => (ff ? `<${tag}${id ? ` id="${id}"` : ""}>${text()}</${tag}>` : "");
+    let ffTrue;
+    let ffErr;
+    if (ff) {
+      ffTrue = relativeResidual64(a64, b64, ff.x, N);
+      ffErr = err(ff.x);
+    }
+    const ffData = ff ? ` data-ff-true-residual="${ffTrue}" data-ff-error="${ffErr}" data-ff-iterations="${ff.iterations}"` : "";
+    const ffIts = ff?.iterations || 1;
+    out.innerHTML = `<div class="summary" id="solver-summary" data-gpu-error="${gpuErr}" data-js-error="${jsErr}" data-iterations="${result.iterations}"${ffData}>
       <table class="numbers">
-        <tr><th></th><th>GPU float32 (${gpu.backend}${solver === "lcp-compute" ? ", one compute dispatch per run" : ""})</th><th>JavaScript float64</th></tr>
-        <tr><th>order n</th><td>${N}${free ? ` (a ${n} × ${n} grid, its matrix applied as a stencil)` : ""}</td><td>${N}</td></tr>
-        <tr><th>iterations</th><td>${result.iterations}${kind === "lcp" ? "" : result.converged ? " (converged)" : " (not converged)"}</td><td>${ref.iterations}</td></tr>
-        <tr><th>final ${measure}</th><td>${gpuResiduals.at(-1)?.toExponential(2)}</td><td>${ref.residuals.at(-1).toExponential(2)}</td></tr>
-        <tr><th>the same for the GPU's x, in float64</th><td id="solver-true-residual">${trueResidual.toExponential(2)}</td><td>–</td></tr>
-        <tr><th>max |x − x*| / max |x*|</th><td>${gpuErr.toExponential(2)}</td><td>${jsErr.toExponential(2)}</td></tr>
-        <tr><th>time per iteration</th><td>${((t1 - t0) / its).toFixed(3)} ms</td><td>${((t3 - t2) / (ref.iterations || 1)).toFixed(3)} ms</td></tr>
-        <tr><th>GPU passes, read-backs</th><td>${passes} passes, ${readbacks} read-backs (${(passes / its).toFixed(1)} and ${(readbacks / its).toFixed(1)} per iteration)</td><td>–</td></tr>
+        <tr><th></th><th>GPU float32 (${gpu.backend}${solver === "lcp-compute" ? ", one compute dispatch per run" : ""})</th>${ffCell("", () => `GPU float-float (${gpu.backend}, unfused)`, "th")}<th>JavaScript float64</th></tr>
+        <tr><th>order n</th><td>${N}${free ? ` (a ${n} × ${n} grid, its matrix applied as a stencil)` : ""}</td>${ffCell("", () => N)}<td>${N}</td></tr>
+        <tr><th>iterations</th><td>${result.iterations}${kind === "lcp" ? "" : result.converged ? " (converged)" : " (not converged)"}</td>${ffCell("", () => `${ff.iterations}${ff.converged ? " (converged)" : " (not converged)"}`)}<td>${ref.iterations}</td></tr>
+        <tr><th>final ${measure}</th><td>${gpuResiduals.at(-1)?.toExponential(2)}</td>${ffCell("", () => e2(ff.residuals.at(-1)))}<td>${ref.residuals.at(-1).toExponential(2)}</td></tr>
+        <tr><th>the same for the GPU's x, in float64</th><td id="solver-true-residual">${trueResidual.toExponential(2)}</td>${ffCell("solver-ff-true-residual", () => e2(ffTrue))}<td>–</td></tr>
+        <tr><th>max |x − x*| / max |x*|</th><td>${gpuErr.toExponential(2)}</td>${ffCell("", () => e2(ffErr))}<td>${jsErr.toExponential(2)}</td></tr>
+        <tr><th>time per iteration</th><td>${((t1 - t0) / its).toFixed(3)} ms</td>${ffCell("", () => `${(ff.ms / ffIts).toFixed(3)} ms`)}<td>${((t3 - t2) / (ref.iterations || 1)).toFixed(3)} ms</td></tr>
+        <tr><th>GPU passes, read-backs</th><td>${passes} passes, ${readbacks} read-backs (${(passes / its).toFixed(1)} and ${(readbacks / its).toFixed(1)} per iteration)</td>${ffCell("", () => `${ff.passes} passes, ${ff.readbacks} read-backs`)}<td>–</td></tr>
       </table>
       <p>${stop === null ? "The float32 residual was still falling at the last iteration." : `float32 stops improving at iteration ${stop * step} (residual ${gpuResiduals[stop].toExponential(2)}); float64 goes on to ${ref.residuals.at(-1).toExponential(2)}.`}</p>
+      ${ff ? `<p id="solver-ff-note">The float32 x stops at a true residual of ${e2(trueResidual)} after ${result.iterations} iterations, however far its own recurrence goes (${e2(gpuResiduals.at(-1))}); the float-float x reaches ${e2(ffTrue)} in ${ff.iterations}.</p>` : ""}
     </div>`;
     plotResiduals($("solver-plot"), [
       { label: `GPU float32 ${measure}`, color: "#d1495b", values: gpuResiduals, step },
+      ...(ff ? [{ label: "GPU float-float", color: "#edae49", values: ff.residuals, step: 1 }] : []),
       { label: "JavaScript float64", color: "#00798c", values: ref.residuals, step },
     ], measure);
     bar.value = 1;
@@ -119,9 +135,36 @@ export async function runSolver(gpu, texla, guarded) {
   cancel.disabled = true;
 }
 
+/**
+ * CG in float-float on float64 copies of problem `p`'s A and b (unfused: float-float CG has no
+ * fused update). Resolves to {x (Float64Array), residuals, iterations, converged, passes,
+ * readbacks, ms}.
+ */
+async function cgFloatFloat(gpu, p, { tol, maxIter, signal }, out) {
+  const A = gpu.uploadFloat64(Float64Array.from(p.a), p.n, p.n);
+  const B = gpu.uploadFloat64(Float64Array.from(p.b), p.n, 1);
+  const onProgress = (it, of, res) => {
+    out.innerHTML = `<div class="status">GPU float-float: iteration ${it} of at most ${of}${res === null ? "" : `, residual ${res.toExponential(2)}`}</div>`;
+  };
+  try {
+    await gpu.finish();
+    const t0 = performance.now();
+    const r = await gpu.cg(A, B, { tol, maxIter, onProgress, signal });
+    const ms = performance.now() - t0;
+    if (signal.aborted) throw new Error("cancelled");
+    const x = await r.x.read();
+    r.x.free();
+    return { ...r, x, residuals: [...r.residuals], ms };
+  } finally {
+    A.free();
+    B.free();
+  }
+}
+
 /** Draws residual histories on a log scale: [{label, color, values, step}] (step: iterations per value). */
 export function plotResiduals(canvas, series, yLabel) {
   const ctx = canvas.getContext("2d");
+  canvas.dataset.series = series.map((s) => s.label).join("; ");
   const w = (canvas.width = 640);
   const h = (canvas.height = 320);
   const pad = { l: 60, r: 10, t: 10, b: 34 };
