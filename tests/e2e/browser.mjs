@@ -74,3 +74,17 @@ export async function onEachBackend(fn, arg = {}, backends = ["webgpu", "webgl2"
   }
   return out;
 }
+
+/** Opens `server`'s page with `query` in `browser`, collecting console errors, failed and
+ * off-origin requests, and violations of the page's Content-Security-Policy into `problems`. */
+export async function openPage(browser, server, query) {
+  const page = await browser.newPage();
+  const problems = [];
+  await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
+  page.on("request", (r) => !r.url().startsWith(server.url) && !r.url().startsWith("data:") && problems.push(`off-origin request: ${r.url()}`));
+  await page.goto(`${server.url}${query}`);
+  return { page, problems };
+}

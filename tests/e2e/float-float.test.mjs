@@ -4,7 +4,7 @@
 // requests, as page.test.mjs's do.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serve, launch } from "./browser.mjs";
+import { serve, launch, openPage } from "./browser.mjs";
 
 let server;
 let browser;
@@ -17,19 +17,11 @@ after(async () => {
   server?.close();
 });
 
-/** Opens the page on `backend`, collecting console errors, failed and off-origin requests and
- * CSP violations, and waits for its first result. */
+/** Opens the page on `backend` (see browser.mjs's openPage) and waits for its first result. */
 async function open(backend) {
-  const page = await browser.newPage();
-  const problems = [];
-  await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
-  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
-  page.on("request", (r) => !r.url().startsWith(server.url) && !r.url().startsWith("data:") && problems.push(`off-origin request: ${r.url()}`));
-  await page.goto(`${server.url}?backend=${backend}`);
-  await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
-  return { page, problems };
+  const opened = await openPage(browser, server, `?backend=${backend}`);
+  await opened.page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+  return opened;
 }
 
 for (const backend of ["webgpu", "webgl2"]) {

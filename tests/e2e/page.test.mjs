@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { serve, launch } from "./browser.mjs";
+import { serve, launch, openPage } from "./browser.mjs";
 
 let server;
 let browser;
@@ -15,19 +15,8 @@ after(async () => {
   server?.close();
 });
 
-/** Opens the page with `query`, collecting console errors, failed and off-origin requests, and
- * violations of the page's Content-Security-Policy. */
-async function open(query, inBrowser = browser) {
-  const page = await inBrowser.newPage();
-  const problems = [];
-  await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
-  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
-  page.on("request", (r) => !r.url().startsWith(server.url) && !r.url().startsWith("data:") && problems.push(`off-origin request: ${r.url()}`));
-  await page.goto(`${server.url}${query}`);
-  return { page, problems };
-}
+/** Opens the page with `query` (see browser.mjs's openPage). */
+const open = (query, inBrowser = browser) => openPage(inBrowser, server, query);
 
 for (const backend of ["webgpu", "webgl2"]) {
   test(`the page squares a matrix on ${backend} and shows it matches float64`, async () => {
