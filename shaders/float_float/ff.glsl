@@ -14,10 +14,15 @@ struct Ff {
 };
 
 // Knuth's two-sum: s = fl(a + b) and its error e, in 6 operations without a branch.
+// x times a 1 from a uniform, hidden from a compiler's algebra (see ff.wgsl's ff_opaque).
+vec4 ff_opaque(vec4 x) {
+    return x * (1.0 + float(min(out_rows(), 0)));
+}
+
 Ff ff_two_sum(vec4 a, vec4 b) {
-    vec4 s = a + b;
-    vec4 bb = s - a;
-    vec4 e = (a - (s - bb)) + (b - bb);
+    vec4 s = ff_opaque(a + b);
+    vec4 bb = ff_opaque(s - a);
+    vec4 e = ff_opaque(a - ff_opaque(s - bb)) + ff_opaque(b - bb);
     return Ff(s, e);
 }
 
@@ -29,8 +34,9 @@ vec4 ff_hi12(vec4 a) {
 // Dekker's two-product: p = fl(a * b) and its exact error, from the 12-bit halves of a and b
 // (ah * bh, ah * bl, al * bh and al * bl are all exact; so is each partial sum, by Dekker's
 // proof, as long as nothing overflows or underflows).
+// (p opaque: a contracting compiler cannot fuse it into the add that takes it; see ff.wgsl.)
 Ff ff_two_prod(vec4 a, vec4 b) {
-    vec4 p = a * b;
+    vec4 p = ff_opaque(a * b);
     vec4 ah = ff_hi12(a);
     vec4 al = a - ah;
     vec4 bh = ff_hi12(b);

@@ -17,11 +17,26 @@ struct Ff {
     lo: vec4<f32>,
 }
 
-// Knuth's two-sum: s = fl(a + b) and its error e, in 6 operations without a branch.
+// 1, from a uniform (out_rows() >= 1), so that no compiler knows it.
+fn ff_one() -> f32 {
+    return 1.0 + f32(min(out_rows(), 0));
+}
+
+// x, hidden from the compiler's algebra: times a 1 it cannot know. A compiler that simplifies
+// or reassociates floating-point expressions (NVIDIA's Vulkan driver does, as the H100 showed:
+// float-float results equal to float32's to the last bit) would rewrite (a + b) - a as b and
+// lose every error term; it cannot see through an opaque factor. Fusing x * 1 into an add is
+// harmless: it rounds once, as the add alone does.
+fn ff_opaque(x: vec4<f32>) -> vec4<f32> {
+    return x * ff_one();
+}
+
+// Knuth's two-sum: s = fl(a + b) and its error e, in 6 operations without a branch, each
+// intermediate opaque (ff_opaque).
 fn ff_two_sum(a: vec4<f32>, b: vec4<f32>) -> Ff {
-    let s = a + b;
-    let bb = s - a;
-    let e = (a - (s - bb)) + (b - bb);
+    let s = ff_opaque(a + b);
+    let bb = ff_opaque(s - a);
+    let e = ff_opaque(a - ff_opaque(s - bb)) + ff_opaque(b - bb);
     return Ff(s, e);
 }
 
@@ -44,8 +59,14 @@ fn ff_hi12(a: vec4<f32>) -> vec4<f32> {
 // the error is fma(a, b, -p). Otherwise Dekker's: a = ah + al and b = bh + bl with halves of at
 // most 12 significant bits, so ah * bh, ah * bl, al * bh and al * bl are all exact, and so is
 // each partial sum below (Dekker's proof).
+//
+// p is rounded on its own, then multiplied by a 1 the compiler cannot know (it comes from a
+// uniform): otherwise a compiler that contracts (NVIDIA's Vulkan driver does) fuses p into the
+// add that consumes it, fma(a, b, c) instead of fl(p) + c, and the two-sum after it loses its
+// error term (measured on the H100: float-float products at float32's 1e-7). Fusing p * one
+// with that add is harmless: fl(p) * 1 + c rounds once, as fl(p) + c does.
 fn ff_two_prod(a: vec4<f32>, b: vec4<f32>) -> Ff {
-    let p = a * b;
+    let p = ff_opaque(a * b);
     if (ff_fma_fused()) {
         return Ff(p, fma(a, b, -p));
     }
