@@ -12,6 +12,9 @@
 #   bash .dawn/bench/run-h100.sh --figures [native_bench options...]   (seed 000's Figure 3 and seed
 #       003's A x at every order: native_bench --figure3 --mulvec-sweep, then bench_cublas.py beside
 #       its records; no node, no Dawn; estimated 3 minutes)
+#   bash .dawn/bench/run-h100.sh --float-float [native_bench options...]   (float-float against
+#       float32 natively: products n = 256..2048, A x n = 1024..8192, dot of 2^20; native_bench
+#       --float-float, its table in native-float-float.log; no node, no Dawn, no PyTorch)
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
@@ -39,7 +42,7 @@ elif ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
 fi
 [ -n "${DAWN_NO_GL:-}" ] || ldconfig -p | grep 'libvulkan.so.1 ' || { echo "no libvulkan.so.1: carry .gl"; exit 1; }
 rm -rf "$work/bench" && mkdir -p "$work/bench"
-if [ "${1:-}" != "--figures" ]; then   # --figures needs neither node nor Dawn
+if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--float-float" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
   cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,package.json} "$work/bench/"
@@ -84,6 +87,17 @@ if [ "${1:-}" = "--figures" ]; then
   python3 "$dawn/bench/bench_cublas.py" --figure3 --texla "$out/native-figure3.json" --out "$out" 2>&1 | tee "$out/torch-figure3.log"
   python3 "$dawn/bench/bench_cublas.py" --sgemv-sweep --texla "$out/native-mulvec-sweep.json" --out "$out" 2>&1 | tee "$out/torch-sgemv-sweep.log"
   echo "== figures done in $(($(date +%s) - t1)) s"
+  sleep 1   # let tee finish the log
+  exit 0
+fi
+if [ "${1:-}" = "--float-float" ]; then
+  # Float-float against float32 natively (native_bench --float-float): the remaining options go to
+  # native_bench (say --ff-sizes 256,512 --batches 9).
+  shift
+  [ -f "$dawn/native/native_bench.xz" ] || { echo "no native_bench packed: build it, then pack.sh"; exit 1; }
+  t1=$(date +%s)
+  native native-float-float.log --float-float "$@"
+  echo "== float-float done in $(($(date +%s) - t1)) s"
   sleep 1   # let tee finish the log
   exit 0
 fi

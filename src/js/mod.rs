@@ -11,6 +11,7 @@ mod gpu_matrix;
 mod linear;
 mod nmf;
 mod options;
+mod refine;
 mod solve;
 mod wall;
 
@@ -63,6 +64,17 @@ export interface LcpComputeOptions { omega?: number; iterations?: number; x0?: G
  * where `cg` was given float-float A and b from `uploadFloat64`). */
 export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;
   converged: boolean; passes: number; readbacks: number; }
+/** Options of `Gpgpu.refine` (float-float A and b): the float32 solver of the corrections,
+ * the outer tolerance (float-float relative residual, default 1e-10), each inner solve's
+ * relative tolerance (default 1e-4), outer steps at most (20) and inner iterations per step
+ * (1000). */
+export interface RefineOptions { solver?: "cg" | "jacobi"; tol?: number; innerTol?: number;
+  maxOuter?: number; maxInner?: number;
+  onProgress?: (outer: number, maxOuter: number, residual: number | null) => void; signal?: AbortSignal; }
+/** What `Gpgpu.refine` resolves to: a SolveResult (x float-float, iterations = outer steps)
+ * plus the outer steps, the inner iterations in all and per outer step. */
+export interface RefineResult extends SolveResult { outer: number; inner: number;
+  innerPerOuter: Float64Array; }
 /** Options of `Gpgpu.nmf`. */
 export interface NmfOptions { iterations?: number; rule?: "euclidean" | "divergence";
   order?: "alternating" | "simultaneous"; normalize?: boolean; u0?: GpuMatrix; v0?: GpuMatrix;

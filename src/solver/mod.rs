@@ -1,6 +1,7 @@
 //! Iterative solvers on the GPU, built only from the [`Gpu`](crate::gpu::Gpu)
 //! operations: conjugate gradients (float32, and float-float in [`cg_float_float`]), Jacobi's
-//! method, projected Jacobi for the LCP and for the wall's contact LCP with friction.
+//! method, iterative refinement (float-float residuals, float32 corrections: [`refine`]),
+//! projected Jacobi for the LCP and for the wall's contact LCP with friction.
 
 mod cg;
 mod cg_float_float;
@@ -8,6 +9,7 @@ mod contact;
 mod jacobi;
 mod lcp;
 mod lcp_compute;
+mod refine;
 mod solution;
 
 pub use cg::{cg, cg_poisson_2d, CgOptions};
@@ -19,5 +21,6 @@ pub use contact::{
 pub use jacobi::{jacobi, JacobiOptions};
 pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};
 pub use lcp_compute::{lcp_jacobi_blocks, LCP_DEFAULT_WORKGROUPS, MAX_KERNEL_ITERATIONS};
+pub use refine::{refine, InnerSolver, RefineOptions, Refinement};
 pub(crate) use solution::{check_omega, check_vectors};
 pub use solution::{Observer, Progress, Solution};

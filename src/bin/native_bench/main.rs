@@ -18,9 +18,12 @@
 //! The seeds' figures (only these run when one is named; README, "Native benchmark"):
 //! `--instructions` (seed 004's Table 5 instruction counts, no GPU; `instructions.rs`),
 //! `--figure3` (seed 000's Figure 3 at n = 1000; `figure3.rs`) and `--mulvec-sweep` (seed 003's
-//! A x at orders 16 to 12800; `mulvec_sweep.rs`), each writing a JSON record into `--out DIR`.
+//! A x at orders 16 to 12800; `mulvec_sweep.rs`), each writing a JSON record into `--out DIR`,
+//! and `--float-float` (float-float against float32: products, A x and dot; `float_float.rs`,
+//! sizes by `--ff-sizes 256,512`, `--ff-mv-sizes 1024`, `--ff-dot-n 1048576`; prints a table).
 
 mod figure3;
+mod float_float;
 mod instructions;
 mod mulvec_sweep;
 mod nmf;
@@ -66,12 +69,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Seconds per run of `op`: one run to build its pipeline, one timed run to size the batches
 /// (about 50 ms each, at most `per_batch` runs), then `batches` batches of back-to-back runs
 /// between waits for the GPU; the median batch. Returns the last result too, for checking.
-fn time<F: FnMut() -> Result<Matrix>>(
+fn time<T, F: FnMut() -> Result<T>>(
     gpu: &Gpu,
     batches: usize,
     per_batch: usize,
     mut op: F,
-) -> Result<(f64, Matrix)> {
+) -> Result<(f64, T)> {
     op()?;
     block_on(gpu.finish())?;
     let t0 = Instant::now();
@@ -581,7 +584,7 @@ fn main() {
             eprintln!("instruction counts failed: {e}");
             std::process::exit(1);
         }
-        if !(o.figure3 || o.mulvec_sweep) {
+        if !(o.figure3 || o.mulvec_sweep || o.float_float) {
             return;
         }
     }
@@ -605,6 +608,9 @@ fn main() {
             }
             if o.mulvec_sweep {
                 mulvec_sweep::sweep(&gpu, &o)?;
+            }
+            if o.float_float {
+                float_float::float_float(&gpu, &o)?;
             }
             return Ok(());
         }

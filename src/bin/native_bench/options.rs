@@ -35,6 +35,14 @@ pub struct Options {
     pub sweep_max: usize,
     /// `--sweep-dense-max`: the sweep takes every order up to this one (2048), windows above.
     pub sweep_dense_max: usize,
+    /// `--float-float`: float-float against float32 (`float_float.rs`).
+    pub float_float: bool,
+    /// `--ff-sizes`: orders of its products (256, 512, 1024, 2048).
+    pub ff_sizes: Vec<usize>,
+    /// `--ff-mv-sizes`: orders of its A x (1024, 4096, 8192).
+    pub ff_mv_sizes: Vec<usize>,
+    /// `--ff-dot-n`: elements of its dot product (2^20).
+    pub ff_dot_n: usize,
     /// `--out`: the folder the figures' JSON records go to.
     pub out: String,
 }
@@ -42,7 +50,7 @@ pub struct Options {
 impl Options {
     /// Whether only the figures' modes run (any of them named on the command line).
     pub fn figures_only(&self) -> bool {
-        self.instructions || self.figure3 || self.mulvec_sweep
+        self.instructions || self.figure3 || self.mulvec_sweep || self.float_float
     }
 }
 
@@ -65,6 +73,10 @@ pub fn options() -> Options {
         mulvec_sweep: false,
         sweep_max: 12800,
         sweep_dense_max: 2048,
+        float_float: false,
+        ff_sizes: vec![256, 512, 1024, 2048],
+        ff_mv_sizes: vec![1024, 4096, 8192],
+        ff_dot_n: 1 << 20,
         out: ".".into(),
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -72,6 +84,13 @@ pub fn options() -> Options {
     while i < args.len() {
         let value = |i: usize| args.get(i + 1).cloned().unwrap_or_default();
         let number = |i: usize, default: usize| value(i).parse().unwrap_or(default);
+        let list = |i: usize| -> Vec<usize> {
+            value(i)
+                .split(',')
+                .filter_map(|s| s.parse().ok())
+                .filter(|&n| n > 0)
+                .collect()
+        };
         match args[i].as_str() {
             "--sizes" => {
                 o.sizes = value(i).split(',').filter_map(|s| s.parse().ok()).collect();
@@ -105,6 +124,18 @@ pub fn options() -> Options {
                 o.sweep_dense_max = number(i, 2048).max(16);
                 i += 1;
             }
+            "--ff-sizes" => {
+                o.ff_sizes = list(i);
+                i += 1;
+            }
+            "--ff-mv-sizes" => {
+                o.ff_mv_sizes = list(i);
+                i += 1;
+            }
+            "--ff-dot-n" => {
+                o.ff_dot_n = number(i, 1 << 20).max(1);
+                i += 1;
+            }
             "--out" => {
                 o.out = value(i);
                 i += 1;
@@ -117,6 +148,7 @@ pub fn options() -> Options {
             "--instructions" => o.instructions = true,
             "--figure3" => o.figure3 = true,
             "--mulvec-sweep" => o.mulvec_sweep = true,
+            "--float-float" => o.float_float = true,
             other => eprintln!("ignoring unknown option {other}"),
         }
         i += 1;
