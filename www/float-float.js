@@ -136,10 +136,14 @@ export async function floatFloatLesson(gpu, texla, out, progress = () => {}) {
     reassociates would simplify (a − (s − bb)) + (b − bb) to 0, one that contracts a · 4097 − a
     into an fma breaks Veltkamp's usual split, and an fma that rounds twice (WGSL allows it, and
     SwiftShader's does) gives fma(a, b, −p) = 0: float-float would silently become float32. WGSL
-    and GLSL ES have no fast-math to reassociate; texla splits factors by masking their bits,
-    which nothing can contract, takes WGSL's fma only where a run-time check (4097 × 4097 through
-    a uniform, so it cannot be folded) finds it rounds once, Dekker's product otherwise, and
-    <code>tests/float_float.rs</code> checks exact integer products up to 2^48 on both backends.</p>
+    and GLSL ES have no <code>precise</code>, and NVIDIA's driver did simplify them on the H100
+    (float-float came out equal to float32 there), so texla hides every two-sum intermediate and
+    the product p from the compiler's algebra (<code>ff_opaque</code>: times a 1 read from a
+    uniform), splits factors by masking their bits, which nothing can contract, takes WGSL's fma
+    only where a run-time check (4097 × 4097 through a uniform, so it cannot be folded) finds it
+    rounds once, Dekker's product otherwise, and <code>tests/float_float.rs</code> checks exact
+    integer products up to 2^48 on both backends. On the H100 the dot is exact with this; the
+    products still lose one float32 rounding there (see the README).</p>
   </div>`;
   out.querySelector("#ff-source").textContent = source;
 }
