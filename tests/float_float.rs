@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{device, keep_going};
+use common::{device, keep_going, true_residual};
 use texla::backend::BackendKind;
 use texla::gpu::Gpu;
 use texla::problems::poisson_1d;
@@ -77,18 +77,6 @@ fn assert_within(what: &str, got: &[f64], exact: &[f64], bound: &[f64]) {
         worst = worst.max(err / b);
     }
     web_sys::console::log_1(&format!("{what}: worst error {worst:.2e} of the bound").into());
-}
-
-/// |b - A x| / |b| in float64 for a dense row-major A.
-fn true_residual(a: &[f64], b: &[f64], x: &[f64]) -> f64 {
-    let n = b.len();
-    let (mut r2, mut b2) = (0.0, 0.0);
-    for i in 0..n {
-        let ax: f64 = (0..n).map(|j| a[i * n + j] * x[j]).sum();
-        r2 += (b[i] - ax) * (b[i] - ax);
-        b2 += b[i] * b[i];
-    }
-    (r2 / b2).sqrt()
 }
 
 on_both_backends! {

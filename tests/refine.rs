@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{device, keep_going};
+use common::{device, keep_going, true_residual};
 use js_sys::{Float64Array, Object, Reflect};
 use texla::backend::BackendKind;
 use texla::gpu::{DdMatrix, Gpu};
@@ -21,18 +21,6 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// |b - A x| / |b| in float64.
-fn true_residual(a: &[f64], b: &[f64], x: &[f64]) -> f64 {
-    let n = b.len();
-    let (mut r2, mut b2) = (0.0, 0.0);
-    for i in 0..n {
-        let ax: f64 = (0..n).map(|j| a[i * n + j] * x[j]).sum();
-        r2 += (b[i] - ax) * (b[i] - ax);
-        b2 += b[i] * b[i];
-    }
-    (r2 / b2).sqrt()
-}
 
 /// The problem's A and b in float64, and uploaded as float-float.
 fn upload(gpu: &Gpu, p: &Problem) -> (Vec<f64>, Vec<f64>, DdMatrix, DdMatrix) {

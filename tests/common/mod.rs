@@ -68,3 +68,15 @@ pub async fn error_to(gpu: &Gpu, x: &Matrix, reference: &[f64]) -> f64 {
         )
         / scale
 }
+
+/// |b - A x| / |b| in float64 for a dense row-major A.
+pub fn true_residual(a: &[f64], b: &[f64], x: &[f64]) -> f64 {
+    let n = b.len();
+    let (mut r2, mut b2) = (0.0, 0.0);
+    for i in 0..n {
+        let ax: f64 = (0..n).map(|j| a[i * n + j] * x[j]).sum();
+        r2 += (b[i] - ax) * (b[i] - ax);
+        b2 += b[i] * b[i];
+    }
+    (r2 / b2).sqrt()
+}
