@@ -191,6 +191,16 @@ impl Gpgpu {
     }
 }
 
+/// CG's settings: `tol`, `maxIter` and `fused` (float32 and float-float CG alike).
+fn cg_settings(options: &JsValue) -> Result<solver::CgOptions, Error> {
+    let defaults = solver::CgOptions::default();
+    Ok(solver::CgOptions {
+        tol: option_number(options, "tol")?.unwrap_or(defaults.tol),
+        max_iter: option_count(options, "maxIter")?.unwrap_or(defaults.max_iter),
+        fused: option_bool(options, "fused"),
+    })
+}
+
 /// What follows a long run for the page: `options.onProgress(iteration, of, measure)` hears of
 /// each progress report, and `options.signal` (an AbortSignal) cancels the run once aborted.
 pub(super) fn observer(options: &JsValue) -> impl FnMut(solver::Progress) -> bool {
@@ -250,13 +260,8 @@ impl Gpgpu {
     fn cg_float_float(&self, a: gpu::DdMatrix, b: gpu::DdMatrix, options: JsValue) -> Promise {
         let device = self.device.clone();
         let wrap = self.wrap_float_float_fn();
-        let defaults = solver::CgOptions::default();
         let args = (|| {
-            let opts = solver::CgOptions {
-                tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
-                max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
-                fused: option_bool(&options, "fused"),
-            };
+            let opts = cg_settings(&options)?;
             Ok::<_, Error>((self.option_pair(&options, "x0")?, opts))
         })();
         future_to_promise(async move {
@@ -268,14 +273,9 @@ impl Gpgpu {
         })
     }
 
-    /// CG's options: `x0` (a GpuMatrix, if given), `tol`, `maxIter` and `fused`.
+    /// CG's options: `x0` (a GpuMatrix, if given) and [`cg_settings`].
     fn cg_options(&self, options: &JsValue) -> Result<(Option<Matrix>, solver::CgOptions), Error> {
-        let defaults = solver::CgOptions::default();
-        let opts = solver::CgOptions {
-            tol: option_number(options, "tol")?.unwrap_or(defaults.tol),
-            max_iter: option_count(options, "maxIter")?.unwrap_or(defaults.max_iter),
-            fused: option_bool(options, "fused"),
-        };
+        let opts = cg_settings(options)?;
         Ok((self.option_matrix(options, "x0")?, opts))
     }
 

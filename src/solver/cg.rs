@@ -78,15 +78,110 @@ async fn cg_with(
     options: CgOptions,
     observe: Observer<'_>,
 ) -> Result<Solution> {
+    let space = Float32 {
+        gpu,
+        apply,
+        fused: options.fused,
+    };
+    iterate(gpu, &space, b, x0, options, observe).await
+}
+
+/// What CG does with its vectors, so that ONE iteration ([`iterate`]) serves float32
+/// matrices ([`cg`], [`cg_poisson_2d`]) and float-float pairs ([`super::cg_float_float`]).
+pub(super) trait Vectors {
+    /// A vector: a matrix of b's shape.
+    type V: Clone;
+    /// `A p`.
+    fn apply(&self, p: &Self::V) -> Result<Self::V>;
+    /// `a . b`, read back.
+    async fn dot(&self, a: &Self::V, b: &Self::V) -> Result<f64>;
+    /// Zeros of `b`'s shape.
+    fn zeros_like(&self, b: &Self::V) -> Result<Self::V>;
+    /// `a - b`.
+    fn sub(&self, a: &Self::V, b: &Self::V) -> Result<Self::V>;
+    /// `a + c b`.
+    fn add_scaled(&self, a: &Self::V, b: &Self::V, c: f64) -> Result<Self::V>;
+    /// `(x + alpha p, r - alpha s)` in one pass, where these vectors fuse the update (else
+    /// `None`: a pass each).
+    fn fused_update(
+        &self,
+        _xprs: [&Self::V; 4],
+        _alpha: f64,
+    ) -> Option<Result<(Self::V, Self::V)>> {
+        None
+    }
+}
+
+/// Float32 vectors: the scalars rounded to float32 as the kernels take them; the update fused
+/// into one two-target pass where asked.
+struct Float32<'a> {
+    gpu: &'a Gpu,
+    apply: &'a dyn Fn(&Matrix) -> Result<Matrix>,
+    fused: bool,
+}
+
+impl Vectors for Float32<'_> {
+    type V = Matrix;
+
+    fn apply(&self, p: &Matrix) -> Result<Matrix> {
+        (self.apply)(p)
+    }
+
+    async fn dot(&self, a: &Matrix, b: &Matrix) -> Result<f64> {
+        Ok(f64::from(self.gpu.dot(a, b).await?))
+    }
+
+    fn zeros_like(&self, b: &Matrix) -> Result<Matrix> {
+        self.gpu.fill(b.rows(), b.cols(), 0.0)
+    }
+
+    fn sub(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        self.gpu.map(&ops::sub(), &[a, b])
+    }
+
+    fn add_scaled(&self, a: &Matrix, b: &Matrix, c: f64) -> Result<Matrix> {
+        self.gpu.map(&ops::add_scaled(c as f32), &[a, b])
+    }
+
+    fn fused_update(
+        &self,
+        [x, p, r, s]: [&Matrix; 4],
+        alpha: f64,
+    ) -> Option<Result<(Matrix, Matrix)>> {
+        let alpha = alpha as f32;
+        self.fused.then(|| {
+            self.gpu.map2(
+                &ops::add_scaled(alpha),
+                &Expr::call2(
+                    Func2::Sub,
+                    Expr::Input(2),
+                    Expr::call2(Func2::Mul, Expr::Input(3), Expr::Const(alpha)),
+                ),
+                &[x, p, r, s],
+            )
+        })
+    }
+}
+
+/// CG's iteration on any [`Vectors`], warm-started from `x0` (zero if `None`); the scalars
+/// alpha and beta in float64 on the CPU.
+pub(super) async fn iterate<S: Vectors>(
+    gpu: &Gpu,
+    space: &S,
+    b: &S::V,
+    x0: Option<&S::V>,
+    options: CgOptions,
+    observe: Observer<'_>,
+) -> Result<Solution<S::V>> {
     let start = gpu.counts();
-    let b_norm = f64::from(gpu.dot(b, b).await?).sqrt();
+    let b_norm = space.dot(b, b).await?.sqrt();
     check_finite("CG", 0, b_norm)?;
     let (mut x, mut r) = match x0 {
         Some(x0) => {
-            let ax = apply(x0)?;
-            (x0.clone(), gpu.map(&ops::sub(), &[b, &ax])?)
+            let ax = space.apply(x0)?;
+            (x0.clone(), space.sub(b, &ax)?)
         }
-        None => (gpu.fill(b.rows(), b.cols(), 0.0)?, b.clone()),
+        None => (space.zeros_like(b)?, b.clone()),
     };
     let relative = |rr: f64| {
         if b_norm > 0.0 {
@@ -95,14 +190,14 @@ async fn cg_with(
             rr.sqrt()
         }
     };
-    let mut rr = f64::from(gpu.dot(&r, &r).await?);
+    let mut rr = space.dot(&r, &r).await?;
     let mut residuals = vec![relative(rr)];
     let mut p = r.clone();
     let mut last_pause = super::solution::now_ms();
     let mut iterations = 0;
     while relative(rr) > options.tol && iterations < options.max_iter {
-        let s = apply(&p)?;
-        let t = f64::from(gpu.dot(&p, &s).await?);
+        let s = space.apply(&p)?;
+        let t = space.dot(&p, &s).await?;
         check_finite("CG", iterations + 1, t)?;
         if t <= 0.0 {
             return Err(Error::Solver(format!(
@@ -110,27 +205,18 @@ async fn cg_with(
                 iterations + 1
             )));
         }
-        let alpha = (rr / t) as f32;
-        if options.fused {
-            let (x_new, r_new) = gpu.map2(
-                &ops::add_scaled(alpha),
-                &Expr::call2(
-                    Func2::Sub,
-                    Expr::Input(2),
-                    Expr::call2(Func2::Mul, Expr::Input(3), Expr::Const(alpha)),
-                ),
-                &[&x, &p, &r, &s],
-            )?;
-            (x, r) = (x_new, r_new);
-        } else {
-            gpu.map_mut(&ops::add_scaled(alpha), &mut x, &[&p])?;
-            gpu.map_mut(&ops::add_scaled(-alpha), &mut r, &[&s])?;
-        }
-        let rr_new = f64::from(gpu.dot(&r, &r).await?);
+        let alpha = rr / t;
+        (x, r) = match space.fused_update([&x, &p, &r, &s], alpha) {
+            Some(both) => both?,
+            None => (
+                space.add_scaled(&x, &p, alpha)?,
+                space.add_scaled(&r, &s, -alpha)?,
+            ),
+        };
+        let rr_new = space.dot(&r, &r).await?;
         iterations += 1;
         check_finite("CG", iterations, rr_new)?;
-        let beta = (rr_new / rr) as f32;
-        p = gpu.map(&ops::add_scaled(beta), &[&r, &p])?;
+        p = space.add_scaled(&r, &p, rr_new / rr)?;
         rr = rr_new;
         residuals.push(relative(rr));
         let progress = Progress {

@@ -6,8 +6,8 @@
 //! (condition number about 1e5). In float-float the same floor sits near 2^-48 times the
 //! condition number, so the residual keeps falling to about 1e-11.
 
-use super::cg::CgOptions;
-use super::solution::{breathe, check_finite, check_system, Observer, Progress, Solution};
+use super::cg::{iterate, CgOptions, Vectors};
+use super::solution::{check_system, Observer, Solution};
 use crate::error::{Error, Result};
 use crate::gpu::{DdMatrix, Gpu};
 
@@ -26,7 +26,7 @@ pub async fn cg_float_float(
     options: CgOptions,
     observe: Observer<'_>,
 ) -> Result<Solution<DdMatrix>> {
-    let n = check_system(&a.hi, &b.hi, x0.map(|x| &x.hi))?;
+    check_system(&a.hi, &b.hi, x0.map(|x| &x.hi))?;
     if options.fused {
         return Err(Error::Unsupported(
             "fused CG is float32 only: in float-float the fused update would read x, p, r and s \
@@ -34,63 +34,36 @@ pub async fn cg_float_float(
                 .into(),
         ));
     }
-    let start = gpu.counts();
-    let b_norm = gpu.dot_ff(b, b).await?.sqrt();
-    check_finite("CG", 0, b_norm)?;
-    let (mut x, mut r) = match x0 {
-        Some(x0) => {
-            let ax = gpu.mul_vec_ff(a, x0)?;
-            (x0.clone(), gpu.sub_ff(b, &ax)?)
-        }
-        None => (gpu.zeros_ff(n, 1)?, b.clone()),
-    };
-    let relative = |rr: f64| {
-        if b_norm > 0.0 {
-            rr.sqrt() / b_norm
-        } else {
-            rr.sqrt()
-        }
-    };
-    let mut rr = gpu.dot_ff(&r, &r).await?;
-    let mut residuals = vec![relative(rr)];
-    let mut p = r.clone();
-    let mut last_pause = super::solution::now_ms();
-    let mut iterations = 0;
-    while relative(rr) > options.tol && iterations < options.max_iter {
-        let s = gpu.mul_vec_ff(a, &p)?;
-        let t = gpu.dot_ff(&p, &s).await?;
-        check_finite("CG", iterations + 1, t)?;
-        if t <= 0.0 {
-            return Err(Error::Solver(format!(
-                "CG broke down at iteration {}: p^T A p = {t:e} <= 0, so A is not positive definite",
-                iterations + 1
-            )));
-        }
-        // alpha and beta stay float64: split into hi + lo as the kernels' parameters.
-        let alpha = rr / t;
-        x = gpu.add_scaled_ff(&x, &p, alpha)?;
-        r = gpu.add_scaled_ff(&r, &s, -alpha)?;
-        let rr_new = gpu.dot_ff(&r, &r).await?;
-        iterations += 1;
-        check_finite("CG", iterations, rr_new)?;
-        p = gpu.add_scaled_ff(&r, &p, rr_new / rr)?;
-        rr = rr_new;
-        residuals.push(relative(rr));
-        let progress = Progress {
-            iteration: iterations,
-            of: options.max_iter,
-            residual: Some(relative(rr)),
-        };
-        breathe(&mut last_pause).await;
-        if !observe(progress) {
-            return Err(Error::Cancelled);
-        }
+    iterate(gpu, &FloatFloat { gpu, a }, b, x0, options, observe).await
+}
+
+/// Float-float vectors: `A p` by the float-float product, the scalars kept in float64 (split
+/// into hi + lo as the kernels' parameters).
+struct FloatFloat<'a> {
+    gpu: &'a Gpu,
+    a: &'a DdMatrix,
+}
+
+impl Vectors for FloatFloat<'_> {
+    type V = DdMatrix;
+
+    fn apply(&self, p: &DdMatrix) -> Result<DdMatrix> {
+        self.gpu.mul_vec_ff(self.a, p)
     }
-    Ok(Solution {
-        x,
-        iterations,
-        converged: relative(rr) <= options.tol,
-        residuals,
-        counts: gpu.counts() - start,
-    })
+
+    async fn dot(&self, a: &DdMatrix, b: &DdMatrix) -> Result<f64> {
+        self.gpu.dot_ff(a, b).await
+    }
+
+    fn zeros_like(&self, b: &DdMatrix) -> Result<DdMatrix> {
+        self.gpu.zeros_ff(b.rows(), b.cols())
+    }
+
+    fn sub(&self, a: &DdMatrix, b: &DdMatrix) -> Result<DdMatrix> {
+        self.gpu.sub_ff(a, b)
+    }
+
+    fn add_scaled(&self, a: &DdMatrix, b: &DdMatrix, c: f64) -> Result<DdMatrix> {
+        self.gpu.add_scaled_ff(a, b, c)
+    }
 }
