@@ -88,53 +88,49 @@ fn widen(v: Vec<f32>) -> Vec<f64> {
 
 fn products(gpu: &Gpu, o: &Options, lines: &mut Vec<Line>) -> Result<()> {
     for &n in &o.ff_sizes {
-        let mut rng = Rng::new(n as u32);
-        let (a, b) = (data(&mut rng, n * n), data(&mut rng, n * n));
-        let (fa, fb) = (gpu.upload_f64(&a, n, n)?, gpu.upload_f64(&b, n, n)?);
-        let (f32_s, c32) = time(gpu, o.batches, 50, || gpu.mul(&fa.hi, &fb.hi))?;
-        let (teaching_s, _) = time(gpu, o.batches, 50, || gpu.mul_teaching(&fa.hi, &fb.hi))?;
-        let (ff_s, cff) = time(gpu, o.batches, 50, || gpu.mul_ff(&fa, &fb))?;
-        let points = sample(&mut rng, n, n, 256);
-        let c32 = widen(block_on(gpu.read(&c32))?);
-        let cff = block_on(gpu.read_f64(&cff))?;
-        lines.push(Line {
-            op: "A B".into(),
-            n,
-            f32_ms: f32_s * 1e3,
-            ff_ms: ff_s * 1e3,
-            teaching_ms: Some(teaching_s * 1e3),
-            f32_err: worst_product(&c32, &a, &b, (n, n), &points),
-            ff_err: worst_product(&cff, &a, &b, (n, n), &points),
-        });
-        report(lines.last().expect("just pushed"));
-        gpu.release_pooled();
+        lines.push(compare(gpu, o, n, n, 0, 50)?);
+    }
+    for &n in &o.ff_mv_sizes {
+        lines.push(compare(gpu, o, n, 1, 1, 200)?);
     }
     Ok(())
 }
 
-fn mat_vec(gpu: &Gpu, o: &Options, lines: &mut Vec<Line>) -> Result<()> {
-    for &n in &o.ff_mv_sizes {
-        let mut rng = Rng::new(n as u32 + 1);
-        let (a, x) = (data(&mut rng, n * n), data(&mut rng, n));
-        let (fa, fx) = (gpu.upload_f64(&a, n, n)?, gpu.upload_f64(&x, n, 1)?);
-        let (f32_s, y32) = time(gpu, o.batches, 200, || gpu.mul_vec(&fa.hi, &fx.hi))?;
-        let (ff_s, yff) = time(gpu, o.batches, 200, || gpu.mul_vec_ff(&fa, &fx))?;
-        let points = sample(&mut rng, n, 1, 256);
-        let y32 = widen(block_on(gpu.read(&y32))?);
-        let yff = block_on(gpu.read_f64(&yff))?;
-        lines.push(Line {
-            op: "A x".into(),
-            n,
-            f32_ms: f32_s * 1e3,
-            ff_ms: ff_s * 1e3,
-            teaching_ms: None,
-            f32_err: worst_product(&y32, &a, &x, (n, 1), &points),
-            ff_err: worst_product(&yff, &a, &x, (n, 1), &points),
-        });
-        report(lines.last().expect("just pushed"));
-        gpu.release_pooled();
-    }
-    Ok(())
+/// One line: A (n x n) times B (n x `cols`; a vector where `cols` is 1: A x) in float32 (the
+/// default `mul` or `mul_vec`, and for A B also the teaching kernel) and in float-float, timed
+/// `reps` calls a batch, from data seeded by `n + seed`.
+fn compare(gpu: &Gpu, o: &Options, n: usize, cols: usize, seed: u32, reps: usize) -> Result<Line> {
+    let mut rng = Rng::new(n as u32 + seed);
+    let (a, b) = (data(&mut rng, n * n), data(&mut rng, n * cols));
+    let (fa, fb) = (gpu.upload_f64(&a, n, n)?, gpu.upload_f64(&b, n, cols)?);
+    let vector = cols == 1;
+    let (f32_s, c32) = time(gpu, o.batches, reps, || match vector {
+        true => gpu.mul_vec(&fa.hi, &fb.hi),
+        false => gpu.mul(&fa.hi, &fb.hi),
+    })?;
+    let teaching_ms = match vector {
+        true => None,
+        false => Some(time(gpu, o.batches, reps, || gpu.mul_teaching(&fa.hi, &fb.hi))?.0 * 1e3),
+    };
+    let (ff_s, cff) = time(gpu, o.batches, reps, || match vector {
+        true => gpu.mul_vec_ff(&fa, &fb),
+        false => gpu.mul_ff(&fa, &fb),
+    })?;
+    let points = sample(&mut rng, n, cols, 256);
+    let c32 = widen(block_on(gpu.read(&c32))?);
+    let cff = block_on(gpu.read_f64(&cff))?;
+    let line = Line {
+        op: if vector { "A x" } else { "A B" }.into(),
+        n,
+        f32_ms: f32_s * 1e3,
+        ff_ms: ff_s * 1e3,
+        teaching_ms,
+        f32_err: worst_product(&c32, &a, &b, (n, cols), &points),
+        ff_err: worst_product(&cff, &a, &b, (n, cols), &points),
+    };
+    report(&line);
+    gpu.release_pooled();
+    Ok(line)
 }
 
 fn dot(gpu: &Gpu, o: &Options, lines: &mut Vec<Line>) -> Result<()> {
@@ -190,7 +186,6 @@ pub fn float_float(gpu: &Gpu, o: &Options) -> Result<()> {
     );
     let mut lines = Vec::new();
     products(gpu, o, &mut lines)?;
-    mat_vec(gpu, o, &mut lines)?;
     dot(gpu, o, &mut lines)?;
     println!(
         "\n| op | n | float32 ms | float-float ms | ff / f32 | float32 teaching ms | ff / teaching | \
