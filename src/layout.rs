@@ -38,8 +38,7 @@ impl Layout {
             return Err(Error::ZeroDimension { rows, cols });
         }
         let layout = Layout { rows, cols };
-        let max = max_texture_side as usize;
-        if layout.width() > max || layout.height() > max {
+        if !Layout::fits(rows, cols, max_texture_side as usize) {
             return Err(Error::TooLarge {
                 rows,
                 cols,
@@ -49,6 +48,12 @@ impl Layout {
             });
         }
         Ok(layout)
+    }
+
+    /// Whether one texture of at most `max_side` texels a side holds a `rows x cols` matrix
+    /// (`cols` texels wide, `ceil(rows / 4)` high).
+    pub fn fits(rows: usize, cols: usize, max_side: usize) -> bool {
+        cols <= max_side && rows.div_ceil(4) <= max_side
     }
 
     /// Texture width in texels: one texel column per matrix column.

@@ -35,22 +35,17 @@ use crate::matrix::Matrix;
 /// an allocation the GPU cannot make.
 pub const MAX_ELEMENTS: usize = 1 << 30;
 
-/// The tiles of a matrix too large for one texture (see the module's diagram).
-pub(crate) struct Grid {
+/// Tiles of at most `tile x tile` elements, row-major: a matrix too large for one texture (see
+/// the module's diagram), or a matrix taken apart for an operation on grids ([`Gpu::blocks`]).
+#[derive(Clone)]
+pub(super) struct Grid {
     /// Tiles, row-major: `blocks.1` per row of tiles.
-    tiles: Vec<Matrix>,
-    /// Rows and columns of tiles.
-    blocks: (usize, usize),
-}
-
-/// A matrix as blocks of at most `tile x tile` elements: a grid's own tiles, or one matrix, or
-/// tiles cut out of one texture.
-pub(super) struct Blocks {
     pub(super) tiles: Vec<Matrix>,
+    /// Rows and columns of tiles.
     pub(super) blocks: (usize, usize),
 }
 
-impl Blocks {
+impl Grid {
     /// Tile (i, j).
     pub(super) fn at(&self, i: usize, j: usize) -> &Matrix {
         &self.tiles[i * self.blocks.1 + j]
@@ -82,8 +77,7 @@ impl Gpu {
 
     /// Whether a `rows x cols` matrix fits one texture.
     pub fn fits(&self, rows: usize, cols: usize) -> bool {
-        let limit = self.tile_limit();
-        cols <= limit && rows.div_ceil(4) <= limit
+        Layout::fits(rows, cols, self.tile_limit())
     }
 
     /// Whether `m` is a grid of tiles (it does not fit one texture).
@@ -100,7 +94,7 @@ impl Gpu {
 
     /// The `rows x cols` matrix made of `blocks` (row-major, `tile x tile` elements each): one
     /// texture where it fits (the blocks copied into place), else a grid of them.
-    fn assemble(&self, rows: usize, cols: usize, blocks: Blocks) -> Result<Matrix> {
+    fn assemble(&self, rows: usize, cols: usize, blocks: Grid) -> Result<Matrix> {
         if blocks.tiles.len() == 1 {
             return Ok(blocks.tiles.into_iter().next().expect("one tile"));
         }
@@ -108,10 +102,7 @@ impl Gpu {
             return Ok(Matrix {
                 layout: Layout { rows, cols },
                 owner: self.id,
-                texture: Rc::new(Grid {
-                    tiles: blocks.tiles,
-                    blocks: blocks.blocks,
-                }),
+                texture: Rc::new(blocks),
             });
         }
         let whole = self.alloc(self.layout(rows, cols)?)?;
@@ -130,17 +121,14 @@ impl Gpu {
 
     /// `m` as blocks of at most `tile x tile` elements: a grid's tiles, `m` itself where it is
     /// that small, else tiles cut out of its texture.
-    pub(super) fn blocks(&self, m: &Matrix) -> Result<Blocks> {
+    pub(super) fn blocks(&self, m: &Matrix) -> Result<Grid> {
         if let Some(grid) = m.texture.downcast_ref::<Grid>() {
-            return Ok(Blocks {
-                tiles: grid.tiles.clone(),
-                blocks: grid.blocks,
-            });
+            return Ok(grid.clone());
         }
         let tile = self.tile_limit();
         let blocks = (m.rows().div_ceil(tile), m.cols().div_ceil(tile));
         if blocks == (1, 1) {
-            return Ok(Blocks {
+            return Ok(Grid {
                 tiles: vec![m.clone()],
                 blocks,
             });
@@ -158,7 +146,7 @@ impl Gpu {
                 tiles.push(t);
             }
         }
-        Ok(Blocks { tiles, blocks })
+        Ok(Grid { tiles, blocks })
     }
 
     /// The `rows x cols` matrix whose tile (i, j) is `make(i, j, tile rows, tile columns)`.
@@ -188,7 +176,7 @@ impl Gpu {
                 )?);
             }
         }
-        self.assemble(rows, cols, Blocks { tiles, blocks })
+        self.assemble(rows, cols, Grid { tiles, blocks })
     }
 
     /// An element-wise operation over tiles, where any input is a grid: `op` on the tiles at
@@ -217,7 +205,7 @@ impl Gpu {
         let (rows, cols, blocks) = (inputs[0].rows(), inputs[0].cols(), all[0].blocks);
         results
             .into_iter()
-            .map(|tiles| self.assemble(rows, cols, Blocks { tiles, blocks }))
+            .map(|tiles| self.assemble(rows, cols, Grid { tiles, blocks }))
             .collect::<Result<Vec<_>>>()
             .map(Some)
     }
