@@ -14,7 +14,8 @@
 #       its records; no node, no Dawn; estimated 3 minutes)
 #   bash .dawn/bench/run-h100.sh --float-float [native_bench options...]   (float-float against
 #       float32 natively: products n = 256..2048, A x n = 1024..8192, dot of 2^20; native_bench
-#       --float-float, its table in native-float-float.log; no node, no Dawn, no PyTorch)
+#       --float-float, its table in native-float-float.log; then the same through Dawn,
+#       float-float.mjs, in dawn-float-float.log; no PyTorch)
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
@@ -42,10 +43,10 @@ elif ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
 fi
 [ -n "${DAWN_NO_GL:-}" ] || ldconfig -p | grep 'libvulkan.so.1 ' || { echo "no libvulkan.so.1: carry .gl"; exit 1; }
 rm -rf "$work/bench" && mkdir -p "$work/bench"
-if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--float-float" ]; then   # these need neither node nor Dawn
+if [ "${1:-}" != "--figures" ]; then   # it needs neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-  cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,package.json} "$work/bench/"
+  cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,package.json} "$work/bench/"
   # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
   if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
     mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -97,6 +98,8 @@ if [ "${1:-}" = "--float-float" ]; then
   [ -f "$dawn/native/native_bench.xz" ] || { echo "no native_bench packed: build it, then pack.sh"; exit 1; }
   t1=$(date +%s)
   native native-float-float.log --float-float "$@"
+  echo "== float-float through Dawn (float-float.mjs)"
+  "$work/node" float-float.mjs --pkg "$dawn/pkg" 2>&1 | tee "$out/dawn-float-float.log"
   echo "== float-float done in $(($(date +%s) - t1)) s"
   sleep 1   # let tee finish the log
   exit 0

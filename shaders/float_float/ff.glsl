@@ -50,7 +50,7 @@ Ff ff_add(Ff a, Ff b) {
     Ff t = ff_two_sum(a.lo, b.lo);
     Ff u = ff_two_sum(s.lo, t.hi);
     Ff v = ff_two_sum(s.hi, u.hi);
-    return ff_two_sum(v.hi, v.lo + (u.lo + t.lo));
+    return ff_two_sum(v.hi, ff_opaque(v.lo + ff_opaque(u.lo + t.lo)));
 }
 
 // a * b, both float-float, NOT renormalized: the exact product of the highs plus the cross

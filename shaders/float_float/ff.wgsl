@@ -81,13 +81,16 @@ fn ff_two_prod(a: vec4<f32>, b: vec4<f32>) -> Ff {
 // added by two-sum; the high sum's error joins the low sum by a third two-sum, so that what a
 // plain float add would round off there is carried too: integer sums below 2^48 come out exact.
 // The last two two-sums renormalize (two-sums, not Dekker's faster |a| >= |b| variant, because
-// after cancellation the high part may be the smaller one).
+// after cancellation the high part may be the smaller one). The three low parts are summed
+// with each partial sum opaque: NVIDIA's Vulkan driver otherwise regroups that sum with the
+// two-sums around it, and products and A x lost about one float32 rounding per element
+// (2e-9 relative on the H100; 2e-15 with the opaque sums, benchmarks/h100/float-float/).
 fn ff_add(a: Ff, b: Ff) -> Ff {
     let s = ff_two_sum(a.hi, b.hi);
     let t = ff_two_sum(a.lo, b.lo);
     let u = ff_two_sum(s.lo, t.hi);
     let v = ff_two_sum(s.hi, u.hi);
-    return ff_two_sum(v.hi, v.lo + (u.lo + t.lo));
+    return ff_two_sum(v.hi, ff_opaque(v.lo + ff_opaque(u.lo + t.lo)));
 }
 
 // a * b, both float-float, NOT renormalized (ff_add or ff_norm does that): the exact product
