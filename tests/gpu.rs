@@ -45,6 +45,7 @@ fn assert_default_kernel_ran(gpu: &Gpu, n: usize) {
         ProductKernel::Fast if n > 1 => "acc1",
         ProductKernel::Teaching | ProductKernel::Fast => "MOP",
         ProductKernel::Compute => "@compute",
+        ProductKernel::Registers => "no workgroup memory and no barrier",
     };
     assert!(
         shader.contains(marker),
@@ -175,18 +176,21 @@ on_both_backends! {
             let mut rng = Rng::new(60 + i as u32);
             let (a, b) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
             let (ga, gb) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&b, k, n).unwrap());
-            match (kind, gpu.mul_compute(&ga, &gb)) {
-                (BackendKind::WebGpu, Ok(c)) => {
-                    let got = gpu.read(&c).await.unwrap();
-                    let (exact, sums) = matmul(&a, &b, m, k, n);
-                    let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(k, s)).collect();
-                    let cmp = compare(&got, &exact, &bound);
-                    assert!(cmp.worst_bound_ratio <= 1.0, "compute {m}x{k}x{n}: {cmp:?}");
-                    // The result mixes with the fragment path: (A B) through the fragment kernel.
-                    assert_eq!(gpu.mul(&c, &gpu.identity(n, n).unwrap()).map(|_| ()), Ok(()));
+            // The tiled kernel, and the one that keeps its outputs in registers.
+            for (name, result) in [("compute", gpu.mul_compute(&ga, &gb)), ("registers", gpu.mul_registers(&ga, &gb))] {
+                match (kind, result) {
+                    (BackendKind::WebGpu, Ok(c)) => {
+                        let got = gpu.read(&c).await.unwrap();
+                        let (exact, sums) = matmul(&a, &b, m, k, n);
+                        let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(k, s)).collect();
+                        let cmp = compare(&got, &exact, &bound);
+                        assert!(cmp.worst_bound_ratio <= 1.0, "{name} {m}x{k}x{n}: {cmp:?}");
+                        // The result mixes with the fragment path: (A B) through the fragment kernel.
+                        assert_eq!(gpu.mul_fast(&c, &gpu.identity(n, n).unwrap()).map(|_| ()), Ok(()));
+                    }
+                    (BackendKind::WebGl2, Err(e)) => assert!(e.to_string().contains("needs WebGPU"), "{e}"),
+                    (_, other) => panic!("{kind:?} {name}: unexpected {:?}", other.map(|_| ())),
                 }
-                (BackendKind::WebGl2, Err(e)) => assert!(e.to_string().contains("needs WebGPU"), "{e}"),
-                (_, other) => panic!("{kind:?}: unexpected {:?}", other.map(|_| ())),
             }
         }
     }

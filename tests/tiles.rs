@@ -117,6 +117,7 @@ on_both_backends! {
         ];
         if kind == BackendKind::WebGpu {
             paths.push(("mul_compute", gpu.mul_compute(&ga, &gb).unwrap()));
+            paths.push(("mul_registers", gpu.mul_registers(&ga, &gb).unwrap()));
         }
         for (what, c) in paths {
             assert!(Gpu::is_tiled(&c), "{what}: 170 columns are 3 tiles");

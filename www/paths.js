@@ -12,6 +12,7 @@ export const MATMUL_PATHS = [
   { method: "squareTeaching", key: "squareTeaching", label: "squareTeaching (fragment)", square: true, backends: ["webgpu", "webgl2"] },
   { method: "matmulTeaching", key: "mulTeaching", label: "matmulTeaching (fragment)", backends: ["webgpu", "webgl2"] },
   { method: "matmulCompute", key: "compute", label: "matmulCompute (WebGPU compute)", backends: ["webgpu"] },
+  { method: "matmulRegisters", key: "registers", label: "matmulRegisters (WebGPU compute, registers only)", backends: ["webgpu"] },
   // The fast fragment kernels: several render targets, one output texel per target.
   { method: "squareFast", key: "squareFast", label: "squareFast (fragment, multi-target)", square: true, backends: ["webgpu", "webgl2"] },
   { method: "matmulFast", key: "mulFast", label: "matmulFast (fragment, multi-target)", backends: ["webgpu", "webgl2"] },

@@ -8,7 +8,7 @@ const ms = (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
 
 /**
  * The kernels that compute a product, side by side: [name, description, call(gpu, a, b, square)].
- * The compute path exists on WebGPU only.
+ * The compute paths exist on WebGPU only.
  */
 export const KERNELS = [
   ["teaching", "teaching fragment kernel: one output texel (4 rows of a column) per fragment, 5 texel fetches per 16 multiply-adds",
@@ -17,6 +17,8 @@ export const KERNELS = [
     (gpu, a, b, square) => (square ? gpu.squareFast(a) : gpu.matmulFast(a, b))],
   ["compute", "compute path: 16×16 threads per 128×128 block, tiles in workgroup memory, 8×8 outputs per thread",
     (gpu, a, b) => gpu.matmulCompute(a, b)],
+  ["registers", "compute path without workgroup memory: each invocation keeps 16×16 outputs in registers, 32 fetches per 256 multiply-adds of four lanes, no barrier",
+    (gpu, a, b) => gpu.matmulRegisters(a, b)],
 ];
 
 /** Computes A·B (or M·M) on the GPU with `kernel` and in float64, and shows the comparison in
@@ -91,7 +93,7 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
   const rows = [];
   try {
     for (const [name, what, run] of KERNELS) {
-      if (name === "compute" && gpu.backend !== "webgpu") {
+      if ((name === "compute" || name === "registers") && gpu.backend !== "webgpu") {
         rows.push(`<tr data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3">WebGPU only (WebGL2 has no compute shaders)</td></tr>`);
         continue;
       }

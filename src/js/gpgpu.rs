@@ -226,6 +226,14 @@ impl Gpgpu {
         matrix_op!(self, self.device.mul_compute(&a.matrix()?, &b.matrix()?))
     }
 
+    /// `a * b` on the WebGPU compute path with no workgroup memory: each invocation keeps 16 x
+    /// 16 elements of C in registers (the product a software adapter runs fastest); on WebGL2 a
+    /// clear error.
+    #[wasm_bindgen(js_name = matmulRegisters)]
+    pub fn matmul_registers(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, self.device.mul_registers(&a.matrix()?, &b.matrix()?))
+    }
+
     /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
     /// render target, so each A texel fetched serves them all.
     #[wasm_bindgen(js_name = matmulFast)]

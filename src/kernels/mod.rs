@@ -60,8 +60,9 @@ pub use linear::{
     linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
 };
 pub use products::{
-    matmul_fast, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN, MATMUL, MATMUL_PASS,
-    MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS, SUM_SLICES, TILED_CHUNKS, TRANSPOSE, TR_MUL,
+    matmul_fast, matmul_registers, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN,
+    MATMUL, MATMUL_PASS, MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS, SUM_SLICES, TILED_CHUNKS,
+    TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;
 
@@ -364,5 +365,30 @@ mod tests {
         );
         assert_eq!(u.params, [[1.5, -2.0, 0.0, 0.0], [7.0, 0.0, 0.0, 0.0]]);
         assert_eq!(std::mem::size_of::<Uniforms>(), 8 * 16 + 2 * 16);
+    }
+
+    /// naga (the WGSL front end and validator wgpu uses) accepts the compute-path products
+    /// as generated, so a typo in their unrolled lines fails here, not at pipeline creation.
+    #[cfg(feature = "native")]
+    #[test]
+    fn naga_validates_the_compute_products() {
+        let mut kernels = vec![
+            matmul_registers(4, 8),
+            matmul_registers(2, 16),
+            MATVEC_TILED,
+            SUM_SLICES,
+        ];
+        kernels.extend(TILED_CHUNKS.map(matmul_tiled));
+        for kernel in kernels {
+            let src = kernel.wgsl_source();
+            let module = naga::front::wgsl::parse_str(&src)
+                .unwrap_or_else(|e| panic!("{}: {}", kernel.name, e.emit_to_string(&src)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::all(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", kernel.name));
+        }
     }
 }

@@ -66,6 +66,26 @@ pub fn matmul_tiled(bk: usize) -> Kernel {
     }
 }
 
+/// `C = A * B` on the compute path with no workgroup memory: each invocation keeps `rows`
+/// output texel rows x `cols` columns in registers (`shaders/products/matmul_registers.wgsl`);
+/// workgroups of 8 x 8 invocations.
+pub fn matmul_registers(rows: usize, cols: usize) -> Kernel {
+    let src = include_str!("../../shaders/products/matmul_registers.wgsl")
+        .replace("{R}", &rows.to_string())
+        .replace("{C}", &cols.to_string());
+    Kernel {
+        name: format!("matmul_registers_{rows}x{cols}").into(),
+        inputs: &["a", "b"],
+        wgsl: repeat_lines(&repeat_lines(&src, "{c}", cols), "{r}", rows).into(),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (8 * cols, 8 * rows),
+            scratch_words: 0,
+        }),
+    }
+}
+
 /// `C` from the stacked partial products of a split-k [`matmul_tiled`] (input `p`): their sum.
 pub const SUM_SLICES: Kernel = Kernel {
     name: Cow::Borrowed("sum_slices"),

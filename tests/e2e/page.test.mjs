@@ -28,10 +28,11 @@ for (const backend of ["webgpu", "webgl2"]) {
     assert.match(await page.textContent("#cap-max"), /^\d+ texels/);
     assert.equal(await page.getAttribute("#cap-float32", "data-ieee"), "true");
     assert.match(await page.textContent("#cap-float32"), /^IEEE 754 float32: all 10 checks/);
-    // Here (SwiftShader) both backends take the fast fragment kernel: a software adapter, or no
-    // compute shaders.
-    assert.equal(await page.getAttribute("#cap-products", "data-kernel"), "fast");
-    assert.match(await page.textContent("#cap-products"), /matmul, square and mulVec run the fast kernel: /);
+    // Here (SwiftShader) WebGPU takes the registers-only compute kernel (a software adapter)
+    // and WebGL2 the fast fragment kernel (no compute shaders).
+    const kernel = backend === "webgpu" ? "registers" : "fast";
+    assert.equal(await page.getAttribute("#cap-products", "data-kernel"), kernel);
+    assert.match(await page.textContent("#cap-products"), new RegExp(`matmul, square and mulVec run the ${kernel} kernel: `));
     const summary = page.locator("#square-result-summary");
     assert.equal(await summary.getAttribute("data-within-bound"), "true");
     const maxRel = Number(await summary.getAttribute("data-max-rel"));
@@ -48,11 +49,13 @@ for (const backend of ["webgpu", "webgl2"]) {
     // kernels everywhere, the compute path on WebGPU only; all within the bound.
     await page.waitForSelector("#square-result-kernels[data-done]", { timeout: 60_000 });
     const kernels = await page.$$eval("#square-result-kernels tr[data-kernel]", (trs) => trs.map((tr) => [tr.dataset.kernel, tr.dataset.withinBound ?? tr.textContent]));
-    assert.deepEqual(kernels.map(([k]) => k), ["teaching", "fast", "compute"]);
+    assert.deepEqual(kernels.map(([k]) => k), ["teaching", "fast", "compute", "registers"]);
     assert.equal(kernels[0][1], "true");
     assert.equal(kernels[1][1], "true");
-    if (backend === "webgpu") assert.equal(kernels[2][1], "true");
-    else assert.match(kernels[2][1], /WebGPU only/);
+    for (const compute of kernels.slice(2)) {
+      if (backend === "webgpu") assert.equal(compute[1], "true");
+      else assert.match(compute[1], /WebGPU only/);
+    }
     await page.selectOption("#square-kernel", "fast");
     await page.fill("#square-n", "67");
     await page.click("#square-form button");

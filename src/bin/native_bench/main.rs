@@ -182,6 +182,12 @@ fn products(gpu: &Gpu, o: &Options) -> Result<()> {
             Box::new(|g, a, b| g.mul_fast_targets(a, b, 2)),
         ));
     }
+    for (rows, cols) in [(4, 8), (2, 16), (4, 16), (8, 8)] {
+        paths.push((
+            format!("compute, {rows} texel rows x {cols} columns per invocation, registers only"),
+            Box::new(move |g, a, b| g.mul_registers_block(a, b, rows, cols)),
+        ));
+    }
     let storage = gpu.capabilities().max_workgroup_storage;
     for bk in texla::kernels::TILED_CHUNKS {
         if texla::kernels::tiled_workgroup_bytes(bk) <= storage && (bk == 8 || !o.quick) {
