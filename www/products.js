@@ -132,7 +132,7 @@ function sampleTable(table, gpuC, exact, m, n, worst, threshold, seed) {
 }
 
 /** Paints |error| / bound of every element, downsampled (max per block) to at most 256 × 256. */
-function heatmap(canvas, gpuC, exact, sums, m, n, k) {
+export function heatmap(canvas, gpuC, exact, sums, m, n, k) {
   const w = Math.min(n, 256);
   const h = Math.min(m, 256);
   canvas.width = w;
