@@ -80,7 +80,7 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
     </div>
     <div class="result-grid">
       <table class="numbers samples" id="${out.id}-table"></table>
-      <div class="heatmap"><figure><canvas id="${out.id}-heatmap"></canvas>
+      <div class="heatmap"><figure><canvas id="${out.id}-heatmap" role="img" aria-label="heatmap of each element's error as a fraction of its bound"></canvas>
         <figcaption>Error of every element as a fraction of its bound, on a log scale: black at 10⁻⁴ or less, yellow at the bound, red beyond it.</figcaption></figure></div>
     </div>`;
   sampleTable(document.getElementById(`${out.id}-table`), c, ref.c, m, n, cmp.worstIndex, threshold, seed);
