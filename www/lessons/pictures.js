@@ -135,17 +135,19 @@ export function drawPictures() {
 export function drawReduction(box, m, n) {
   const sizes = [[n, Math.ceil(m / 4)]];
   do sizes.push(sizes.at(-1).map((s) => Math.ceil(s / 4))); while (sizes.at(-1).some((s) => s > 1));
-  const scale = 160 / Math.max(...sizes[0]);
+  // Side lengths on a square-root scale, so that the last passes' few texels stay visible.
+  const side = (v) => 8 + 22 * Math.sqrt(v);
+  const tallest = Math.max(...sizes.map(([, h]) => side(h)));
   let body = arrowHead;
   let x = 20;
   sizes.forEach(([w, h], k) => {
-    const [pw, ph] = [Math.max(4, w * scale), Math.max(4, h * scale)];
-    body += rect(x, 30, pw, ph, k === 0 ? SOFT : "#f3e1c7") + text(x + pw / 2, 30 + ph + 16, `${w} × ${h}`, 11);
-    if (k < sizes.length - 1) body += arrow(x + pw + 4, 40, x + pw + 26, 40);
+    const [pw, ph] = [side(w), side(h)];
+    body += rect(x, 20, pw, ph, k === 0 ? SOFT : "#f3e1c7") + text(x + pw / 2, 20 + tallest + 16, `${w} × ${h}`, 11);
+    if (k < sizes.length - 1) body += arrow(x + pw + 4, 30, x + pw + 26, 30);
     x += pw + 32;
   });
-  body += arrow(x - 4, 40, x + 22, 40) + text(x + 40, 44, "Σ of 4", 11);
-  box.replaceChildren(svg(Math.max(560, x + 80), 210, `gpu.sum of a ${m} by ${n} matrix: its texture of ${n} by ${Math.ceil(m / 4)} texels shrinks 16-fold per pass, ${sizes.map(([w, h]) => `${w} by ${h}`).join(", then ")}, and a last pass adds the four channels of the one texel left.`, body));
+  body += arrow(x - 4, 30, x + 22, 30) + text(x + 28, 34, "Σ of 4 channels", 11, "start");
+  box.replaceChildren(svg(x + 130, tallest + 46, `gpu.sum of a ${m} by ${n} matrix: its texture of ${n} by ${Math.ceil(m / 4)} texels shrinks 16-fold per pass, ${sizes.map(([w, h]) => `${w} by ${h}`).join(", then ")}, and a last pass adds the four channels of the one texel left.`, body));
 }
 
 /** Plots float32 (GPU) and float64 residuals of CG on a log scale, and the true residual of the
