@@ -272,11 +272,13 @@ async function runMultiply() {
   });
 }
 
-/** Runs `work` unless another run is going on; any error becomes a message in `out`. */
+/** Runs `work` unless another run is going on; any error becomes a message in `out`. The
+ * page's buttons wait meanwhile, but those that need no GPU (marked data-free: exercises,
+ * presentation mode, the stepper). */
 async function guarded(out, work) {
   if (busy) return;
   busy = true;
-  document.querySelectorAll("button").forEach((b) => (b.disabled = true));
+  document.querySelectorAll("button:not([data-free])").forEach((b) => (b.disabled = true));
   try {
     await work();
   } catch (e) {
@@ -284,7 +286,7 @@ async function guarded(out, work) {
   } finally {
     showMemory();
     busy = false;
-    document.querySelectorAll("button").forEach((b) => (b.disabled = false));
+    document.querySelectorAll("button:not([data-free])").forEach((b) => (b.disabled = false));
   }
 }
 

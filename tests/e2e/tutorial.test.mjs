@@ -120,6 +120,8 @@ for (const backend of ["webgpu", "webgl2"]) {
     else assert.match(compute.check[2], /WebGL2 has no compute shaders/);
     assert.match(lessons[2].sources[0][2], /a_texel\(p \+ 1, y\) \* b\.y/, "lesson 3 shows the teaching kernel");
     assert.equal(await page.getAttribute("#float-heatmap", "data-drawn"), "true");
+    // The reduction lesson counted gpu.sum's passes on its 100 x 100 (100 x 25 texels) matrix.
+    assert.equal(await page.getAttribute("#lesson-reduce [data-part=check]", "data-passes"), String(reductionPasses(100, 25)));
 
     // Every exercise: a wrong answer refused, the right one (worked out above) accepted, the
     // solution on request.
@@ -201,6 +203,10 @@ test("?present opens presentation mode at the lesson of the address's anchor", a
   const shown = await page.$$eval("section.lesson", (ss) => ss.filter((s) => s.offsetParent !== null).map((s) => s.id));
   assert.deepEqual(shown, ["lesson-nmf"]);
   assert.equal(await page.textContent("#present-where"), "lesson 12 of 12");
+  // A lesson shown in presentation mode runs its check once the GPU is free.
+  await page.keyboard.press("ArrowLeft");
+  await page.waitForSelector("#lesson-simd [data-part=check][data-done]", { timeout: 30_000 });
+  assert.equal(await page.getAttribute("#lesson-simd [data-part=check]", "data-within-bound"), "true");
   await page.keyboard.press("Home");
   assert.equal(await page.textContent("#present-where"), "lesson 1 of 12");
   assert.deepEqual(problems, []);

@@ -63,6 +63,7 @@ function initPresentation() {
     all.forEach((s, k) => s.classList.toggle("current", k === index));
     $("present-where").textContent = `lesson ${index + 1} of ${all.length}`;
     history.replaceState(null, "", `${location.search}#${all[index].id}`);
+    all[index].dispatchEvent(new Event("lesson-shown"));
     all[index].querySelector("h2").focus({ preventScroll: true });
     window.scrollTo(0, 0);
   };
@@ -118,6 +119,7 @@ export function initChecks(gpu, texla, guarded) {
     out.textContent = "running on your GPU…";
     const r = await CHECKS[name](gpu, texla, section);
     part.dataset.withinBound = String(r.within);
+    if (r.passes !== undefined) part.dataset.passes = String(r.passes);
     part.dataset.done = "true";
     out.replaceChildren(...r.lines.map((line, k) => Object.assign(document.createElement("p"), {
       textContent: line,
@@ -130,6 +132,8 @@ export function initChecks(gpu, texla, guarded) {
     const button = section.querySelector(".run-check");
     const out = section.querySelector(".check-result");
     button.addEventListener("click", () => guarded(out, () => runOne(section)));
+    // Presentation mode runs a lesson's check when it first comes on screen (unless busy).
+    section.addEventListener("lesson-shown", () => !section.querySelector("[data-part=check]").dataset.done && !button.disabled && button.click());
   }
   $("run-all-checks").addEventListener("click", () => guarded($("run-all-status"), async () => {
     const all = lessons();
