@@ -15,7 +15,7 @@ try {
   await page.waitForSelector("#run-all-status[data-done]", { timeout: 300_000 });
   console.log(`all checks: ${(Date.now() - t0) / 1000} s: ${await page.textContent("#run-all-status")}`);
   await page.screenshot({ path: `${dir}/tutorial-${backend}-top.png` });
-  for (const id of ["lesson-texture", "lesson-shader", "lesson-float", "lesson-reduce", "lesson-solvers", "lesson-simd"]) {
+  for (const id of await page.$$eval("section.lesson", (ss) => ss.map((s) => s.id))) {
     await page.locator(`#${id}`).screenshot({ path: `${dir}/tutorial-${backend}-${id}.png` });
   }
   await page.setViewportSize({ width: 390, height: 844 });

@@ -28,16 +28,16 @@ function svg(width, height, label, body) {
 
 const rect = (x, y, w, h, fill, stroke = INK, extra = "") => `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${fill}" stroke="${stroke}" stroke-width="1" ${extra}/>`;
 const text = (x, y, s, size = 12, anchor = "middle", fill = INK) => `<text x="${x}" y="${y}" font-size="${size}" text-anchor="${anchor}" fill="${fill}" font-family="system-ui, sans-serif">${s}</text>`;
-const line = (x1, y1, x2, y2, stroke = INK, extra = "") => `<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="${stroke}" stroke-width="1.5" ${extra}/>`;
+const line = (x1, y1, x2, y2, stroke = INK, extra = "", width = 1.5) => `<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="${stroke}" stroke-width="${width}" ${extra}/>`;
 const arrowHead = `<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="${INK}"/></marker></defs>`;
 const arrow = (x1, y1, x2, y2) => line(x1, y1, x2, y2, INK, `marker-end="url(#arrow)"`);
 
 export const PICTURES = {
   gpu: () => {
-    let body = arrowHead + text(90, 18, "CPU: a few cores, one element after another", 12);
+    let body = arrowHead + text(20, 18, "CPU: a few cores,", 12, "start") + text(20, 104, "one element after another:", 11, "start");
     for (let c = 0; c < 4; c++) body += rect(20 + 36 * c, 30, 30, 30, "#f3e1c7") + text(35 + 36 * c, 50, `core`, 10);
-    body += text(90, 80, "C₀₀, C₀₁, C₀₂, … in turn", 11);
-    body += text(390, 18, "GPU: one small program (a fragment) per output texel", 12);
+    body += text(20, 120, "C₀₀, C₀₁, C₀₂, … in turn", 11, "start");
+    body += text(250, 18, "GPU: one small program (a fragment) per output texel", 12, "start");
     for (let y = 0; y < 4; y++) for (let x = 0; x < 12; x++) body += rect(250 + 24 * x, 28 + 20 * y, 22, 18, SOFT) + text(261 + 24 * x, 41 + 20 * y, "f", 10);
     body += text(390, 120, "C = A + B: every texel of C at once, 4 elements each", 11);
     return svg(560, 130, "A CPU with four cores computes the elements one after another; a GPU runs one small program, a fragment, for every texel of the output at once.", body);
@@ -57,14 +57,14 @@ export const PICTURES = {
     return svg(560, 100, "A number line of a toy floating-point format with 2 bits after the point: between 1 and 2 the numbers are a quarter apart, between 2 and 4 a half, between 4 and 8 one apart. float32 does the same with 23 bits.", body);
   },
   targets: () => {
-    let body = arrowHead + `<circle cx="60" cy="90" r="34" fill="#f3e1c7" stroke="${INK}"/>` + text(60, 86, "one", 11) + text(60, 100, "fragment", 11);
+    let body = arrowHead + `<circle cx="60" cy="92" r="34" fill="#f3e1c7" stroke="${INK}"/>` + text(60, 88, "one", 11) + text(60, 102, "fragment", 11);
     for (let t = 0; t < 8; t++) {
-      body += rect(200 + 42 * t, 40, 36, 100, t === 0 ? SOFT : "#eef0f5") + text(218 + 42 * t, 95, `t${t}`, 11);
-      body += arrow(94, 90, 205 + 42 * t, 140);
+      const y = 22 + 19 * t;
+      body += rect(210, y, 250, 15, t === 0 ? SOFT : "#eef0f5") + text(335, y + 11, `render target ${t}: slab ${t} of C's columns`, 10);
+      body += arrow(94, 92, 206, y + 7);
     }
-    body += text(370, 28, "8 render targets: slab t holds columns t·n/8 … (t+1)·n/8 − 1 of C", 11);
-    body += text(60, 150, "4 texels of A + 8 of B", 11);
-    return svg(560, 160, "One fragment writes one output texel into each of 8 render targets; the 4 texels of A it fetches per step serve all 8, so a step costs 4 + 8 fetches for 128 multiply-adds.", body);
+    body += text(60, 150, "fetches 4 texels of A", 10) + text(60, 163, "(shared) + 8 of B", 10) + text(470, 96, "8 output texels", 11, "start") + text(470, 110, "per fragment", 11, "start");
+    return svg(560, 185, "One fragment writes one output texel into each of 8 render targets; the 4 texels of A it fetches per step serve all 8, so a step costs 4 + 8 fetches for 128 multiply-adds.", body);
   },
   compute: () => {
     let body = arrowHead;
@@ -87,7 +87,7 @@ export const PICTURES = {
   },
   lcp: () => {
     let body = arrowHead + arrow(60, 160, 60, 20) + arrow(60, 160, 230, 160);
-    body += line(60, 160, 60, 30, RED, `stroke-width="5"`) + line(60, 160, 220, 160, RED, `stroke-width="5"`);
+    body += line(60, 160, 60, 30, RED, "", 5) + line(60, 160, 220, 160, RED, "", 5);
     body += text(40, 26, "w", 13) + text(232, 176, "x", 13);
     body += text(330, 50, "For each unknown: x ≥ 0, w = (Ax + b)ᵢ ≥ 0,", 11, "start") + text(330, 68, "and x·w = 0: one of the two is zero.", 11, "start");
     body += text(330, 96, "The solutions lie on the red L;", 11, "start") + text(330, 114, "projected Jacobi steps, then", 11, "start") + text(330, 132, "projects back: x ← max(0, …).", 11, "start");
@@ -115,9 +115,9 @@ export const PICTURES = {
     let body = rect(20, 30, 60, 120, SOFT) + text(50, 94, "F", 16) + text(50, 166, "361 × images", 10);
     body += text(110, 96, "≈", 20) + rect(140, 30, 24, 120, "#f3e1c7") + text(152, 94, "U", 14) + text(152, 166, "361 × k", 10);
     body += rect(180, 60, 200, 24, "#f3e1c7") + text(280, 76, "Vᵀ (k × images)", 12);
-    body += text(400, 40, "each column of F: one 19 × 19 image", 11, "start") + text(400, 58, "each column of U: a part (≥ 0)", 11, "start") + text(400, 76, "each row of V: how much of", 11, "start") + text(400, 92, "each part an image uses", 11, "start");
-    body += text(400, 120, "V ← V ⊙ (FᵀU) ⊘ (V UᵀU + ε)", 11, "start") + text(400, 138, "U ← U ⊙ (F V) ⊘ (U VᵀV + ε)", 11, "start");
-    return svg(560, 180, "F, a tall matrix with one image per column, is approximately U times V transposed: U is tall and thin with k columns, the parts; V transposed is short and wide.", body);
+    body += text(392, 40, "each column of F: one 19 × 19 image", 11, "start") + text(392, 58, "each column of U: a part (≥ 0)", 11, "start") + text(392, 76, "each row of V: how much of", 11, "start") + text(392, 92, "each part an image uses", 11, "start");
+    body += text(392, 120, "V ← V ⊙ (FᵀU) ⊘ (V UᵀU + ε)", 11, "start") + text(392, 138, "U ← U ⊙ (F V) ⊘ (U VᵀV + ε)", 11, "start");
+    return svg(660, 180, "F, a tall matrix with one image per column, is approximately U times V transposed: U is tall and thin with k columns, the parts; V transposed is short and wide.", body);
   },
 };
 

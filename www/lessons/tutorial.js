@@ -155,7 +155,7 @@ export function initChecks(gpu, texla, guarded) {
 function showTiming(part, rows, backend) {
   const table = document.createElement("table");
   table.className = "numbers timing";
-  table.createCaption().textContent = `on your GPU (${backend === "webgpu" ? "WebGPU" : "WebGL2"})`;
+  table.createCaption().textContent = `on your GPU (${backend === "webgpu" ? "WebGPU" : "WebGL2"}); GPU passes after one warm-up run`;
   for (const [label, ms] of rows) {
     const tr = table.insertRow();
     tr.dataset.ms = String(ms);
@@ -184,7 +184,8 @@ export function showShaders(box, shaders, backend) {
     fig.append(cap, pre);
     return fig;
   };
-  box.replaceChildren(column("wgsl", "WGSL (WebGPU)", shaders.wgsl), column("glsl", "GLSL ES 3.00 (WebGL2)", shaders.glsl));
+  const name = Object.assign(document.createElement("p"), { className: "kernel-name", textContent: `Kernel: ${shaders.name}` });
+  box.replaceChildren(name, column("wgsl", "WGSL (WebGPU)", shaders.wgsl), column("glsl", "GLSL ES 3.00 (WebGL2)", shaders.glsl));
   // The prelude (helpers shared by every kernel) comes first: show each source from its kernel.
   requestAnimationFrame(() => box.querySelectorAll("pre").forEach((pre) => {
     const lines = pre.textContent.split("\n");
