@@ -33,6 +33,7 @@ try {
   await page.emulateMedia({ media: "print" });
   await page.pdf?.({ path: `${dir}/tutorial-${backend}-handout.pdf` }).catch(() => {});
   await page.screenshot({ path: `${dir}/tutorial-${backend}-print.png` });
+  await page.locator("#lesson-shader").screenshot({ path: `${dir}/tutorial-${backend}-print-shader.png` });
   console.log(problems.length ? problems.join("\n") : "no problems");
 } finally {
   await browser.close();

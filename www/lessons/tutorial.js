@@ -175,23 +175,33 @@ export function showShaders(box, shaders, backend) {
     fig.className = `shader-source ${lang === ran ? "ran" : ""}`;
     fig.dataset.lang = lang;
     const cap = document.createElement("figcaption");
-    cap.textContent = `${title}${lang === ran ? ": ran here" : ": its twin, for the other backend"} (scroll up for the shared prelude)`;
+    cap.append(`${title}${lang === ran ? ": ran here" : ": its twin, for the other backend"}`, Object.assign(document.createElement("span"), { className: "scroll-note", textContent: " (scroll up for the shared prelude)" }));
     const pre = document.createElement("pre");
     pre.className = "shader";
     pre.tabIndex = 0;
     pre.setAttribute("aria-label", `${title} source`);
-    pre.textContent = source ?? "none: a compute shader has no GLSL ES 3.00 twin (WebGL2 has no compute shaders)";
+    if (source) {
+      // The prelude (helpers shared by every kernel) comes first; the kernel is marked, shown
+      // from its start on screen and alone in the handout.
+      const lines = source.split("\n");
+      let at = lines.findIndex((l) => !l.trimStart().startsWith("//") && /\bkernel\w*\s*\(|@compute/.test(l));
+      while (at > 0 && lines[at - 1].trimStart().startsWith("//")) at--;
+      at = Math.max(0, at);
+      pre.append(
+        Object.assign(document.createElement("span"), { className: "prelude", textContent: lines.slice(0, at).join("\n") + (at ? "\n" : "") }),
+        Object.assign(document.createElement("span"), { className: "kernel", textContent: lines.slice(at).join("\n") }),
+      );
+    } else {
+      pre.textContent = "none: a compute shader has no GLSL ES 3.00 twin (WebGL2 has no compute shaders)";
+    }
     fig.append(cap, pre);
     return fig;
   };
   const name = Object.assign(document.createElement("p"), { className: "kernel-name", textContent: `Kernel: ${shaders.name}` });
   box.replaceChildren(name, column("wgsl", "WGSL (WebGPU)", shaders.wgsl), column("glsl", "GLSL ES 3.00 (WebGL2)", shaders.glsl));
-  // The prelude (helpers shared by every kernel) comes first: show each source from its kernel.
   requestAnimationFrame(() => box.querySelectorAll("pre").forEach((pre) => {
-    const lines = pre.textContent.split("\n");
-    let at = lines.findIndex((l) => !l.trimStart().startsWith("//") && /\bkernel\w*\s*\(|@compute/.test(l));
-    while (at > 0 && lines[at - 1].trimStart().startsWith("//")) at--;
-    if (at > 0) pre.scrollTop = (pre.scrollHeight * at) / lines.length;
+    const kernel = pre.querySelector(".kernel");
+    if (kernel) pre.scrollTop += kernel.getBoundingClientRect().top - pre.getBoundingClientRect().top - 8;
   }));
   box.dataset.kernel = shaders.name ?? "";
   box.closest("[data-part=shader]").dataset.done = "true";
