@@ -37,7 +37,7 @@ export const PICTURES = {
     let body = arrowHead + text(20, 18, "CPU: a few cores,", 12, "start") + text(20, 104, "one element after another:", 11, "start");
     for (let c = 0; c < 4; c++) body += rect(20 + 36 * c, 30, 30, 30, "#f3e1c7") + text(35 + 36 * c, 50, `core`, 10);
     body += text(20, 120, "C₀₀, C₀₁, C₀₂, … in turn", 11, "start");
-    body += text(250, 18, "GPU: one small program (a fragment) per output texel", 12, "start");
+    body += text(250, 18, "GPU: one fragment per output texel", 12, "start");
     for (let y = 0; y < 4; y++) for (let x = 0; x < 12; x++) body += rect(250 + 24 * x, 28 + 20 * y, 22, 18, SOFT) + text(261 + 24 * x, 41 + 20 * y, "f", 10);
     body += text(390, 120, "C = A + B: every texel of C at once, 4 elements each", 11);
     return svg(560, 130, "A CPU with four cores computes the elements one after another; a GPU runs one small program, a fragment, for every texel of the output at once.", body);
@@ -89,9 +89,9 @@ export const PICTURES = {
     let body = arrowHead + arrow(60, 160, 60, 20) + arrow(60, 160, 230, 160);
     body += line(60, 160, 60, 30, RED, "", 5) + line(60, 160, 220, 160, RED, "", 5);
     body += text(40, 26, "w", 13) + text(232, 176, "x", 13);
-    body += text(330, 50, "For each unknown: x ≥ 0, w = (Ax + b)ᵢ ≥ 0,", 11, "start") + text(330, 68, "and x·w = 0: one of the two is zero.", 11, "start");
-    body += text(330, 96, "The solutions lie on the red L;", 11, "start") + text(330, 114, "projected Jacobi steps, then", 11, "start") + text(330, 132, "projects back: x ← max(0, …).", 11, "start");
-    body += text(330, 160, "A contact: x the push, w the gap speed.", 11, "start");
+    body += text(270, 50, "For each unknown: x ≥ 0, w = (Ax + b)ᵢ ≥ 0,", 11, "start") + text(270, 68, "and x·w = 0: one of the two is zero.", 11, "start");
+    body += text(270, 96, "The solutions lie on the red L;", 11, "start") + text(270, 114, "projected Jacobi steps, then", 11, "start") + text(270, 132, "projects back: x ← max(0, …).", 11, "start");
+    body += text(270, 160, "A contact: x the push, w the gap speed.", 11, "start");
     return svg(560, 185, "The complementarity condition for one unknown: x and w are both non-negative and one of them is zero, so the solutions lie on the two positive half-axes, drawn as a red L.", body);
   },
   simd: () => {
@@ -146,8 +146,8 @@ export function drawReduction(box, m, n) {
     if (k < sizes.length - 1) body += arrow(x + pw + 4, 30, x + pw + 26, 30);
     x += pw + 32;
   });
-  body += arrow(x - 4, 30, x + 22, 30) + text(x + 28, 34, "Σ of 4 channels", 11, "start");
-  box.replaceChildren(svg(x + 130, tallest + 46, `gpu.sum of a ${m} by ${n} matrix: its texture of ${n} by ${Math.ceil(m / 4)} texels shrinks 16-fold per pass, ${sizes.map(([w, h]) => `${w} by ${h}`).join(", then ")}, and a last pass adds the four channels of the one texel left.`, body));
+  body += arrow(x - 28, 30, x - 4, 30) + text(x + 2, 34, "Σ of 4 channels", 11, "start");
+  box.replaceChildren(svg(x + 100, tallest + 46, `gpu.sum of a ${m} by ${n} matrix: its texture of ${n} by ${Math.ceil(m / 4)} texels shrinks 16-fold per pass, ${sizes.map(([w, h]) => `${w} by ${h}`).join(", then ")}, and a last pass adds the four channels of the one texel left.`, body));
 }
 
 /** Plots float32 (GPU) and float64 residuals of CG on a log scale, and the true residual of the
