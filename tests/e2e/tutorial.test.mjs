@@ -5,6 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { serve, launch, openPage } from "./browser.mjs";
+import { EXERCISES } from "../../www/lessons/exercises.js";
 
 let server;
 let browser;
@@ -211,4 +212,20 @@ test("?present opens presentation mode at the lesson of the address's anchor", a
   assert.equal(await page.textContent("#present-where"), "lesson 1 of 12");
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test("exercise answers are read as a person writes them, and near misses are refused", () => {
+  const cases = {
+    fragments: [["1024 fragments", true], ["1,024", true], ["256", false]],
+    texel: [["(5, 2, b)", true], ["x=5 y=2 channel B", true], ["5 2 2", true], ["5, 2, r", false], ["5, 2", false]],
+    bound: [["1.19e-4", true], ["0.000119", true], ["1.19e-7", false], ["2004", false]],
+    workgroup: [["16,384", true], ["16 384", true]],
+    ulp: [["6.1035e-5", true], ["2^-14", true], ["2^-13", false]],
+    condition: [["48.4", true], ["47", false]],
+    lcp: [["x = (2.5, 0)", true], ["(2.5; 0)", true], ["2.5", false], ["0, 2.5", false]],
+    nmf: [["199 440", true], ["369664", false]],
+  };
+  for (const [name, list] of Object.entries(cases)) {
+    for (const [text, right] of list) assert.equal(EXERCISES[name].check(text), right, `${name}: "${text}"`);
+  }
 });
