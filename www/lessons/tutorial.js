@@ -16,6 +16,15 @@ const lessons = () => [...document.querySelectorAll("section.lesson")];
 /** Sets up everything that works without a GPU: exercises, pictures, presentation mode. */
 export function initTutorial() {
   for (const box of document.querySelectorAll("[data-part=exercise]")) initExercise(box);
+  // Each lesson ends with a way on: the next lesson, and back to the contents.
+  lessons().forEach((section, k, all) => {
+    const nav = document.createElement("p");
+    nav.className = "lesson-nav";
+    const link = (href, text) => Object.assign(document.createElement("a"), { href, textContent: text });
+    if (all[k + 1]) nav.append(link(`#${all[k + 1].id}`, `Next: ${k + 2}. ${all[k + 1].querySelector("h2").lastChild.textContent.trim()}`), " · ");
+    nav.append(link("#toc", "Contents"));
+    section.append(nav);
+  });
   drawPictures();
   initTexturePicture();
   initStepper();
