@@ -6,6 +6,7 @@
 
 import { mulberry32, randomMatrix, matmul64, compare, ulp32, errorStats } from "../reference/products.js";
 import { referenceOf } from "../reference/expression.js";
+import { add64, sum64 } from "../reference/lessons.js";
 import { heatmap } from "../products.js";
 import { APP_CHECKS } from "./checks-apps.js";
 import { drawReduction } from "./pictures.js";
@@ -91,7 +92,7 @@ export const CHECKS = {
     [A, B].forEach((x) => x.free());
     const { values, ms: back } = await readBack(run.out);
     const t0 = now();
-    const exact = Float64Array.from(a, (v, i) => v + b[i]);
+    const exact = add64(a, b);
     const js = now() - t0;
     const worst = maxUlp(values, exact);
     const within = worst <= 0.5;
@@ -178,8 +179,8 @@ export const CHECKS = {
     const dotMs = now() - t1;
     [A, B].forEach((x) => x.free());
     const t2 = now();
-    let [s64, abs, d64, dabs] = [0, 0, 0, 0];
-    a.forEach((v, i) => { s64 += v; abs += Math.abs(v); d64 += v * b[i]; dabs += Math.abs(v * b[i]); });
+    const { sum: s64, abs } = sum64(a);
+    const { sum: d64, abs: dabs } = sum64(a, b);
     const js = now() - t2;
     const depth = 16 * (passes - 1) + 4;
     const [sumBound, dotBound] = [depth * U * abs, (depth + 1) * U * dabs];

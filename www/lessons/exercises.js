@@ -2,6 +2,8 @@
 // question's numbers (not typed in), so changing a question's numbers in one place changes its
 // answer too. `why` is said when the answer is right; the worked solution is in index.html.
 
+import { poissonCondition as condition } from "../reference/lessons.js";
+
 /** The numbers in a text, in order: "5, 2" and "(5; 2)" both give [5, 2]; "2^-14" is 2⁻¹⁴. */
 export function numbers(text) {
   const powers = text.replace(/(-?\d+(?:\.\d+)?)\s*(?:\^|\*\*)\s*\(?\s*(-?\d+)\s*\)?/g, (_, b, e) => String(Number(b) ** Number(e)));
@@ -67,7 +69,6 @@ function tridiagonalBlocks(n) {
   return blocks.size;
 }
 
-const condition = (n) => (2 - 2 * Math.cos((n * Math.PI) / (n + 1))) / (2 - 2 * Math.cos(Math.PI / (n + 1)));
 
 export const EXERCISES = {
   fragments: {
