@@ -70,7 +70,7 @@ export const APP_CHECKS = {
       [A, B].forEach((x) => x.free());
     }
     const ms = now() - t0;
-    const shaders = { name: "projected Jacobi: one iteration, one fragment per 4 unknowns", ...gpu.lastShaders() };
+    const shaders = { name: "projected Jacobi's step: x ← max(0, x + ω (Ax + b) / diag(A)), one element-wise pass after the product Ax", ...gpu.lastShaders() };
     const x = await r.x.read();
     r.x.free();
     const [a64, b64] = [Float64Array.from(p.a), Float64Array.from(p.b)];
