@@ -195,6 +195,24 @@ on_both_backends! {
         }
     }
 
+    async fn last_shaders_are_the_kernel_in_both_languages(kind) {
+        let gpu = device(kind).await;
+        let (a, b) = (gpu.upload(&[1.0; 6], 2, 3).unwrap(), gpu.upload(&[1.0; 6], 3, 2).unwrap());
+        gpu.mul_teaching(&a, &b).unwrap();
+        let (wgsl, glsl) = gpu.last_shaders().unwrap();
+        let glsl = glsl.expect("a fragment kernel has its GLSL twin");
+        assert!(wgsl.contains("fn kernel(texel: vec2<i32>)") && wgsl.contains("MOP"), "{wgsl}");
+        assert!(glsl.starts_with("#version 300 es") && glsl.contains("vec4 kernel(ivec2 texel)") && glsl.contains("MOP"), "{glsl}");
+        // The one this backend ran is last_shader's.
+        let ran = if kind == BackendKind::WebGpu { &wgsl } else { &glsl };
+        assert_eq!(gpu.last_shader().as_ref(), Some(ran));
+        if kind == BackendKind::WebGpu {
+            gpu.mul_compute(&a, &b).unwrap();
+            let (wgsl, glsl) = gpu.last_shaders().unwrap();
+            assert!(wgsl.contains("@compute") && glsl.is_none(), "a compute kernel has no GLSL twin");
+        }
+    }
+
     async fn fast_fragment_kernel_matches_float64_on_odd_shapes(kind) {
         let gpu = device(kind).await;
         let targets = gpu.capabilities().max_render_targets;

@@ -4,6 +4,8 @@
 // (`&sizes=64,128` to choose sizes; `&n=` the order of the solver benchmark's dense problems).
 // This file is the start-up, the capability panel and the wiring of each section's form to its
 // module (solvers.js, bench-tables.js, products.js, ...); float64 JavaScript lives in reference/.
+// The page is a tutorial of twelve lessons (lessons/tutorial.js: exercises, pictures, presentation
+// mode, each lesson's check); the sections above become its labs. `?present` opens presentation mode.
 
 import { product } from "./products.js";
 import { initWall } from "./wall.js";
@@ -16,6 +18,7 @@ import { runSolver } from "./solvers.js";
 import { floatFloatLesson } from "./float-float.js";
 import { runBench } from "./bench-tables.js";
 import { number, whole, positive } from "./fields.js";
+import { initTutorial, initChecks } from "./lessons/tutorial.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -39,6 +42,7 @@ function fatal(message) {
 }
 
 async function start() {
+  initTutorial();
   const choice = params.get("backend") ?? "auto";
   $("backend-select").value = ["auto", "webgpu", "webgl2"].includes(choice) ? choice : "auto";
   $("backend-select").addEventListener("change", (e) => {
@@ -139,6 +143,7 @@ async function start() {
     watchLoss();
   });
 
+  initChecks(gpu, texla, guarded);
   initNmf(gpu, texla, guarded);
   initLinear(gpu, texla, guarded, shown);
   $("square-form").addEventListener("submit", (e) => {
@@ -267,11 +272,13 @@ async function runMultiply() {
   });
 }
 
-/** Runs `work` unless another run is going on; any error becomes a message in `out`. */
+/** Runs `work` unless another run is going on; any error becomes a message in `out`. The
+ * page's buttons wait meanwhile, but those that need no GPU (marked data-free: exercises,
+ * presentation mode, the stepper). */
 async function guarded(out, work) {
   if (busy) return;
   busy = true;
-  document.querySelectorAll("button").forEach((b) => (b.disabled = true));
+  document.querySelectorAll("button:not([data-free])").forEach((b) => (b.disabled = true));
   try {
     await work();
   } catch (e) {
@@ -279,7 +286,7 @@ async function guarded(out, work) {
   } finally {
     showMemory();
     busy = false;
-    document.querySelectorAll("button").forEach((b) => (b.disabled = false));
+    document.querySelectorAll("button:not([data-free])").forEach((b) => (b.disabled = false));
   }
 }
 

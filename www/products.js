@@ -82,7 +82,7 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
     </div>
     <div class="result-grid">
       <table class="numbers samples" id="${out.id}-table"></table>
-      <div class="heatmap"><figure><canvas id="${out.id}-heatmap"></canvas>
+      <div class="heatmap"><figure><canvas id="${out.id}-heatmap" role="img" aria-label="heatmap of each element's error as a fraction of its bound"></canvas>
         <figcaption>Error of every element as a fraction of its bound, on a log scale: black at 10⁻⁴ or less, yellow at the bound, red beyond it.</figcaption></figure></div>
     </div>`;
   sampleTable(document.getElementById(`${out.id}-table`), c, ref.c, m, n, cmp.worstIndex, threshold, seed);
@@ -134,7 +134,7 @@ function sampleTable(table, gpuC, exact, m, n, worst, threshold, seed) {
 }
 
 /** Paints |error| / bound of every element, downsampled (max per block) to at most 256 × 256. */
-function heatmap(canvas, gpuC, exact, sums, m, n, k) {
+export function heatmap(canvas, gpuC, exact, sums, m, n, k) {
   const w = Math.min(n, 256);
   const h = Math.min(m, 256);
   canvas.width = w;

@@ -15,6 +15,8 @@ export function initWall(gpu) {
   $("wall-status").textContent = `The LCP is solved and the view drawn on ${gpu.backend === "webgpu" ? "WebGPU" : "WebGL2"}.`;
   let canvas = wall.canvas();
   canvas.id = "wall-canvas";
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", "the wall of cubes, drawn by the GPU; drag to orbit, wheel to zoom, click to throw the ball or push a cube");
   $("wall-view").prepend(canvas);
   const fit = () => {
     const width = Math.max(320, Math.round($("wall-view").clientWidth * (window.devicePixelRatio || 1)));
@@ -190,6 +192,7 @@ export function initWall(gpu) {
     const fresh = wall.canvas();
     if (fresh !== canvas) {
       fresh.id = canvas.id;
+      for (const name of ["role", "aria-label"]) fresh.setAttribute(name, canvas.getAttribute(name));
       canvas.replaceWith(fresh);
       canvas = fresh;
       listen(canvas);

@@ -383,6 +383,17 @@ impl Gpu {
         })
     }
 
+    /// Both sources of the last kernel that ran, whichever backend ran it: its WGSL module and
+    /// its GLSL ES 3.00 twin (`None` for a compute kernel, which WebGL2 cannot run).
+    pub fn last_shaders(&self) -> Option<(String, Option<String>)> {
+        let kernel = self.last_kernel.borrow();
+        let k = kernel.as_ref()?;
+        Some((
+            k.wgsl_source(),
+            k.compute.is_none().then(|| k.glsl_source()),
+        ))
+    }
+
     /// Draws a scene of lit boxes into [`Gpu::scene_canvas`] (the wall's view).
     pub fn draw_scene(&self, scenes: &[Scene]) -> Result<()> {
         self.alive()?;

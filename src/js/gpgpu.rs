@@ -523,6 +523,24 @@ impl Gpgpu {
         self.device.last_shader()
     }
 
+    /// Both sources of the last kernel that ran, `{ wgsl, glsl }`, whichever backend ran it (the
+    /// tutorial shows them side by side); `glsl` is null for a compute kernel.
+    #[wasm_bindgen(
+        js_name = lastShaders,
+        unchecked_return_type = "{ wgsl: string, glsl: string | null } | undefined"
+    )]
+    pub fn last_shaders(&self) -> JsValue {
+        self.device
+            .last_shaders()
+            .map_or(JsValue::UNDEFINED, |(wgsl, glsl)| {
+                object(&[
+                    ("wgsl", wgsl.into()),
+                    ("glsl", glsl.map_or(JsValue::NULL, JsValue::from)),
+                ])
+                .into()
+            })
+    }
+
     /// The collapsing wall of seed 000 (60 cubes, contacts solved as an LCP on this GPU), built
     /// from `seed` (default 1); `walls` (default 1, at most 100) such walls one behind the other
     /// (the page offers 1, 10 and 100).
