@@ -73,7 +73,7 @@ for (const backend of ["webgpu", "webgl2"]) {
     assert.equal(await page.getAttribute("#multiply-result-summary", "data-within-bound"), "true");
     // The page is busy until every kernel has run the same product too.
     await page.waitForSelector("#multiply-result-kernels[data-done]", { timeout: 60_000 });
-    assert.equal(await page.$$eval("#multiply-result-kernels tr[data-within-bound=true]", (trs) => trs.length), backend === "webgpu" ? 3 : 2);
+    assert.equal(await page.$$eval("#multiply-result-kernels tr[data-within-bound=true]", (trs) => trs.length), backend === "webgpu" ? 4 : 2);
 
     // Bad input is a clear message, and the page keeps working.
     await page.fill("#square-n", "0");
