@@ -67,8 +67,10 @@ function drawLayout(box, m, n, pi, pj) {
   const svg = document.createElementNS(NS, "svg");
   const [vw, vh] = [Math.max(right + n * tex + 10, right + 400), height];
   svg.setAttribute("viewBox", `0 0 ${vw} ${vh}`);
-  svg.setAttribute("width", String(vw));
-  svg.setAttribute("height", String(vh));
+  // Drawn half again as large as its coordinates (a class sees it from the back of the room);
+  // the style sheet shrinks it to the width of a phone.
+  svg.setAttribute("width", String(Math.round(vw * 1.5)));
+  svg.setAttribute("height", String(Math.round(vh * 1.5)));
   svg.setAttribute("role", "img");
   svg.setAttribute("class", "figure-svg");
   svg.setAttribute("aria-label", `An ${m} by ${n} matrix beside its texture of ${n} by ${h} texels; each texel's four channels hold four consecutive rows of one column. Element (${pi}, ${pj}) is highlighted in both.`);
