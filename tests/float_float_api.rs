@@ -110,6 +110,39 @@ on_both_backends! {
         assert!((r2 / b2).sqrt() <= 1e-11, "float-float CG residual {:e}", (r2 / b2).sqrt());
     }
 
+    async fn float_float_matrices_come_back_after_a_lost_gpu_from_their_copies(kind) {
+        // What was uploaded and what was read back come back with all their bits; a result
+        // never read is lost with a clear error; without copies an upload is lost too.
+        let gpu = open(kind).await;
+        let tiny = 2f64.powi(-40);
+        let x = [1.0 + tiny, 2.0, -3.0 - tiny, 0.1];
+        let a = gpu.upload_float64(&f64s(&x), 2.0, 2.0).unwrap();
+        let read = gpu.matmul(&a, &a, JsValue::UNDEFINED).unwrap();
+        let product = read64(&read).await;
+        let never_read = gpu.add(&a, &a).unwrap();
+        gpu.lose_context();
+        let r = settle(gpu.restore()).await.unwrap();
+        let count = |k: &str| Reflect::get(&r, &k.into()).unwrap().as_f64().unwrap();
+        assert_eq!((count("restored"), count("lost")), (2.0, 1.0));
+        let back = read64(&a).await;
+        for (g, e) in back.iter().zip(&x) {
+            assert!((g - e).abs() <= e.abs() * 2f64.powi(-49), "{g} {e}");
+        }
+        assert_eq!(read64(&read).await, product, "the read-back product, bit for bit");
+        assert!(settle(never_read.read()).await.unwrap_err().contains("lost with the GPU context"));
+        // The restored matrices compute again on the new GPU.
+        assert_eq!(read64(&gpu.matmul(&a, &a, JsValue::UNDEFINED).unwrap()).await, product);
+
+        let options = Object::new();
+        Reflect::set(&options, &"keepCopies".into(), &false.into()).unwrap();
+        let bare = Gpgpu::create(Some(kind.name().into()), options.into()).await.unwrap();
+        let b = bare.upload_float64(&f64s(&x), 2.0, 2.0).unwrap();
+        bare.lose_context();
+        let r = settle(bare.restore()).await.unwrap();
+        assert_eq!(Reflect::get(&r, &"lost".into()).unwrap().as_f64(), Some(1.0));
+        assert!(settle(b.read()).await.unwrap_err().contains("lost with the GPU context"));
+    }
+
     async fn float_float_bad_input_is_a_clear_error(kind) {
         let gpu = open(kind).await;
         let ff = gpu.upload_float64(&f64s(&[1.0, 2.0, 3.0, 4.0]), 2.0, 2.0).unwrap();

@@ -31,7 +31,10 @@ impl Gpgpu {
         let data = data
             .dyn_ref::<Float64Array>()
             .ok_or_else(|| Error::Argument("uploadFloat64 takes a Float64Array".into()))?;
-        self.float_float_result(self.device.upload_f64(&data.to_vec(), rows, cols))
+        let values = data.to_vec();
+        let m = self.float_float_result(self.device.upload_f64(&values, rows, cols))?;
+        m.back_up_float64(&values);
+        Ok(m)
     }
 }
 
@@ -61,15 +64,16 @@ impl Gpgpu {
         &self,
         m: Result<DdMatrix, Error>,
     ) -> Result<GpuMatrix, JsValue> {
-        let wrapped = wrap_float_float(&self.device, &self.registry, m?);
+        let wrapped = wrap_float_float(&self.device, &self.registry, m?, self.keep_copies);
         self.enforce_budget();
         Ok(wrapped)
     }
 
     /// A function that wraps a float-float matrix as a GpuMatrix later (in a promise).
     pub(super) fn wrap_float_float_fn(&self) -> impl Fn(DdMatrix) -> GpuMatrix + 'static {
-        let (device, registry) = (self.device.clone(), self.registry.clone());
-        move |m| wrap_float_float(&device, &registry, m)
+        let (device, registry, keep) =
+            (self.device.clone(), self.registry.clone(), self.keep_copies);
+        move |m| wrap_float_float(&device, &registry, m, keep)
     }
 
     /// `dot(a, b)` of two float-float matrices as a promise of one float64 number.
@@ -98,7 +102,7 @@ impl Gpgpu {
             .get(&(id as u32))
             .and_then(std::rc::Weak::upgrade)
             .ok_or(Error::ForeignMatrix)?;
-        let pair = cell.borrow_mut().current_pair();
+        let pair = cell.borrow_mut().current_pair(&self.device);
         pair.map(Some)
     }
 }

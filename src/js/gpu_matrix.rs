@@ -54,11 +54,15 @@ pub(super) struct Slot {
     /// The matrix went with a lost GPU and nothing held its values.
     lost: bool,
     /// A float-float matrix (`uploadFloat64`, or an operation on such): its `hi` and `lo`
-    /// textures live in `pair` (`gpu`, `cpu` and `backup` stay empty), it has no CPU copy, and
-    /// a lost GPU takes it for good.
+    /// textures live in `pair` (`gpu`, `cpu` and `backup` stay empty), its copy in
+    /// `float64_backup`. Nothing changes a float-float matrix in place, so the copy stays valid.
     float_float: bool,
-    /// The float-float pair; `None` once freed or lost.
+    /// The float-float pair; `None` once freed, lost, or gone with the GPU until its copy
+    /// brings it back.
     pair: Option<DdMatrix>,
+    /// Where copies are kept: the float64 values of a float-float matrix as uploaded or last
+    /// read back, in JavaScript memory, what brings it back after the GPU is lost.
+    float64_backup: Option<Float64Array>,
 }
 
 /// What a float32 operation says of a float-float operand.
@@ -91,8 +95,9 @@ impl Slot {
         Ok(fresh)
     }
 
-    /// The float-float pair of a float-float matrix, or a clear error (freed, lost, float32).
-    pub(super) fn current_pair(&mut self) -> Result<DdMatrix, Error> {
+    /// The float-float pair of a float-float matrix, first uploaded again from its copy after
+    /// a lost GPU, or a clear error (freed, lost, float32).
+    pub(super) fn current_pair(&mut self, device: &Gpu) -> Result<DdMatrix, Error> {
         if self.freed {
             return Err(Error::Freed);
         }
@@ -100,6 +105,9 @@ impl Slot {
             return Err(Error::LostMatrix);
         }
         self.last_use = TICK.fetch_add(1, Ordering::Relaxed);
+        if let (None, Some(copy)) = (&self.pair, &self.float64_backup) {
+            self.pair = Some(device.upload_f64(&copy.to_vec(), self.rows, self.cols)?);
+        }
         self.pair.clone().ok_or_else(|| {
             Error::Argument(
                 "a float32 matrix was given where this operation takes float-float ones (from \
@@ -117,6 +125,14 @@ impl Slot {
         }
     }
 
+    /// Keeps a copy of a float-float matrix's float64 `values` (uploaded or read back), where
+    /// copies are kept.
+    pub(super) fn back_up_float64(&mut self, values: &[f64]) {
+        if self.keep && self.float_float && !self.freed {
+            self.float64_backup = Some(Float64Array::from(values));
+        }
+    }
+
     /// After [`Gpu::restore`]: the texture went with the lost GPU. A matrix with a copy on the
     /// CPU comes back from it on its next use (`Some(true)`); one without is lost for good
     /// (`Some(false)`); a freed matrix counts as neither (`None`).
@@ -125,9 +141,12 @@ impl Slot {
             return None;
         }
         if self.float_float {
-            // No CPU copy is kept of a float-float matrix: it goes with the GPU.
-            self.lost = self.pair.take().is_some();
-            return self.lost.then_some(false);
+            let had_textures = self.pair.take().is_some();
+            if self.float64_backup.is_some() {
+                return Some(true);
+            }
+            self.lost = had_textures;
+            return had_textures.then_some(false);
         }
         let had_texture = self.gpu.take().is_some();
         if self.cpu.is_some() || self.backup.is_some() {
@@ -183,9 +202,10 @@ impl GpuMatrix {
     pub fn read(&self) -> Promise {
         let (device, slot) = (self.device.clone(), self.matrix.clone());
         if slot.borrow().float_float {
-            let pair = slot.borrow_mut().current_pair();
+            let pair = slot.borrow_mut().current_pair(&device);
             return future_to_promise(async move {
                 let values = device.read_f64(&pair?).await?;
+                slot.borrow_mut().back_up_float64(&values);
                 Ok(Float64Array::from(values.as_slice()).into())
             });
         }
@@ -262,7 +282,7 @@ impl GpuMatrix {
     pub fn release(&self) {
         let mut slot = self.matrix.borrow_mut();
         (slot.gpu, slot.cpu, slot.backup, slot.freed) = (None, None, None, true);
-        slot.pair = None;
+        (slot.pair, slot.float64_backup) = (None, None);
         slot.version += 1;
     }
 }
@@ -274,7 +294,12 @@ impl GpuMatrix {
 
     /// The float-float pair of this matrix, or a clear error for a float32 one.
     pub(super) fn pair(&self) -> Result<DdMatrix, Error> {
-        self.matrix.borrow_mut().current_pair()
+        self.matrix.borrow_mut().current_pair(&self.device)
+    }
+
+    /// Keeps a copy of `values`, just uploaded into this float-float matrix.
+    pub(super) fn back_up_float64(&self, values: &[f64]) {
+        self.matrix.borrow_mut().back_up_float64(values);
     }
 
     /// Keeps a copy of `data`, just uploaded into this matrix (see [`Slot::back_up`]).
@@ -355,10 +380,16 @@ pub(super) fn wrap_matrix(
 }
 
 /// Makes a GpuMatrix of the float-float matrix `m` and records it in `registry` (so that a
-/// float32 operation given it says why it cannot take it).
-pub(super) fn wrap_float_float(device: &Rc<Gpu>, registry: &Registry, m: DdMatrix) -> GpuMatrix {
+/// float32 operation given it says why it cannot take it); `keep`: whether it keeps a copy of
+/// what is uploaded to it and read back from it.
+pub(super) fn wrap_float_float(
+    device: &Rc<Gpu>,
+    registry: &Registry,
+    m: DdMatrix,
+    keep: bool,
+) -> GpuMatrix {
     let (rows, cols) = (m.rows(), m.cols());
-    wrap_slot(device, registry, slot(None, Some(m), rows, cols, false))
+    wrap_slot(device, registry, slot(None, Some(m), rows, cols, keep))
 }
 
 /// A fresh slot holding a float32 matrix or a float-float pair.
@@ -377,6 +408,7 @@ fn slot(gpu: Option<Matrix>, pair: Option<DdMatrix>, rows: usize, cols: usize, k
         lost: false,
         float_float: pair.is_some(),
         pair,
+        float64_backup: None,
     }
 }
 
