@@ -9,7 +9,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::controller::Budget;
 use super::gpu_matrix::{wrap_matrix, GpuMatrix, Registry};
-use super::options::{dimension, factor, object};
+use super::options::{dimension, factor, known_options, object};
 use super::wall::Wall;
 use crate::error::Error;
 use crate::gpu::{ops, Choice, Gpu, Precision};
@@ -64,6 +64,11 @@ impl Gpgpu {
     ) -> Result<Gpgpu, JsValue> {
         console_error_panic_hook::set_once();
         let choice: Choice = backend.as_deref().unwrap_or("auto").parse()?;
+        known_options(
+            &options,
+            "Gpgpu.create",
+            &["memoryBudget", "keepCopies", "tileLimit"],
+        )?;
         let budget = match super::options::option_number(&options, "memoryBudget")? {
             Some(bytes) if bytes >= 1.0 => Some(Rc::new(Budget::new(bytes as usize))),
             Some(bytes) => {
@@ -176,6 +181,7 @@ impl Gpgpu {
         )]
         options: JsValue,
     ) -> Result<GpuMatrix, JsValue> {
+        known_options(&options, "matmul", &["transposeA", "transposeB"])?;
         let transpose = (
             super::options::option_bool(&options, "transposeA"),
             super::options::option_bool(&options, "transposeB"),
@@ -206,6 +212,7 @@ impl Gpgpu {
         b: &GpuMatrix,
         #[wasm_bindgen(unchecked_param_type = "{ perPass?: number } | undefined")] options: JsValue,
     ) -> Result<GpuMatrix, JsValue> {
+        known_options(&options, "matmulPasses", &["perPass"])?;
         let per_pass = super::options::option_count(&options, "perPass")?.unwrap_or(1);
         matrix_op!(
             self,

@@ -7,7 +7,9 @@ use wasm_bindgen::prelude::*;
 
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
-use super::options::{dimension, object, option_bool_or, option_number, seed, whole};
+use super::options::{
+    dimension, known_options, object, option_bool_or, option_number, seed, whole,
+};
 use crate::error::Error;
 use crate::linear::{check_permutation, examples, LinearExpr, Schedule};
 
@@ -163,6 +165,7 @@ impl LinearExpression {
         #[wasm_bindgen(unchecked_param_type = "LinearOptimizeOptions | undefined")]
         options: JsValue,
     ) -> Result<Object, JsValue> {
+        known_options(&options, "optimize", &["seed", "moves", "history"])?;
         let seed = option_number(&options, "seed")?.map_or(Ok(1), seed)?;
         let moves = match option_number(&options, "moves")? {
             Some(v) => whole(

@@ -38,7 +38,7 @@ export interface Capabilities {
   /** Why this backend runs and why the other one was not used. */
   reason: string;
   /** The kernel `matmul`, `square` and `mulVec` run on this device. */
-  matmulKernel: "teaching" | "fast" | "compute";
+  matmulKernel: "teaching" | "fast" | "compute" | "registers";
   /** Why that kernel, in a sentence for the page. */
   matmulReason: string;
   /** The precision probe run at create: whether this GPU adds, multiplies and stores as IEEE

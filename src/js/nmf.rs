@@ -6,7 +6,9 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
-use super::options::{dimension, object, option_bool, option_count, option_number, option_value};
+use super::options::{
+    dimension, known_options, object, option_bool, option_count, option_number, option_value,
+};
 use super::solve::observer;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -39,6 +41,23 @@ impl Gpgpu {
         let device = self.device.clone();
         let wrap = self.wrap_fn();
         let args = (|| {
+            known_options(
+                &options,
+                "nmf",
+                &[
+                    "iterations",
+                    "rule",
+                    "order",
+                    "normalize",
+                    "u0",
+                    "v0",
+                    "eps",
+                    "seed",
+                    "checkEvery",
+                    "onProgress",
+                    "signal",
+                ],
+            )?;
             let (f, k) = (f.matrix()?, dimension("k", k)?);
             // Before the starting factors are made: a huge k would make them for ever.
             nmf::check_rank(f.rows(), f.cols(), k)?;

@@ -62,6 +62,30 @@ pub(super) fn option_bool_or(options: &JsValue, key: &str, default: bool) -> Res
     }
 }
 
+/// Refuses an options object that names an option `what` does not have: a misspelt option
+/// (`maxIterations` for `maxIter`) would otherwise be ignored without a word. Undefined and
+/// null are no options at all.
+pub(super) fn known_options(options: &JsValue, what: &str, known: &[&str]) -> Result<(), Error> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(());
+    }
+    let Some(object) = options.dyn_ref::<Object>().filter(|_| options.is_object()) else {
+        return Err(Error::Argument(format!(
+            "the options of {what} must be an object"
+        )));
+    };
+    for key in Object::keys(object).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if !known.contains(&key.as_str()) {
+            return Err(Error::Argument(format!(
+                "{what} has no option {key:?}; its options are {}",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A plain JS object with the given properties.
 pub(super) fn object(props: &[(&str, JsValue)]) -> Object {
     let obj = Object::new();

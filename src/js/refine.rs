@@ -8,7 +8,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
-use super::options::{option_count, option_number, option_value};
+use super::options::{known_options, option_count, option_number, option_value};
 use super::solve::observer;
 use crate::error::Error;
 use crate::solver::{self, InnerSolver, RefineOptions, Refinement};
@@ -55,6 +55,19 @@ impl Gpgpu {
 
 /// `refine`'s options, defaults from [`RefineOptions::default`].
 fn refine_options(options: &JsValue) -> Result<RefineOptions, Error> {
+    known_options(
+        options,
+        "refine",
+        &[
+            "solver",
+            "tol",
+            "innerTol",
+            "maxOuter",
+            "maxInner",
+            "onProgress",
+            "signal",
+        ],
+    )?;
     let d = RefineOptions::default();
     let name = option_value(options, "solver");
     let solver = if name.is_undefined() || name.is_null() {

@@ -7,7 +7,9 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
-use super::options::{dimension, object, option_bool, option_count, option_number, option_value};
+use super::options::{
+    dimension, known_options, object, option_bool, option_count, option_number, option_value,
+};
 use crate::error::Error;
 use crate::gpu::{self, Gpu};
 use crate::matrix::Matrix;
@@ -34,6 +36,7 @@ impl Gpgpu {
             Err(e) => return Promise::reject(&e.into()),
         }
         let args = (|| {
+            known_options(&options, "cg", CG_OPTIONS)?;
             let (x0, opts) = self.cg_options(&options)?;
             Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
         })();
@@ -59,6 +62,7 @@ impl Gpgpu {
         #[wasm_bindgen(unchecked_param_type = "CgOptions | undefined")] options: JsValue,
     ) -> Promise {
         let args = (|| {
+            known_options(&options, "cgPoisson2d", CG_OPTIONS)?;
             let (x0, opts) = self.cg_options(&options)?;
             Ok::<_, Error>((b.matrix()?, x0, opts))
         })();
@@ -80,6 +84,11 @@ impl Gpgpu {
     ) -> Promise {
         let defaults = solver::JacobiOptions::default();
         let args = (|| {
+            known_options(
+                &options,
+                "jacobi",
+                &["tol", "maxIter", "checkEvery", "onProgress", "signal"],
+            )?;
             let opts = solver::JacobiOptions {
                 tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
                 max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
@@ -103,6 +112,18 @@ impl Gpgpu {
         #[wasm_bindgen(unchecked_param_type = "LcpOptions | undefined")] options: JsValue,
     ) -> Promise {
         let args = (|| {
+            known_options(
+                &options,
+                "lcpJacobi",
+                &[
+                    "omega",
+                    "iterations",
+                    "x0",
+                    "residual",
+                    "onProgress",
+                    "signal",
+                ],
+            )?;
             let (x0, opts) = self.lcp_options(&options)?;
             Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
         })();
@@ -129,6 +150,11 @@ impl Gpgpu {
         #[wasm_bindgen(unchecked_param_type = "LcpComputeOptions | undefined")] options: JsValue,
     ) -> Promise {
         let args = (|| {
+            known_options(
+                &options,
+                "lcpJacobiCompute",
+                &["omega", "iterations", "x0", "residual", "workgroups"],
+            )?;
             let (x0, opts) = self.lcp_options(&options)?;
             let workgroups = option_count(&options, "workgroups")?;
             Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts, workgroups))
@@ -190,6 +216,9 @@ impl Gpgpu {
         ]))
     }
 }
+
+/// The options of `cg` and `cgPoisson2d`.
+const CG_OPTIONS: &[&str] = &["x0", "tol", "maxIter", "fused", "onProgress", "signal"];
 
 /// CG's settings: `tol`, `maxIter` and `fused` (float32 and float-float CG alike).
 fn cg_settings(options: &JsValue) -> Result<solver::CgOptions, Error> {
@@ -261,6 +290,7 @@ impl Gpgpu {
         let device = self.device.clone();
         let wrap = self.wrap_float_float_fn();
         let args = (|| {
+            known_options(&options, "cg", CG_OPTIONS)?;
             let opts = cg_settings(&options)?;
             Ok::<_, Error>((self.option_pair(&options, "x0")?, opts))
         })();

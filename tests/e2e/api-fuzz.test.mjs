@@ -62,7 +62,8 @@ async function fuzz({ backend, seed, calls }) {
     ["jacobi options", () => gpu.jacobi(m22(), v2(), solverOption(["maxIter", "tol", "checkEvery"]))],
     ["lcp options", () => gpu.lcpJacobi(m22(), v2(), { [pick(["iterations", "omega"])]: pick(counts) })],
     ["nmf k", () => gpu.nmf(m23(), pick([0, -1, 0.5, NaN, Infinity, 4, 1e9, "x"]), { iterations: 2 })],
-    ["nmf options", () => gpu.nmf(m23(), 1, { [pick(["iterations", "eps", "checkEvery"])]: pick(counts) })],
+    // (A large eps is a valid if odd guard: eps takes the bad reals and negatives.)
+    ["nmf options", () => gpu.nmf(m23(), 1, pick([{ [pick(["iterations", "checkEvery"])]: pick(counts) }, { eps: pick(tolerances) }]))],
     ["nmf data", () => gpu.nmf(gpu.upload(new Float32Array([1, -2, 3, 4]), 2, 2), 1, { iterations: 2 })],
     ["get index", () => m22().get(pick([-1, 2, 0.5, NaN, Infinity, "x"]), 0)],
     ["set index", () => m22().set(0, pick([-1, 2, 0.5, NaN, Infinity, "x"]), 1)],
@@ -93,6 +94,15 @@ async function fuzz({ backend, seed, calls }) {
     ["linear shader", () => texla.LinearExpr.example("poisson-2d-s").shader(pick(["hlsl", "", "WGSL "]))],
     ["linear x", () => gpu.linear(texla.LinearExpr.example("poisson-2d-s"), pick([m22(), m23(), v2(), freed()]))],
     ["uploadFloat64", () => gpu.uploadFloat64(pick([new Float64Array(5), new Float64Array([1, NaN, 2, 3]), new Float32Array(6), null, "x"]), 2, pick([3, 2, 0, NaN]))],
+    ["misspelt option", () => pick([
+      () => gpu.cg(m22(), v2(), { maxIterations: 5 }),
+      () => gpu.jacobi(m22(), v2(), { tolerance: 1e-3 }),
+      () => gpu.lcpJacobi(m22(), v2(), { omgea: -0.1 }),
+      () => gpu.matmul(m22(), m22(), { transpose: true }),
+      () => gpu.nmf(m23(), 1, { iteration: 2 }),
+      () => gpu.matmulPasses(m22(), m22(), 7),
+      () => texla.Gpgpu.create(backend, { keepCopy: false }),
+    ])()],
     ["float-float mixed", () => gpu[pick(["matmul", "add", "sub", "dot", "mulVec"])](gpu.uploadFloat64(new Float64Array([1, 2, 3, 4]), 2, 2), m22())],
   ];
   const problems = [];
