@@ -123,8 +123,16 @@ pub fn line_stencil(program: &Program, stencil: &LineStencil) -> Result<Kernel> 
     Ok(Kernel {
         name: format!("stencil q{}:{}", stencil.quadruple, stencil.rows.len()).into(),
         inputs: &INPUT_NAMES[..quads.len() + 1],
-        wgsl: fill(include_str!("../../shaders/linear/stencil.wgsl"), Lang::Wgsl).into(),
-        glsl: fill(include_str!("../../shaders/linear/stencil.glsl"), Lang::Glsl).into(),
+        wgsl: fill(
+            include_str!("../../shaders/linear/stencil.wgsl"),
+            Lang::Wgsl,
+        )
+        .into(),
+        glsl: fill(
+            include_str!("../../shaders/linear/stencil.glsl"),
+            Lang::Glsl,
+        )
+        .into(),
         outputs: 1,
         compute: None,
     })
@@ -146,7 +154,11 @@ fn body(s: &LineStencil, quads: &[usize], lang: Lang) -> String {
     let vec4 = lang.vec4();
     let mut out = String::new();
     for &j in &s.reads {
-        out.push_str(&lang.constant("    ", &format!("x{j}"), &format!("{}_texel(c, r)", name(j))));
+        out.push_str(&lang.constant(
+            "    ",
+            &format!("x{j}"),
+            &format!("{}_texel(c, r)", name(j)),
+        ));
     }
     let start = if s.rows.is_empty() {
         format!("{vec4}(0.0)")

@@ -99,7 +99,10 @@ fn without_arguments(code: &str, call: &str) -> String {
 pub fn naga_counts(wgsl: &str) -> crate::error::Result<ShaderCounts> {
     use naga::{BinaryOperator as B, Expression as E, MathFunction as M, Statement};
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| {
-        crate::error::Error::Argument(format!("naga rejects the kernel: {}", e.emit_to_string(wgsl)))
+        crate::error::Error::Argument(format!(
+            "naga rejects the kernel: {}",
+            e.emit_to_string(wgsl)
+        ))
     })?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -123,7 +126,9 @@ pub fn naga_counts(wgsl: &str) -> crate::error::Result<ShaderCounts> {
             match e {
                 E::Math { fun: M::Fma, .. } => c.fma += 1,
                 E::Math { fun: M::Dot, .. } => c.dot += 1,
-                E::Binary { op: B::Multiply, .. } if is_float(h) => c.mul += 1,
+                E::Binary {
+                    op: B::Multiply, ..
+                } if is_float(h) => c.mul += 1,
                 E::Binary {
                     op: B::Add | B::Subtract,
                     ..
@@ -150,7 +155,9 @@ pub fn naga_counts(wgsl: &str) -> crate::error::Result<ShaderCounts> {
                             calls(&case.body, module, n);
                         }
                     }
-                    Statement::Loop { body, continuing, .. } => {
+                    Statement::Loop {
+                        body, continuing, ..
+                    } => {
                         calls(body, module, n);
                         calls(continuing, module, n);
                     }

@@ -45,7 +45,7 @@ impl PoissonGrid {
     /// [`MAX_UNKNOWNS`] unknowns. (Whether the device takes `ny` x `nz` textures is the GPU's
     /// check.)
     pub fn new(nx: usize, ny: usize, nz: usize) -> Result<Self> {
-        if nx < 4 || nx > MAX_LINE || nx % 4 != 0 {
+        if !(4..=MAX_LINE).contains(&nx) || !nx.is_multiple_of(4) {
             return Err(Error::Argument(format!(
                 "the grid line nx must be a multiple of 4 from 4 to {MAX_LINE} (slabs of four), \
                  got {nx}"
@@ -195,9 +195,8 @@ impl PoissonGrid {
     pub fn rhs(&self, seed: u32) -> Vec<f64> {
         let mut rng = Rng::new(seed);
         let (nx, ny, nz) = (self.nx, self.ny, self.nz);
-        let mut face = |count: usize| -> Vec<f64> {
-            (0..count).map(|_| 2.0 * rng.next_f64() - 1.0).collect()
-        };
+        let mut face =
+            |count: usize| -> Vec<f64> { (0..count).map(|_| 2.0 * rng.next_f64() - 1.0).collect() };
         // u on the faces between i and i+1, v between j and j+1, w between k and k+1.
         let u = face(nx * ny * nz);
         let v = face(nx * ny * nz);

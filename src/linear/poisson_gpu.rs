@@ -15,7 +15,7 @@
 use super::poisson::Ebj;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::kernels::{self, Kernel, Last, LinearPlan, LineStencil, Program};
+use crate::kernels::{self, Kernel, Last, LineStencil, LinearPlan, Program};
 use crate::matrix::Matrix;
 
 /// One pass: the kernel of a slab and the slabs its inputs are (the last input, `b / d` of the
@@ -77,7 +77,8 @@ impl Ebj {
                     for l in 0..4 {
                         let i = self.perm[4 * s + l];
                         for k in 0..nz {
-                            out[(4 * j + l) * nz + k] = (scale * v[self.grid.index(i, j, k)]) as f32;
+                            out[(4 * j + l) * nz + k] =
+                                (scale * v[self.grid.index(i, j, k)]) as f32;
                         }
                     }
                 }
@@ -105,7 +106,7 @@ impl Ebj {
 
     /// Uploads `b` and the first guess `x0` (zero if `None`), both in natural cell order.
     /// Fails with [`Error::Argument`] when a length is not the grid's or an entry is not
-    /// finite, and with [`Error::TooLarge`] when the device's textures cannot hold `ny` texel
+    /// finite, and also when the device's textures cannot hold `ny` texel
     /// rows or `nz` columns.
     pub fn upload(&self, gpu: &Gpu, b: &[f64], x0: Option<&[f64]>) -> Result<EbjState> {
         let (_, ny, nz) = self.grid.dims();
@@ -126,13 +127,11 @@ impl Ebj {
             }
         }
         if !gpu.fits(4 * ny, nz) {
-            return Err(Error::TooLarge {
-                rows: 4 * ny,
-                cols: nz,
-                width: nz,
-                height: ny,
-                max: gpu.tile_limit() as u32,
-            });
+            return Err(Error::Argument(format!(
+                "the grid is too large for this device: its slabs need textures of {nz} x {ny} \
+                 texels (z by y), this device allows at most {max} x {max}",
+                max = gpu.tile_limit()
+            )));
         }
         let zeros = vec![0.0; n];
         let x = self.pack(x0.unwrap_or(&zeros), 1.0);

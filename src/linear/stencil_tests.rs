@@ -30,9 +30,22 @@ fn ebj_costs_are_the_papers() {
 
 #[test]
 fn wave_costs_are_the_papers() {
-    assert_eq!(Wave::new(512, 512, 0.25, "natural").unwrap().cost(), (38, 56));
-    assert_eq!(Wave::new(512, 512, 0.25, "optimized").unwrap().cost(), (24, 42));
-    assert_eq!(Wave::new(512, 512, 0.25, "optimized").unwrap().passes().unwrap().len(), 8);
+    assert_eq!(
+        Wave::new(512, 512, 0.25, "natural").unwrap().cost(),
+        (38, 56)
+    );
+    assert_eq!(
+        Wave::new(512, 512, 0.25, "optimized").unwrap().cost(),
+        (24, 42)
+    );
+    assert_eq!(
+        Wave::new(512, 512, 0.25, "optimized")
+            .unwrap()
+            .passes()
+            .unwrap()
+            .len(),
+        8
+    );
 }
 
 /// A x = b is what the sweeps solve: the residual falls, GS and EBJ alike, and the solution
@@ -105,7 +118,9 @@ fn bad_grids_orders_and_waves_are_errors() {
     assert!(arg(PoissonGrid::new(8, 1, 1).map(|_| ())));
     assert!(arg(PoissonGrid::new(256, 4096, 4096).map(|_| ())));
     let g = grid(8, 8, 1);
-    assert!(arg(Ebj::with_order(g, &[0, 1, 2, 3, 4, 5, 6, 6]).map(|_| ())));
+    assert!(arg(
+        Ebj::with_order(g, &[0, 1, 2, 3, 4, 5, 6, 6]).map(|_| ())
+    ));
     assert!(arg(Ebj::with_order(g, &[0, 1, 2]).map(|_| ())));
     // A scattered order of a long line: a slab's block row reads too many slabs for one pass.
     let g = grid(64, 4, 4);
@@ -134,7 +149,12 @@ fn source_counts_of_the_stencils() {
         assert_eq!(w, g, "{}", pass.kernel.wgsl);
         // The other slabs read at the texel (S has a zero diagonal), four neighbours (the
         // slab itself), b.
-        assert_eq!(w.fetches, pass.slabs.len() - 1 + 4 + 1, "{}", pass.kernel.wgsl);
+        assert_eq!(
+            w.fetches,
+            pass.slabs.len() - 1 + 4 + 1,
+            "{}",
+            pass.kernel.wgsl
+        );
     }
     let total: usize = (opt.passes().unwrap().iter())
         .map(|p| source_counts(&p.kernel.wgsl).ops())

@@ -20,7 +20,7 @@ use super::anneal::stride_permutation;
 use super::expr::{check_permutation, LinearExpr};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::kernels::{self, Corner, Last, LinearPlan, LineStencil, Program};
+use crate::kernels::{self, Corner, Last, LineStencil, LinearPlan, Program};
 use crate::matrix::Matrix;
 
 /// Cells of one S* block.
@@ -85,7 +85,7 @@ impl Wave {
         perm: &[usize],
         name: &str,
     ) -> Result<Self> {
-        if side < BLOCK || side > MAX_SIDE || side % BLOCK != 0 {
+        if !(BLOCK..=MAX_SIDE).contains(&side) || !side.is_multiple_of(BLOCK) {
             return Err(Error::Argument(format!(
                 "a wave's line must be a multiple of {BLOCK} cells up to {MAX_SIDE}, got {side}"
             )));
@@ -252,8 +252,8 @@ impl Wave {
     }
 
     /// Uploads steps k - 1 and k (natural order, `side * lines` finite values each). Fails
-    /// with [`Error::Argument`] for a wrong length or a non-finite value, with
-    /// [`Error::TooLarge`] when the device's textures cannot hold the lines.
+    /// with [`Error::Argument`] for a wrong length or a non-finite value, also
+    /// when the device's textures cannot hold the lines.
     pub fn upload(&self, gpu: &Gpu, previous: &[f64], current: &[f64]) -> Result<WaveState> {
         let n = self.side * self.lines;
         for (name, v) in [("previous", previous), ("current", current)] {
@@ -272,13 +272,12 @@ impl Wave {
         }
         let (rows, cols) = (4 * self.lines, self.side / BLOCK);
         if !gpu.fits(rows, cols) {
-            return Err(Error::TooLarge {
-                rows,
-                cols,
-                width: cols,
-                height: self.lines,
-                max: gpu.tile_limit() as u32,
-            });
+            return Err(Error::Argument(format!(
+                "the wave is too large for this device: its textures need {cols} x {} texels, \
+                 this device allows at most {max} x {max}",
+                self.lines,
+                max = gpu.tile_limit()
+            )));
         }
         let up = |w: &[f64]| -> Result<Vec<Matrix>> {
             (self.pack(w).iter())
