@@ -7,6 +7,8 @@
 import { mulberry32, randomMatrix, dotErrorBound } from "./reference/products.js";
 import { whole } from "./fields.js";
 import { startCars } from "./linear-cars.js";
+import { initPoisson } from "./linear-poisson.js";
+import { initWave } from "./linear-wave.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -38,6 +40,8 @@ export function initLinear(gpu, texla, guarded, shown) {
   });
   $("linear-autotune").addEventListener("click", () => guarded($("linear-tune"), () => autotune(gpu)));
   $("linear-cars-pause").addEventListener("click", () => cars?.toggle());
+  initPoisson(gpu, $("linear-stencils"), guarded);
+  initWave(gpu, $("linear-stencils"), guarded);
 }
 
 /** Builds the example, optimises it and shows everything but the autotune; starts the cars. */
