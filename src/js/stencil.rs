@@ -64,11 +64,12 @@ fn values(name: &str, v: &JsValue) -> Result<Vec<f64>, Error> {
         Ok(f.to_vec())
     } else if let Some(f) = v.dyn_ref::<Float32Array>() {
         Ok(f.to_vec().into_iter().map(f64::from).collect())
-    } else if js_sys::Array::is_array(v) {
+    } else if js_sys::Array::is_array(v) || js_sys::ArrayBuffer::is_view(v) {
         Ok(Float64Array::new(v).to_vec())
     } else {
         Err(Error::Argument(format!(
-            "{name} must be a Float64Array, a Float32Array or an array of numbers"
+            "{name} must be a Float64Array, a Float32Array, another typed array or an array of \
+             numbers"
         )))
     }
 }

@@ -470,7 +470,7 @@ test("the seed 001 stencils: Table 3 on the 2D teaching grid, the wave drawn, a 
     await page.waitForFunction(() => document.getElementById("linear-wave").dataset.stones === "1", null, { timeout: 60_000 });
     const frame = Number(await page.getAttribute("#linear-wave", "data-frame"));
     await page.waitForFunction((f) => Number(document.getElementById("linear-wave").dataset.frame) > f + 2, frame, { timeout: 60_000 });
-    assert.match(await page.textContent("#linear-wave-stats"), /^frame \d+: two steps and the read-back of 262,144 heights took/);
+    assert.match(await page.textContent("#linear-wave-stats"), /^frame \d+: four steps and the read-back of 262,144 heights took/);
     await page.click("#linear-wave-table");
     await page.waitForSelector("#linear-wave-table-4", { timeout: 180_000 });
     const cells = await page.$$eval("#linear-wave-table-4 tr[data-row='total'] td", (tds) => tds.slice(1).map((td) => Number(td.textContent)));
