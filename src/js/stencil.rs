@@ -100,6 +100,11 @@ fn counts_object(c: ShaderCounts) -> JsValue {
     .into()
 }
 
+/// `{ wgsl: counts, glsl: counts }`.
+pub(super) fn both_counts(wgsl: ShaderCounts, glsl: ShaderCounts) -> JsValue {
+    object(&[("wgsl", counts_object(wgsl)), ("glsl", counts_object(glsl))]).into()
+}
+
 /// The sum of the source counts of `kernels` in one language.
 fn total(kernels: impl Iterator<Item = ShaderCounts>) -> ShaderCounts {
     kernels.fold(ShaderCounts::default(), |a, c| ShaderCounts {
@@ -230,7 +235,7 @@ impl PoissonSolver {
     pub fn counts(&self) -> JsValue {
         let w = total(self.passes.iter().map(|p| source_counts(&p.kernel.wgsl)));
         let g = total(self.passes.iter().map(|p| source_counts(&p.kernel.glsl)));
-        object(&[("wgsl", counts_object(w)), ("glsl", counts_object(g))]).into()
+        both_counts(w, g)
     }
 
     /// The complete shader of slab `slab`'s pass (`"wgsl"` or `"glsl"`).
@@ -441,7 +446,7 @@ impl WaveSim {
     pub fn counts(&self) -> JsValue {
         let w = total(self.passes.iter().map(|p| source_counts(&p.kernel.wgsl)));
         let g = total(self.passes.iter().map(|p| source_counts(&p.kernel.glsl)));
-        object(&[("wgsl", counts_object(w)), ("glsl", counts_object(g))]).into()
+        both_counts(w, g)
     }
 
     /// The complete shader of quadruple `q`'s kernel (`"wgsl"` or `"glsl"`).

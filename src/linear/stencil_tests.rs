@@ -175,6 +175,17 @@ fn naga_validates_and_counts_the_stencils() {
         let w = Wave::new(512, 512, 0.25, o).unwrap();
         kernels.extend(w.passes().unwrap().into_iter().map(|p| p.kernel));
     }
+    // And gpu.linear's kernels of the examples, natural and in the paper's or a stride order.
+    use super::examples::*;
+    for (e, perm) in [
+        (runge_kutta_cars(5), (0..20).collect::<Vec<_>>()),
+        (poisson_2d_s(), PAPER_2D_PERMUTATION.to_vec()),
+        (poisson_3d_s(), stride_permutation(40, 10)),
+        (wave_s_star(), stride_permutation(32, 8)),
+    ] {
+        kernels.push(e.kernel().unwrap());
+        kernels.push(e.permute(&perm).unwrap().kernel().unwrap());
+    }
     for k in kernels {
         let src = k.wgsl_source();
         let n = naga_counts(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));

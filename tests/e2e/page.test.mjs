@@ -434,6 +434,10 @@ test("the seed 001 section optimises an example, checks it in float64, autotunes
     const orders = await page.$$eval("#linear-tune-table tr[data-order]", (trs) => trs.map((tr) => [tr.dataset.order, Number(tr.cells[2].textContent)]));
     assert.ok(orders.length >= 3 && orders.length <= 4, JSON.stringify(orders));
     assert.equal(orders[0][0], "natural");
+    // Its kernels counted (measure 2): the natural order's 20 instructions and 5 texel fetches.
+    const counts = await page.$$eval("#linear-tune-table tr[data-order]", (trs) => trs.map((tr) => tr.cells[4].textContent));
+    assert.equal(counts[0], "20 / 5; 20 / 5");
+    assert.ok(counts.every((c) => /^\d+ \/ \d+; \d+ \/ \d+$/.test(c)), JSON.stringify(counts));
     assert.ok(orders.every(([, ms]) => ms > 0), JSON.stringify(orders));
     assert.equal(await page.locator("#linear-tune-table tr.best").count(), 1);
     assert.match(await page.textContent("#linear-tune-verdict"), /^The fastest here is .+, kept: .*(packing pays|packing does not pay)/);
