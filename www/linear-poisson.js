@@ -63,6 +63,10 @@ export async function table3(gpu, dims, { maxIter = 20000, gaussSeidel = true } 
       ms.push(performance.now() - t);
     }
     const f64 = nx * ny * nz <= 20000 ? solver.iterationsFloat64(b, TOLS, maxIter) : null;
+    const perm = Array.from(solver.permutation);
+    const slabs = Array.from({ length: nx / 4 }, (_, s) => perm.slice(4 * s, 4 * s + 4));
+    const lang = gpu.backend === "webgpu" ? "wgsl" : "glsl";
+    const shaders = slabs.slice(0, 2).map((_, s) => solver.shader(s, lang));
     rows.push({
       name: `EBJ, ${ordering === "natural" ? "natural" : ordering === "optimized" ? `optimised (${solver.ordering})` : "optimised (the paper's x~, x^)"}`,
       order: ordering === "natural" ? "natural" : "optimized",
@@ -72,6 +76,8 @@ export async function table3(gpu, dims, { maxIter = 20000, gaussSeidel = true } 
       ms,
       msCompute,
       f64,
+      slabs,
+      shaders,
     });
     solver.free();
   }
@@ -136,7 +142,12 @@ async function run(gpu) {
       return `<tr data-order="${r.order}" data-iterations="${r.iterations.join(",")}"><td>${r.name}</td><td>${cost}</td><td>${counts}</td>${r.ms.map((m, k) => `<td>${fmt(m ?? 0, r.iterations[k])}</td>`).join("")}<td>${compute}</td><td>${f64}</td></tr>`;
     })
     .join("");
+  const opt = rows.find((r) => r.order === "optimized");
+  const slabText = (r) => r.slabs.map((q, s) => `slab ${s}: (${q.map((i) => `x${i}`).join(", ")})`).join(", ");
   const yes = (v) => (v ? "yes" : "no");
   out.innerHTML = `<table class="numbers" id="linear-ebj-table" data-gs-fewer="${c.gsFewer}" data-optimized-fewer="${c.optimizedFewer}">${head}${body}</table>
-    <p id="linear-ebj-claims">The seed's claims on ${grid.label}: Gauss-Seidel needs fewer iterations than EBJ: <b>${yes(c.gsFewer)}</b>; the optimised order needs fewer than the natural one: <b>${yes(c.optimizedFewer)}</b>. (Gauss-Seidel runs on this page's CPU in JavaScript float64, its ms are its sweeps alone.)</p>`;
+    <p id="linear-ebj-claims">The seed's claims on ${grid.label}: Gauss-Seidel needs fewer iterations than EBJ: <b>${yes(c.gsFewer)}</b>; the optimised order needs fewer than the natural one: <b>${yes(c.optimizedFewer)}</b>. (Gauss-Seidel runs on this page's CPU in JavaScript float64, its ms are its sweeps alone.)</p>
+    <p id="linear-ebj-slabs">The optimised order's quadruples: ${slabText(opt)}${opt.slabs.length > 2 ? "" : " (the paper's x̃ and x̂)"}.</p>
+    <details><summary>The generated passes of the optimised order (slab 0${opt.shaders.length > 1 ? " and slab 1" : ""}, this backend's language)</summary><pre class="shader" id="linear-ebj-shader"></pre></details>`;
+  $("linear-ebj-shader").textContent = opt.shaders.join("\n\n");
 }

@@ -465,6 +465,8 @@ test("the seed 001 stencils: Table 3 on the 2D teaching grid, the wave drawn, a 
     for (const [, its] of rows) assert.match(its, /^\d+,\d+,\d+$/);
     assert.equal(await page.getAttribute("#linear-ebj-table", "data-gs-fewer"), "true");
     assert.equal(await page.getAttribute("#linear-ebj-table", "data-optimized-fewer"), "true");
+    assert.equal(await page.textContent("#linear-ebj-slabs"), "The optimised order's quadruples: slab 0: (x4, x7, x0, x3), slab 1: (x1, x5, x6, x2) (the paper's x̃ and x̂).");
+    assert.match(await page.textContent("#linear-ebj-shader"), backend === "webgpu" ? /fn y_0\(x\d: vec4<f32>[\s\S]*fn y_1\(x\d: vec4<f32>/ : /vec4 y_0\(vec4 x\d[\s\S]*vec4 y_1\(vec4 x\d/);
     assert.match(await page.textContent("#linear-ebj-claims"), /Gauss-Seidel needs fewer iterations than EBJ: yes; the optimised order needs fewer than the natural one: yes/);
     // The wave: frames advance from the read-back heights; a click drops a stone.
     await page.click("#linear-wave-start");
