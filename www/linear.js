@@ -7,6 +7,8 @@
 import { mulberry32, randomMatrix, dotErrorBound } from "./reference/products.js";
 import { whole } from "./fields.js";
 import { startCars } from "./linear-cars.js";
+import { initPoisson } from "./linear-poisson.js";
+import { initWave } from "./linear-wave.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -38,6 +40,8 @@ export function initLinear(gpu, texla, guarded, shown) {
   });
   $("linear-autotune").addEventListener("click", () => guarded($("linear-tune"), () => autotune(gpu)));
   $("linear-cars-pause").addEventListener("click", () => cars?.toggle());
+  initPoisson(gpu, $("linear-stencils"), guarded);
+  initWave(gpu, $("linear-stencils"), guarded);
 }
 
 /** Builds the example, optimises it and shows everything but the autotune; starts the cars. */
@@ -155,8 +159,8 @@ async function autotune(gpu) {
     table.className = "numbers";
     table.id = "linear-tune-table";
     table.innerHTML = `<caption>gpu.linear on ${m} × ${TUNE_COLS} (every column one vector), median of 7 runs of 10 passes</caption>` +
-      `<tr><th>order</th><th>cost (instructions)</th><th>ms a pass</th><th>vs natural</th></tr>` +
-      rows.map((r) => `<tr data-order="${r.label}"${r === best ? ' class="best"' : ""}><td>${r.label}${r === best ? " (kept)" : ""}</td><td>${r.cost}</td><td>${r.ms.toFixed(3)}</td><td>${(r.ms / natural.ms).toFixed(2)}×</td></tr>`).join("");
+      `<tr><th>order</th><th>cost (instructions)</th><th>ms a pass</th><th>vs natural</th><th>kernel: ops / texel fetches, all cases (WGSL; GLSL)</th></tr>` +
+      rows.map((r) => `<tr data-order="${r.label}"${r === best ? ' class="best"' : ""}><td>${r.label}${r === best ? " (kept)" : ""}</td><td>${r.cost}</td><td>${r.ms.toFixed(3)}</td><td>${(r.ms / natural.ms).toFixed(2)}×</td><td>${counted(r.e)}</td></tr>`).join("");
     const verdict = document.createElement("p");
     verdict.id = "linear-tune-verdict";
     verdict.textContent = tuneVerdict(natural, optimised, best, current.name === "rk-cars");
@@ -168,6 +172,12 @@ async function autotune(gpu) {
   } finally {
     cars?.resume();
   }
+}
+
+/** The kernel's ops and texel fetches, counted in its WGSL and GLSL text. */
+function counted(e) {
+  const c = e.counts();
+  return `${c.wgsl.ops} / ${c.wgsl.fetches}; ${c.glsl.ops} / ${c.glsl.fetches}`;
 }
 
 /** What the timings say, plainly; differences under 10% are called noise. */

@@ -16,6 +16,9 @@
 #       float32 natively: products n = 256..2048, A x n = 1024..8192, dot of 2^20; native_bench
 #       --float-float, its table in native-float-float.log; then the same through Dawn,
 #       float-float.mjs, in dawn-float-float.log; no PyTorch)
+#   bash .dawn/bench/run-h100.sh --linear [native_bench options...]   (seed 001 natively: the four
+#       measures, Table 3 on 40 x 80 x 80 and Table 4 on 512 x 512; native_bench --linear, its
+#       tables in native-linear.log and linear.json; no node, no Dawn; about 70 s)
 #
 # Defaults: --sizes 1024,2048,4096,8192 --mv-sizes 4096,8192 --deadline 500 (seconds, so that
 # a 600 s command ends with its table); any option given here comes first and wins. Writes
@@ -43,7 +46,7 @@ elif ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
 fi
 [ -n "${DAWN_NO_GL:-}" ] || ldconfig -p | grep 'libvulkan.so.1 ' || { echo "no libvulkan.so.1: carry .gl"; exit 1; }
 rm -rf "$work/bench" && mkdir -p "$work/bench"
-if [ "${1:-}" != "--figures" ]; then   # it needs neither node nor Dawn
+if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--linear" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
   cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,package.json} "$work/bench/"
@@ -101,6 +104,17 @@ if [ "${1:-}" = "--float-float" ]; then
   echo "== float-float through Dawn (float-float.mjs)"
   "$work/node" float-float.mjs --pkg "$dawn/pkg" 2>&1 | tee "$out/dawn-float-float.log"
   echo "== float-float done in $(($(date +%s) - t1)) s"
+  sleep 1   # let tee finish the log
+  exit 0
+fi
+if [ "${1:-}" = "--linear" ]; then
+  # Seed 001 natively (native_bench --linear): the remaining options go to native_bench (say
+  # --linear-grid 40,20,20 --wave-side 256).
+  shift
+  [ -f "$dawn/native/native_bench.xz" ] || { echo "no native_bench packed: build it, then pack.sh"; exit 1; }
+  t1=$(date +%s)
+  native native-linear.log --linear --out "$out" "$@"
+  echo "== seed 001 done in $(($(date +%s) - t1)) s"
   sleep 1   # let tee finish the log
   exit 0
 fi

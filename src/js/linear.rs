@@ -11,6 +11,7 @@ use super::options::{
     dimension, known_options, object, option_bool_or, option_number, seed, whole,
 };
 use crate::error::Error;
+use crate::linear::measures::source_counts;
 use crate::linear::{check_permutation, examples, LinearExpr, Schedule};
 
 /// The most annealing moves `optimize` takes (the paper's Fig. 8 runs 15,000 to 30,000).
@@ -131,6 +132,19 @@ impl LinearExpression {
     pub fn constants(&self) -> Float64Array {
         let program = self.inner.instructions();
         Float64Array::from(program.constants.concat().as_slice())
+    }
+
+    /// What the kernel `gpu.linear` runs asks for, counted in its source text (measure 2 of
+    /// seed 001, spec §1.8): `{ wgsl: {fma, mul, add, dot, fetches, ops}, glsl: {...} }`, over
+    /// all its cases (a fragment runs one case: the rows of one output texel). A GLSL
+    /// `a * b + c` counts as one fma. Throws as `shader` does.
+    #[wasm_bindgen(unchecked_return_type = "{ wgsl: ShaderCounts; glsl: ShaderCounts }")]
+    pub fn counts(&self) -> Result<JsValue, JsValue> {
+        let k = self.inner.kernel()?;
+        Ok(super::stencil::both_counts(
+            source_counts(&k.wgsl),
+            source_counts(&k.glsl),
+        ))
     }
 
     /// The complete kernel `gpu.linear` runs, `"wgsl"` (WebGPU) or `"glsl"` (WebGL2): the

@@ -235,13 +235,15 @@ impl LinearPlan {
 
 /// The two shading languages, as far as the generated code differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lang {
+pub(super) enum Lang {
+    /// WGSL.
     Wgsl,
+    /// GLSL ES 3.00.
     Glsl,
 }
 
 impl Lang {
-    fn vec4(self) -> &'static str {
+    pub(super) fn vec4(self) -> &'static str {
         match self {
             Lang::Wgsl => "vec4<f32>",
             Lang::Glsl => "vec4",
@@ -249,7 +251,7 @@ impl Lang {
     }
 
     /// `let name = value;` (WGSL) or `vec4 name = value;` (GLSL), indented.
-    fn constant(self, indent: &str, name: &str, value: &str) -> String {
+    pub(super) fn constant(self, indent: &str, name: &str, value: &str) -> String {
         match self {
             Lang::Wgsl => format!("{indent}let {name} = {value};\n"),
             Lang::Glsl => format!("{indent}vec4 {name} = {value};\n"),
@@ -296,7 +298,7 @@ pub fn linear(program: &Program, perm: &[usize]) -> Result<Kernel> {
 }
 
 /// A float32 literal both languages read alike: the shortest decimal that rounds to it.
-fn literal(v: f64) -> String {
+pub(super) fn literal(v: f64) -> String {
     let v = v as f32;
     if v == 0.0 {
         "0.0".into()
@@ -382,36 +384,49 @@ fn statement(ins: &Instruction, program: &Program, lang: Lang) -> String {
 fn row_functions(program: &Program, plan: &LinearPlan, lang: Lang) -> String {
     let mut out = String::new();
     for (i, which) in plan.rows.iter().enumerate() {
-        if which.is_empty() {
-            continue;
+        if !which.is_empty() {
+            out.push_str(&row_function(program, i, which, &plan.reads[i], lang));
         }
-        let params: Vec<String> = (plan.reads[i].iter())
-            .map(|j| match lang {
-                Lang::Wgsl => format!("x{j}: vec4<f32>"),
-                Lang::Glsl => format!("vec4 x{j}"),
-            })
-            .collect();
-        let params = params.join(", ");
-        match lang {
-            Lang::Wgsl => writeln!(out, "fn y_{i}({params}) -> vec4<f32> {{"),
-            Lang::Glsl => writeln!(out, "vec4 y_{i}({params}) {{"),
-        }
-        .expect("writing to a String");
-        out.push_str(&lang.zeroed("y"));
-        let temporaries: BTreeSet<usize> = (which.iter())
-            .filter_map(|&k| match program.instructions[k].dst {
-                Reg::R(r) => Some(r),
-                _ => None,
-            })
-            .collect();
-        for r in temporaries {
-            out.push_str(&lang.zeroed(&format!("r{r}")));
-        }
-        for &k in which {
-            out.push_str(&statement(&program.instructions[k], program, lang));
-        }
-        out.push_str("    return y;\n}\n\n");
     }
+    out
+}
+
+/// The function `y_i(x_j...)` of block row `i`: the instructions `which` of `program`, reading
+/// the quadruples `reads` (its parameters, in that order).
+pub(super) fn row_function(
+    program: &Program,
+    i: usize,
+    which: &[usize],
+    reads: &[usize],
+    lang: Lang,
+) -> String {
+    let mut out = String::new();
+    let params: Vec<String> = (reads.iter())
+        .map(|j| match lang {
+            Lang::Wgsl => format!("x{j}: vec4<f32>"),
+            Lang::Glsl => format!("vec4 x{j}"),
+        })
+        .collect();
+    let params = params.join(", ");
+    match lang {
+        Lang::Wgsl => writeln!(out, "fn y_{i}({params}) -> vec4<f32> {{"),
+        Lang::Glsl => writeln!(out, "vec4 y_{i}({params}) {{"),
+    }
+    .expect("writing to a String");
+    out.push_str(&lang.zeroed("y"));
+    let temporaries: BTreeSet<usize> = (which.iter())
+        .filter_map(|&k| match program.instructions[k].dst {
+            Reg::R(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    for r in temporaries {
+        out.push_str(&lang.zeroed(&format!("r{r}")));
+    }
+    for &k in which {
+        out.push_str(&statement(&program.instructions[k], program, lang));
+    }
+    out.push_str("    return y;\n}\n\n");
     out
 }
 

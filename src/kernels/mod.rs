@@ -45,6 +45,7 @@ mod linear;
 mod products;
 mod reduce;
 pub mod simd;
+mod stencil;
 
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};
@@ -65,6 +66,7 @@ pub use products::{
     TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;
+pub use stencil::{line_stencil, Corner, Last, LineStencil};
 
 use std::borrow::Cow;
 

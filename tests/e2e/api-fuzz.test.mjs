@@ -103,6 +103,16 @@ async function fuzz({ backend, seed, calls }) {
       () => gpu.matmulPasses(m22(), m22(), 7),
       () => texla.Gpgpu.create(backend, { keepCopy: false }),
     ])()],
+    ["poisson grid", () => gpu.poisson({ [pick(["nx", "ny", "nz"])]: pick([0, -1, 0.5, NaN, Infinity, 1e9, "x"]) })],
+    ["poisson ordering", () => gpu.poisson({ nx: 8, ny: 4, nz: 1, ordering: pick(["fast", "", [0, 1], [0, 0, 1, 2, 3, 4, 5, 6], new Uint32Array(8), {}, 3]) })],
+    ["poisson rhs", () => gpu.poisson({ nx: 8, ny: 4, nz: 1 }).setRhs(pick([new Float64Array(3), new Float64Array(32).fill(NaN), new Float64Array(32).fill(1e39), "x", null]))],
+    ["poisson iterate", () => { const s = gpu.poisson({ nx: 8, ny: 4, nz: 1 }); s.setRhs(new Float64Array(32)); return s.iterate(pick([0, -1, 0.5, NaN, 1e9])); }],
+    ["poisson solve", () => { const s = gpu.poisson({ nx: 8, ny: 4, nz: 1 }); s.setRhs(new Float64Array(32).fill(1)); return s.solve({ [pick(["tol", "maxIter", "checkEvery"])]: pick([0, -1, NaN, "x"]) }); }],
+    ["poisson shader", () => gpu.poisson({ nx: 8, ny: 4, nz: 1 }).shader(pick([2, 99]), "wgsl")],
+    ["wave options", () => gpu.wave({ side: 64, lines: 8, [pick(["side", "lines", "lambda2"])]: pick([0, -1, NaN, 1e9, "x"]) })],
+    ["wave drop", () => gpu.wave({ side: 32, lines: 4 }).drop(pick([-1, 32, NaN, Infinity]), 1)],
+    ["wave heights", () => gpu.wave({ side: 32, lines: 4 }).setHeights(pick([new Float64Array(3), "x", new Float64Array(128).fill(NaN)]), new Float64Array(128))],
+    ["wave step", () => gpu.wave({ side: 32, lines: 4 }).step(pick([0, -1, 0.5, NaN, 1e9]))],
     ["float-float mixed", () => gpu[pick(["matmul", "add", "sub", "dot", "mulVec"])](gpu.uploadFloat64(new Float64Array([1, 2, 3, 4]), 2, 2), m22())],
   ];
   const problems = [];

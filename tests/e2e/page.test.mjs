@@ -437,6 +437,10 @@ test("the seed 001 section optimises an example, checks it in float64, autotunes
     const orders = await page.$$eval("#linear-tune-table tr[data-order]", (trs) => trs.map((tr) => [tr.dataset.order, Number(tr.cells[2].textContent)]));
     assert.ok(orders.length >= 3 && orders.length <= 4, JSON.stringify(orders));
     assert.equal(orders[0][0], "natural");
+    // Its kernels counted (measure 2): the natural order's 20 instructions and 5 texel fetches.
+    const counts = await page.$$eval("#linear-tune-table tr[data-order]", (trs) => trs.map((tr) => tr.cells[4].textContent));
+    assert.equal(counts[0], "20 / 5; 20 / 5");
+    assert.ok(counts.every((c) => /^\d+ \/ \d+; \d+ \/ \d+$/.test(c)), JSON.stringify(counts));
     assert.ok(orders.every(([, ms]) => ms > 0), JSON.stringify(orders));
     assert.equal(await page.locator("#linear-tune-table tr.best").count(), 1);
     assert.match(await page.textContent("#linear-tune-verdict"), /^The fastest here is .+, kept: .*(packing pays|packing does not pay)/);
@@ -444,6 +448,43 @@ test("the seed 001 section optimises an example, checks it in float64, autotunes
     await page.selectOption("#linear-example", "poisson-2d-s");
     await page.click("#linear-form button[type=submit]");
     await page.waitForSelector("#linear-summary[data-before='6'][data-after='4'][data-within-bound='true']", { timeout: 60_000 });
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
+
+test("the seed 001 stencils: Table 3 on the 2D teaching grid, the wave drawn, a stone dropped, Table 4", async () => {
+  for (const backend of ["webgpu", "webgl2"]) {
+    const { page, problems } = await open(`?backend=${backend}`);
+    await page.waitForSelector("#square-result-summary", { timeout: 60_000 });
+    await page.selectOption("#linear-ebj-grid", "2d");
+    await page.click("#linear-ebj-form button[type=submit]");
+    await page.waitForSelector("#linear-ebj-table", { timeout: 120_000 });
+    const rows = await page.$$eval("#linear-ebj-table tr[data-order]", (trs) => trs.map((tr) => [tr.dataset.order, tr.dataset.iterations, tr.cells[1].textContent]));
+    assert.deepEqual(rows.map((r) => r[0]), ["gs", "natural", "optimized"], JSON.stringify(rows));
+    // The abstract costs of the 8 x 8 elementary product: 10 natural, 8 in the paper's order.
+    assert.match(rows[1][2], /^6 \/ 10 \(/);
+    assert.match(rows[2][2], /^4 \/ 8 \(/);
+    for (const [, its] of rows) assert.match(its, /^\d+,\d+,\d+$/);
+    assert.equal(await page.getAttribute("#linear-ebj-table", "data-gs-fewer"), "true");
+    assert.equal(await page.getAttribute("#linear-ebj-table", "data-optimized-fewer"), "true");
+    assert.equal(await page.textContent("#linear-ebj-slabs"), "The optimised order's quadruples: slab 0: (x4, x7, x0, x3), slab 1: (x1, x5, x6, x2) (the paper's x̃ and x̂).");
+    assert.match(await page.textContent("#linear-ebj-shader"), backend === "webgpu" ? /fn y_0\(x\d: vec4<f32>[\s\S]*fn y_1\(x\d: vec4<f32>/ : /vec4 y_0\(vec4 x\d[\s\S]*vec4 y_1\(vec4 x\d/);
+    assert.match(await page.textContent("#linear-ebj-claims"), /Gauss-Seidel needs fewer iterations than EBJ: yes; the optimised order needs fewer than the natural one: yes/);
+    // The wave: frames advance from the read-back heights; a click drops a stone.
+    await page.click("#linear-wave-start");
+    await page.waitForFunction(() => Number(document.getElementById("linear-wave").dataset.frame) >= 3, null, { timeout: 60_000 });
+    assert.ok(Number(await page.getAttribute("#linear-wave", "data-max-height")) > 0.01);
+    await page.click("#linear-wave", { position: { x: 40, y: 40 } });
+    await page.waitForFunction(() => document.getElementById("linear-wave").dataset.stones === "1", null, { timeout: 60_000 });
+    const frame = Number(await page.getAttribute("#linear-wave", "data-frame"));
+    await page.waitForFunction((f) => Number(document.getElementById("linear-wave").dataset.frame) > f + 2, frame, { timeout: 60_000 });
+    assert.match(await page.textContent("#linear-wave-stats"), /^frame \d+: four steps and the read-back of 262,144 heights took/);
+    await page.click("#linear-wave-table");
+    await page.waitForSelector("#linear-wave-table-4", { timeout: 180_000 });
+    const cells = await page.$$eval("#linear-wave-table-4 tr[data-row='total'] td", (tds) => tds.slice(1).map((td) => Number(td.textContent)));
+    assert.equal(cells.length, 3);
+    assert.ok(cells.every((ms) => ms > 0), JSON.stringify(cells));
     assert.deepEqual(problems, []);
     await page.close();
   }

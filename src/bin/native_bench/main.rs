@@ -20,11 +20,14 @@
 //! `--figure3` (seed 000's Figure 3 at n = 1000; `figure3.rs`) and `--mulvec-sweep` (seed 003's
 //! A x at orders 16 to 12800; `mulvec_sweep.rs`), each writing a JSON record into `--out DIR`,
 //! and `--float-float` (float-float against float32: products, A x and dot; `float_float.rs`,
-//! sizes by `--ff-sizes 256,512`, `--ff-mv-sizes 1024`, `--ff-dot-n 1048576`; prints a table).
+//! sizes by `--ff-sizes 256,512`, `--ff-mv-sizes 1024`, `--ff-dot-n 1048576`; prints a table),
+//! and `--linear` (seed 001's measures, Table 3 and Table 4: `linear.rs`; `--linear-grid 40,80,80`,
+//! `--linear-cols 4096`, `--linear-max-iter 20000`, `--wave-side 512`; writes linear.json).
 
 mod figure3;
 mod float_float;
 mod instructions;
+mod linear;
 mod mulvec_sweep;
 mod nmf;
 mod options;
@@ -590,7 +593,7 @@ fn main() {
             eprintln!("instruction counts failed: {e}");
             std::process::exit(1);
         }
-        if !(o.figure3 || o.mulvec_sweep || o.float_float) {
+        if !(o.figure3 || o.mulvec_sweep || o.float_float || o.linear) {
             return;
         }
     }
@@ -617,6 +620,9 @@ fn main() {
             }
             if o.float_float {
                 float_float::float_float(&gpu, &o)?;
+            }
+            if o.linear {
+                linear::linear(&gpu, &o)?;
             }
             return Ok(());
         }

@@ -45,12 +45,22 @@ pub struct Options {
     pub ff_dot_n: usize,
     /// `--out`: the folder the figures' JSON records go to.
     pub out: String,
+    /// `--linear`: seed 001's measures, Table 3 and Table 4 (`linear.rs`).
+    pub linear: bool,
+    /// `--linear-grid nx,ny,nz`: the EBJ grid (40,80,80 as in the seed).
+    pub linear_grid: (usize, usize, usize),
+    /// `--linear-cols`: vectors per `gpu.linear` sweep (4096).
+    pub linear_cols: usize,
+    /// `--linear-max-iter`: the most EBJ and Gauss-Seidel iterations (20000).
+    pub linear_max_iter: usize,
+    /// `--wave-side`: the wave's side (512 as in the seed).
+    pub wave_side: usize,
 }
 
 impl Options {
     /// Whether only the figures' modes run (any of them named on the command line).
     pub fn figures_only(&self) -> bool {
-        self.instructions || self.figure3 || self.mulvec_sweep || self.float_float
+        self.instructions || self.figure3 || self.mulvec_sweep || self.float_float || self.linear
     }
 }
 
@@ -78,6 +88,11 @@ pub fn options() -> Options {
         ff_mv_sizes: vec![1024, 4096, 8192],
         ff_dot_n: 1 << 20,
         out: ".".into(),
+        linear: false,
+        linear_grid: (40, 80, 80),
+        linear_cols: 4096,
+        linear_max_iter: 20_000,
+        wave_side: 512,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -136,6 +151,24 @@ pub fn options() -> Options {
                 o.ff_dot_n = number(i, 1 << 20).max(1);
                 i += 1;
             }
+            "--linear-grid" => {
+                if let [nx, ny, nz] = list(i)[..] {
+                    o.linear_grid = (nx, ny, nz);
+                }
+                i += 1;
+            }
+            "--linear-cols" => {
+                o.linear_cols = number(i, 4096).max(1);
+                i += 1;
+            }
+            "--linear-max-iter" => {
+                o.linear_max_iter = number(i, 20_000).max(1);
+                i += 1;
+            }
+            "--wave-side" => {
+                o.wave_side = number(i, 512).max(32);
+                i += 1;
+            }
             "--out" => {
                 o.out = value(i);
                 i += 1;
@@ -149,6 +182,7 @@ pub fn options() -> Options {
             "--figure3" => o.figure3 = true,
             "--mulvec-sweep" => o.mulvec_sweep = true,
             "--float-float" => o.float_float = true,
+            "--linear" => o.linear = true,
             other => eprintln!("ignoring unknown option {other}"),
         }
         i += 1;
