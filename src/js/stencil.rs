@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::gpgpu::Gpgpu;
-use super::options::{object, option_count, option_number, option_value, whole};
+use super::options::{known_options, object, option_count, option_number, option_value, whole};
 use crate::error::Error;
 use crate::gpu::Gpu;
 use crate::linear::measures::{source_counts, ShaderCounts};
@@ -130,6 +130,7 @@ impl Gpgpu {
         &self,
         #[wasm_bindgen(unchecked_param_type = "PoissonOptions | undefined")] options: JsValue,
     ) -> Result<PoissonSolver, JsValue> {
+        known_options(&options, "poisson", &["nx", "ny", "nz", "ordering"])?;
         let nx = option_whole(&options, "nx", 40, (4, crate::linear::MAX_LINE))?;
         let ny = option_whole(&options, "ny", 80, (2, 1 << 24))?;
         let nz = option_whole(&options, "nz", 80, (1, 1 << 24))?;
@@ -167,6 +168,7 @@ impl Gpgpu {
         &self,
         #[wasm_bindgen(unchecked_param_type = "WaveOptions | undefined")] options: JsValue,
     ) -> Result<WaveSim, JsValue> {
+        known_options(&options, "wave", &["side", "lines", "lambda2", "ordering"])?;
         let side = option_whole(&options, "side", 512, (1, crate::linear::MAX_SIDE))?;
         let lines = option_whole(&options, "lines", 512, (1, crate::linear::MAX_SIDE))?;
         let lambda2 = option_number(&options, "lambda2")?.unwrap_or(0.25);
@@ -338,6 +340,7 @@ impl PoissonSolver {
         let (device, ebj, passes) = (self.device.clone(), self.ebj.clone(), self.passes.clone());
         let (state, b) = (self.state.clone(), self.b.clone());
         future_to_promise(async move {
+            known_options(&options, "solve", &["tol", "maxIter", "checkEvery"])?;
             let tol = option_number(&options, "tol")?.unwrap_or(1e-5);
             if tol.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
                 return Err(
