@@ -173,6 +173,51 @@ on_both_backends! {
         assert_within("A x", &ax, &exact, &bound);
     }
 
+    async fn float_float_matrices_past_one_texture_are_grids_of_tiles(kind) {
+        // A tile limit of 64 texels: a 150 x 100 matrix is a 3 x 2 grid in both halves. Every
+        // float-float operation runs tile by tile, within the bounds above.
+        let gpu = device(kind).await;
+        gpu.set_tile_limit(64).unwrap();
+        let mut rng = Rng::new(11);
+        let (m, k, n) = (150, 100, 70);
+        let a = random(&mut rng, m * k, -1.0, 1.0);
+        let b = random(&mut rng, k * n, -1.0, 1.0);
+        let (ga, gb) = (gpu.upload_f64(&a, m, k).unwrap(), gpu.upload_f64(&b, k, n).unwrap());
+        assert!(Gpu::is_tiled(&ga.hi) && Gpu::is_tiled(&ga.lo) && Gpu::is_tiled(&gb.hi));
+        let back = gpu.read_f64(&ga).await.unwrap();
+        let bound: Vec<f64> = a.iter().map(|v| v.abs() * 2f64.powi(-49)).collect();
+        assert_within("tiled upload/read", &back, &a, &bound);
+        let c = gpu.mul_ff(&ga, &gb).unwrap();
+        assert!(Gpu::is_tiled(&c.hi), "a 150 x 70 product is two tiles high");
+        let got = gpu.read_f64(&c).await.unwrap();
+        let exact = matmul64(&a, &b, m, k, n);
+        assert!(relative(&got, &exact) <= 1e-12, "tiled product: {:e}", relative(&got, &exact));
+        let twice = gpu.read_f64(&gpu.add_ff(&ga, &ga).unwrap()).await.unwrap();
+        let exact2: Vec<f64> = a.iter().map(|v| 2.0 * v).collect();
+        let bound2: Vec<f64> = a.iter().map(|v| v.abs() * 2f64.powi(-45)).collect();
+        assert_within("tiled add", &twice, &exact2, &bound2);
+        let x = random(&mut rng, k, -1.0, 1.0);
+        let gx = gpu.upload_f64(&x, k, 1).unwrap();
+        let ax = gpu.read_f64(&gpu.mul_vec_ff(&ga, &gx).unwrap()).await.unwrap();
+        let exact = matmul64(&a, &x, m, k, 1);
+        let bound: Vec<f64> = (0..m)
+            .map(|i| (k + 4) as f64 * 2f64.powi(-46) * (0..k).map(|j| (a[i * k + j] * x[j]).abs()).sum::<f64>())
+            .collect();
+        assert_within("tiled A x", &ax, &exact, &bound);
+        let dot = gpu.dot_ff(&ga, &ga).await.unwrap();
+        let exact: f64 = a.iter().map(|v| v * v).sum();
+        assert_within("tiled dot", &[dot], &[exact], &[(m * k + 8) as f64 * 2f64.powi(-46) * exact]);
+        // CG on a 1D Poisson system of 130 unknowns: A is a 3 x 3 grid of tiles.
+        let p = poisson_1d(130);
+        let a64: Vec<f64> = p.a.iter().map(|&v| f64::from(v)).collect();
+        let b64: Vec<f64> = p.b.iter().map(|&v| f64::from(v)).collect();
+        let (pa, pb) = (gpu.upload_f64(&a64, 130, 130).unwrap(), gpu.upload_f64(&b64, 130, 1).unwrap());
+        let options = CgOptions { tol: 1e-12, max_iter: 260, fused: false };
+        let s = cg_float_float(&gpu, &pa, &pb, None, options, &mut keep_going).await.unwrap();
+        let r = true_residual(&a64, &b64, &gpu.read_f64(&s.x).await.unwrap());
+        assert!(s.converged && r <= 1e-11, "tiled float-float CG: {} iterations, residual {r:e}", s.iterations);
+    }
+
     async fn float_float_refuses_bad_input_clearly(kind) {
         let gpu = device(kind).await;
         let message = |e: texla::error::Error| e.to_string();

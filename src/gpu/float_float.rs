@@ -15,9 +15,12 @@
 //!
 //! Operations: upload from and read back to f64, `s X + t Y` (add, sub, scale, CG's updates),
 //! products `A B` and `A x`, and `dot` reduced in float-float. All run as fragment passes on
-//! both backends.
+//! both backends. A float-float matrix past one texture is two grids of tiles, `hi`'s and
+//! `lo`'s cut at the same places (`super::tiles`); every operation then runs tile by tile, the
+//! block sums of a product added in float-float and a dot's tiles summed in float64.
 
 use super::products::{check_inner, check_vector};
+use super::tiles::Grid;
 use super::{same_shape, Gpu, MATVEC_BLOCK};
 use crate::error::{Error, Result};
 use crate::kernels::{self, Kernel, Program};
@@ -106,6 +109,12 @@ impl Gpu {
         same_shape("a float-float element-wise operation", &x.hi, &y.hi)?;
         let (sh, sl) = split(s)?;
         let (th, tl) = split(t)?;
+        if Gpu::is_tiled(&x.hi) || Gpu::is_tiled(&y.hi) {
+            let (xb, yb) = (self.ff_blocks(x)?, self.ff_blocks(y)?);
+            return self.ff_tiled(x.rows(), x.cols(), |i, j| {
+                self.combine_ff(s, &tile(&xb, i, j), t, &tile(&yb, i, j))
+            });
+        }
         self.run_ff(kernels::FF_LINEAR, &[x, y], x.hi.layout, &[sh, sl, th, tl])
     }
 
@@ -133,6 +142,9 @@ impl Gpu {
     /// render targets), on both backends.
     pub fn mul_ff(&self, a: &DdMatrix, b: &DdMatrix) -> Result<DdMatrix> {
         check_inner(&a.hi, &b.hi)?;
+        if let Some(c) = self.ff_tile_product(a, b, |a, b| self.mul_ff(a, b))? {
+            return Ok(c);
+        }
         let out = self.layout(a.rows(), b.cols())?;
         self.run_ff(kernels::FF_MATMUL, &[a, b], out, &[])
     }
@@ -141,6 +153,9 @@ impl Gpu {
     /// partial sums over blocks of [`MATVEC_BLOCK`] columns, then their sum (two passes).
     pub fn mul_vec_ff(&self, a: &DdMatrix, x: &DdMatrix) -> Result<DdMatrix> {
         check_vector(&a.hi, &x.hi)?;
+        if let Some(y) = self.ff_tile_product(a, x, |a, x| self.mul_vec_ff(a, x))? {
+            return Ok(y);
+        }
         let blocks = a.cols().div_ceil(MATVEC_BLOCK);
         let partial = self.run_ff(
             kernels::FF_MATVEC_PARTIAL,
@@ -161,6 +176,18 @@ impl Gpu {
     /// is read back, as one float64.
     pub async fn dot_ff(&self, x: &DdMatrix, y: &DdMatrix) -> Result<f64> {
         same_shape("dot", &x.hi, &y.hi)?;
+        if Gpu::is_tiled(&x.hi) || Gpu::is_tiled(&y.hi) {
+            // Each tile's dot in float-float, their sum in float64 (53 bits, past the 48).
+            let (xb, yb) = (self.ff_blocks(x)?, self.ff_blocks(y)?);
+            let (rows, cols) = xb.0.blocks;
+            let mut sum = 0.0;
+            for i in 0..rows {
+                for j in 0..cols {
+                    sum += Box::pin(self.dot_ff(&tile(&xb, i, j), &tile(&yb, i, j))).await?;
+                }
+            }
+            return Ok(sum);
+        }
         let mut partial: Option<DdMatrix> = None;
         loop {
             let current = partial.as_ref().map_or(x.hi.layout, |p| p.hi.layout);
@@ -189,6 +216,59 @@ impl Gpu {
         Ok(f64::from(v[0]) + f64::from(v[1]))
     }
 
+    /// `m`'s halves as blocks of the tile size, cut at the same places ([`Gpu::blocks`]).
+    fn ff_blocks(&self, m: &DdMatrix) -> Result<(Grid, Grid)> {
+        Ok((self.blocks(&m.hi)?, self.blocks(&m.lo)?))
+    }
+
+    /// The `rows x cols` float-float matrix whose tile (i, j) is `make(i, j)`: its halves
+    /// assembled as two grids (or two single textures where the result fits one).
+    fn ff_tiled(
+        &self,
+        rows: usize,
+        cols: usize,
+        make: impl Fn(usize, usize) -> Result<DdMatrix>,
+    ) -> Result<DdMatrix> {
+        let tile = self.tile_limit();
+        let blocks = (rows.div_ceil(tile), cols.div_ceil(tile));
+        let (mut his, mut los) = (Vec::new(), Vec::new());
+        for i in 0..blocks.0 {
+            for j in 0..blocks.1 {
+                let t = make(i, j)?;
+                his.push(t.hi);
+                los.push(t.lo);
+            }
+        }
+        Ok(DdMatrix {
+            hi: self.assemble(rows, cols, Grid { tiles: his, blocks })?,
+            lo: self.assemble(rows, cols, Grid { tiles: los, blocks })?,
+        })
+    }
+
+    /// A float-float product over tiles where `a` or `b` is a grid or the result does not fit
+    /// one texture, as [`Gpu::tile_product`] does for float32: block sums
+    /// `C_ij = sum_p A_ip B_pj`, each block by `block`, added in float-float. `None` otherwise.
+    fn ff_tile_product(
+        &self,
+        a: &DdMatrix,
+        b: &DdMatrix,
+        block: impl Fn(&DdMatrix, &DdMatrix) -> Result<DdMatrix>,
+    ) -> Result<Option<DdMatrix>> {
+        if !Gpu::is_tiled(&a.hi) && !Gpu::is_tiled(&b.hi) && self.fits(a.rows(), b.cols()) {
+            return Ok(None);
+        }
+        let (ab, bb) = (self.ff_blocks(a)?, self.ff_blocks(b)?);
+        let inner = ab.0.blocks.1;
+        self.ff_tiled(a.rows(), b.cols(), |i, j| {
+            let mut sum = block(&tile(&ab, i, 0), &tile(&bb, 0, j))?;
+            for p in 1..inner {
+                sum = self.add_ff(&sum, &block(&tile(&ab, i, p), &tile(&bb, p, j))?)?;
+            }
+            Ok(sum)
+        })
+        .map(Some)
+    }
+
     /// Runs a float-float kernel: the hi and lo of each operand bound in turn, `params` set,
     /// the two render targets returned as the result's hi and lo.
     fn run_ff(
@@ -205,6 +285,14 @@ impl Gpu {
         let lo = outs.pop().expect("two outputs");
         let hi = outs.pop().expect("two outputs");
         Ok(DdMatrix { hi, lo })
+    }
+}
+
+/// Tile (i, j) of a float-float matrix taken apart by [`Gpu::ff_blocks`].
+fn tile(blocks: &(Grid, Grid), i: usize, j: usize) -> DdMatrix {
+    DdMatrix {
+        hi: blocks.0.at(i, j).clone(),
+        lo: blocks.1.at(i, j).clone(),
     }
 }
 

@@ -94,7 +94,7 @@ impl Gpu {
 
     /// The `rows x cols` matrix made of `blocks` (row-major, `tile x tile` elements each): one
     /// texture where it fits (the blocks copied into place), else a grid of them.
-    fn assemble(&self, rows: usize, cols: usize, blocks: Grid) -> Result<Matrix> {
+    pub(super) fn assemble(&self, rows: usize, cols: usize, blocks: Grid) -> Result<Matrix> {
         if blocks.tiles.len() == 1 {
             return Ok(blocks.tiles.into_iter().next().expect("one tile"));
         }
