@@ -3,7 +3,8 @@
 // until the GPU has finished it,
 // on both backends, at the page's default settings (the texla preset, sleeping islands on).
 // Usage: node tests/e2e/wall-frames.mjs [standing frames = 300] [frames after the ball = 300]
-//        [walls = 1] (10 or 100 walls: 600 or 6000 cubes; 0 frames after the ball: no throw)
+//        [walls = 1] [frames with sleeping off = min(standing, 120)] [backends = webgpu,webgl2]
+// (10 or 100 walls: 600 or 6000 cubes; 0 frames after the ball: no throw)
 // Prints, per backend, the median and slowest frame of: the wall with sleeping off (every frame
 // solved), the default wall from its first frame (awake until it falls asleep), and the frames
 // after the ball hits the sleeping wall (the page's throw through the canvas centre).
@@ -12,7 +13,9 @@ import { onEachBackend } from "./browser.mjs";
 const standing = Number(process.argv[2] ?? 300);
 const after = Number(process.argv[3] ?? 300);
 const walls = Number(process.argv[4] ?? 1);
-const rows = (await onEachBackend(async ({ backend, standing, after, walls }) => {
+const awakeFrames = Number(process.argv[5] ?? Math.min(standing, 120));
+const backends = String(process.argv[6] ?? "webgpu,webgl2").split(",");
+const rows = (await onEachBackend(async ({ backend, standing, after, walls, awakeFrames }) => {
     const texla = await import("/pkg/texla.js");
     await texla.default();
     const gpu = await texla.Gpgpu.create(backend);
@@ -36,14 +39,15 @@ const rows = (await onEachBackend(async ({ backend, standing, after, walls }) =>
     wall.reset();
     wall.setSleeping(false);
     const awake = [];
-    for (let f = 0; f < Math.min(standing, 120); f++) awake.push(await frame(wall));
-    out.push(summary("default solver, sleeping off", awake));
+    for (let f = 0; f < awakeFrames; f++) awake.push(await frame(wall));
+    if (awakeFrames > 0) out.push(summary("default solver, sleeping off", awake));
     wall.reset();
     wall.setSleeping(true);
     const rest = [];
     for (let f = 0; f < standing; f++) rest.push(await frame(wall));
     const slept = rest.findIndex((r) => r.s.asleep === r.s.bodies);
     out.push(summary(`default, frames 1-${standing} of the standing wall (${slept < 0 ? "not asleep yet" : `asleep after ${slept + 1}`})`, rest));
+    if (slept >= 0 && slept + 1 < standing) out.push(summary(`default, frames ${slept + 2}-${standing}, asleep`, rest.slice(slept + 1)));
     if (after > 0) {
       wall.throwBall(0, 0);
       const hit = [];
@@ -51,7 +55,7 @@ const rows = (await onEachBackend(async ({ backend, standing, after, walls }) =>
       out.push(summary(`default, ${after} frames after the ball`, hit));
     }
     return out;
-}, { standing, after, walls })).flat();
+}, { standing, after, walls, awakeFrames }, backends)).flat();
 console.log(`wall frames (step + draw, 640 x 360), headless Chromium, ${new Date().toISOString()}`);
 console.log("| backend | walls | run | frames (solved) | median ms | mean ms | slowest ms |");
 console.log("|---|---:|---|---:|---:|---:|---:|");
