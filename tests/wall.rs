@@ -6,53 +6,18 @@
 mod common;
 
 use common::device;
+use common::wall::{busy_lcp, largest_gap, now, standing, throw};
 use texla::backend::BackendKind;
 use texla::gpu::Gpu;
 use texla::physics::gpu_frame;
 use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
 use texla::solver::{
     contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
-    ContactMethod, ContactSystem,
+    ContactSystem,
 };
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// Iterations per frame in these tests (the default 2n is 2520 for the standing wall: too
-/// many passes for a CPU-emulated GPU in a test).
-const ITERATIONS: usize = 100;
-
-fn settings(mode: Mode) -> Settings {
-    Settings {
-        iterations: Some(ITERATIONS),
-        mode,
-        ..Settings::default()
-    }
-}
-
-fn standing(mode: Mode) -> World {
-    World::new(wall(&WallSpec::default()), settings(mode))
-}
-
-/// The test throw: a 100 kg ball of radius 0.5 m at 15 m/s into the middle of row 4.
-fn throw(world: &mut World) {
-    world.throw_ball(
-        glam::DVec3::new(0.0, 2.0, -1.2),
-        glam::DVec3::new(0.0, 0.0, 15.0),
-        0.5,
-        100.0,
-    );
-}
-
-/// A frame's LCP some frames after a throw, when contacts are many and varied.
-fn busy_lcp() -> ContactLcp {
-    let mut world = standing(Mode::Blocks);
-    throw(&mut world);
-    for _ in 0..12 {
-        world.step_cpu().unwrap();
-    }
-    world.begin_frame()
-}
 
 /// The impulses after `iterations` of projected Jacobi (`step` None, omega -0.1) or the
 /// accelerated solver with step `step`, 4 rows per contact.
@@ -77,33 +42,6 @@ async fn gpu_solve(
         .iter()
         .map(|&v| f64::from(v))
         .collect()
-}
-
-/// A tile limit that wraps one wall's contacts into two segments: the busy frame's 463
-/// contacts of at most 176 texel columns each (44 neighbours) take 232 rows and 352 columns,
-/// the standing wall's 420 of 112 take 210 and 224.
-const WRAPPING_LIMIT: usize = 384;
-
-/// Largest |a - b| over the three impulses of every contact (4 values per contact).
-fn largest_difference(a: &[f64], exact: &[[f64; 3]]) -> f64 {
-    exact
-        .iter()
-        .enumerate()
-        .flat_map(|(i, e)| (0..3).map(move |r| (a[4 * i + r] - e[r]).abs()))
-        .fold(0.0f64, f64::max)
-}
-
-fn now() -> f64 {
-    js_sys::Date::now()
-}
-
-/// Largest distance between the same body in two worlds, m.
-fn largest_gap(a: &World, b: &World) -> f64 {
-    a.bodies
-        .iter()
-        .zip(&b.bodies)
-        .map(|(p, q)| p.position.distance(q.position))
-        .fold(0.0f64, f64::max)
 }
 
 /// WebGPU and WebGL2 run the same float32 arithmetic: 16 frames of the default wall, a hit
@@ -387,118 +325,5 @@ on_both_backends! {
         assert!(e.to_string().contains("4 rows per contact"), "{e}");
         let e = contact_jacobi(gpu.as_ref(), &system, &system.x0, 0.5, 3).unwrap_err();
         assert!(e.to_string().contains("omega must be negative"), "{e}");
-    }
-
-    async fn wrapped_contact_system_solves_as_one_segment(kind) {
-        // The busy frame with textures of at most 384 texels a side: its 463 contacts wrap into
-        // two segments. Every solver gives what it gives on the plain layout, bit for bit (the
-        // same arithmetic in the same order, only the places differ), and the float64 twin's
-        // answer within the bounds of the plain-layout tests.
-        let gpu = device(kind).await;
-        let lcp = busy_lcp();
-        let layout = lcp.gpu_layout(Mode::Blocks);
-        let step = -1.0 / lcp.lambda_max();
-        let largest = gpu.tile_limit();
-        let mut runs = Vec::new();
-        for limit in [largest, WRAPPING_LIMIT] {
-            gpu.set_tile_limit(limit).unwrap();
-            let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
-            let x0 = &system.x0;
-            let mut got = vec![
-                contact_jacobi(gpu.as_ref(), &system, x0, -0.1, 30).unwrap(),
-                contact_nesterov(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap(),
-            ];
-            if kind == BackendKind::WebGpu {
-                got.push(contact_nesterov_compute(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap());
-            }
-            let mut read = Vec::new();
-            for x in &got {
-                let values = system.read(gpu.as_ref(), x).await.unwrap();
-                read.push(values.iter().map(|&v| f64::from(v)).collect::<Vec<f64>>());
-            }
-            runs.push((system.wrap, read));
-        }
-        let (plain, wrapped) = (&runs[0], &runs[1]);
-        assert_eq!(plain.0.segments, 1);
-        let (segments, height) = (wrapped.0.segments, wrapped.0.height);
-        assert!(segments == 2 && height <= WRAPPING_LIMIT, "{kind:?}: {:?}", wrapped.0);
-        for (k, (a, b)) in plain.1.iter().zip(&wrapped.1).enumerate() {
-            assert_eq!(a.len(), 4 * lcp.contacts.len());
-            assert!(a == b, "{kind:?} solver {k}: the wrapped system differs from the plain one");
-        }
-        let jacobi = lcp.solve_jacobi(-0.1, 30);
-        let nesterov = lcp.solve_nesterov(step, 30);
-        let scale = nesterov.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
-        assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
-        assert!(largest_difference(&wrapped.1[0], &jacobi) <= 1e-4 * scale);
-        for got in &wrapped.1[1..] {
-            assert!(largest_difference(got, &nesterov) <= 1e-3 * scale);
-        }
-        // The dense layout never wraps (4 columns per contact: 1812 > 384), and a limit too
-        // small for even the blocks side by side is the same clear error.
-        let e = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).err().unwrap();
-        assert!(e.to_string().contains("this device allows at most"), "{e}");
-        gpu.set_tile_limit(64).unwrap();
-        let e = ContactSystem::upload(gpu.as_ref(), &layout).err().unwrap();
-        assert!(e.to_string().contains("this device allows at most"), "{e}");
-        gpu.set_tile_limit(largest).unwrap();
-        // Gives the device back now, not when the browser collects it: left to the collector,
-        // the devices of this suite's tests piled up and a later WebGPU test held the renderer
-        // past chromedriver's limit.
-        gpu.lose();
-    }
-
-    async fn wall_frames_are_the_same_wrapped(kind) {
-        // Frames of the default wall (standing, then the ball) in two segments, as
-        // `gpu_frame` runs them, land every body exactly where the plain layout does; a
-        // layout the segments cannot hold fails the frame with a clear message.
-        let gpu = device(kind).await;
-        let largest = gpu.tile_limit();
-        let mut runs = Vec::new();
-        for limit in [largest, WRAPPING_LIMIT] {
-            gpu.set_tile_limit(limit).unwrap();
-            let mut world = World::new(wall(&WallSpec::default()), Settings::default());
-            for frame in 0..6 {
-                if frame == 3 {
-                    throw(&mut world);
-                }
-                gpu_frame(gpu.as_ref(), &mut world, &now).await.unwrap();
-            }
-            assert!(world.stats.contacts > WRAPPING_LIMIT, "{kind:?}: {} contacts", world.stats.contacts);
-            runs.push(world.bodies);
-        }
-        assert!(runs[0] == runs[1], "{kind:?}: the wrapped frames moved the bodies elsewhere");
-        let mut dense = World::new(wall(&WallSpec::default()), settings(Mode::Dense));
-        let e = gpu_frame(gpu.as_ref(), &mut dense, &now).await.err().unwrap().to_string();
-        assert!(e.contains("420 contacts do not fit the GPU") && e.contains("block layout"), "{e}");
-        gpu.lose(); // as above
-    }
-
-    async fn hundred_walls_step_past_one_texture(kind) {
-        // 6000 cubes: 42,000 contacts, more than one texture has texel rows (8192 here, 32768
-        // on an H100), wrapped into segments at the device's own limit. One frame at 4
-        // iterations (a frame of 80 takes seconds on a CPU-emulated GPU) against the float64
-        // twin of the same solve.
-        let gpu = device(kind).await;
-        let spec = WallSpec { walls: 100, ..WallSpec::default() };
-        let settings = Settings { iterations: Some(4), ..Settings::default() };
-        let mut world = World::new(wall(&spec), settings);
-        let start = world.bodies.clone();
-        let (lcp, impulses, _) = gpu_frame(gpu.as_ref(), &mut world, &now).await.unwrap();
-        let limit = gpu.tile_limit();
-        assert_eq!(lcp.contacts.len(), 42_000);
-        assert!(lcp.contacts.len() > limit, "{kind:?}: 42000 contacts fit one texture of {limit}");
-        let ContactMethod::Nesterov { step, .. } = world.method(&lcp) else { panic!("the default solver") };
-        let exact = lcp.solve_nesterov(f64::from(step), 4);
-        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
-        let worst = exact
-            .iter()
-            .zip(&impulses)
-            .flat_map(|(e, g)| (0..3).map(move |r| (e[r] - g[r]).abs()))
-            .fold(0.0f64, f64::max);
-        assert!(scale > 0.1 && worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
-        let moved = largest_gap(&world, &World::new(start, settings));
-        assert!(moved < 0.01, "{kind:?}: a cube moved {moved} m in one frame");
-        gpu.lose(); // as above: this one held some 200 MB of textures
     }
 }
