@@ -6,6 +6,7 @@
 mod common;
 
 use common::device;
+use common::wall::{busy_lcp, largest_gap, now, standing, throw};
 use texla::backend::BackendKind;
 use texla::gpu::Gpu;
 use texla::physics::gpu_frame;
@@ -18,42 +19,6 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Iterations per frame in these tests (the default 2n is 2520 for the standing wall: too
-/// many passes for a CPU-emulated GPU in a test).
-const ITERATIONS: usize = 100;
-
-fn settings(mode: Mode) -> Settings {
-    Settings {
-        iterations: Some(ITERATIONS),
-        mode,
-        ..Settings::default()
-    }
-}
-
-fn standing(mode: Mode) -> World {
-    World::new(wall(&WallSpec::default()), settings(mode))
-}
-
-/// The test throw: a 100 kg ball of radius 0.5 m at 15 m/s into the middle of row 4.
-fn throw(world: &mut World) {
-    world.throw_ball(
-        glam::DVec3::new(0.0, 2.0, -1.2),
-        glam::DVec3::new(0.0, 0.0, 15.0),
-        0.5,
-        100.0,
-    );
-}
-
-/// A frame's LCP some frames after a throw, when contacts are many and varied.
-fn busy_lcp() -> ContactLcp {
-    let mut world = standing(Mode::Blocks);
-    throw(&mut world);
-    for _ in 0..12 {
-        world.step_cpu().unwrap();
-    }
-    world.begin_frame()
-}
-
 /// The impulses after `iterations` of projected Jacobi (`step` None, omega -0.1) or the
 /// accelerated solver with step `step`, 4 rows per contact.
 async fn gpu_solve(
@@ -62,34 +27,21 @@ async fn gpu_solve(
     mode: Mode,
     (step, iterations): (Option<f64>, usize),
 ) -> Vec<f64> {
-    let layout = lcp.gpu_layout(mode);
-    let system = ContactSystem::upload(gpu, &layout).unwrap();
-    let x0 = gpu.upload(&layout.x0, layout.rows, 1).unwrap();
+    let system = ContactSystem::upload(gpu, &lcp.gpu_layout(mode)).unwrap();
+    let x0 = &system.x0;
     let x = match step {
-        None => contact_jacobi(gpu, &system, &x0, -0.1, iterations).unwrap(),
+        None => contact_jacobi(gpu, &system, x0, -0.1, iterations).unwrap(),
         Some(s) => {
-            contact_nesterov(gpu, &system, &x0, (s as f32, lcp.mu as f32), iterations).unwrap()
+            contact_nesterov(gpu, &system, x0, (s as f32, lcp.mu as f32), iterations).unwrap()
         }
     };
-    gpu.read(&x)
+    system
+        .read(gpu, &x)
         .await
         .unwrap()
         .iter()
         .map(|&v| f64::from(v))
         .collect()
-}
-
-fn now() -> f64 {
-    js_sys::Date::now()
-}
-
-/// Largest distance between the same body in two worlds, m.
-fn largest_gap(a: &World, b: &World) -> f64 {
-    a.bodies
-        .iter()
-        .zip(&b.bodies)
-        .map(|(p, q)| p.position.distance(q.position))
-        .fold(0.0f64, f64::max)
 }
 
 /// WebGPU and WebGL2 run the same float32 arithmetic: 16 frames of the default wall, a hit
@@ -215,16 +167,15 @@ on_both_backends! {
         let gpu = device(kind).await;
         let lcp = busy_lcp();
         let step = -1.0 / lcp.lambda_max();
-        let layout = lcp.gpu_layout(Mode::Blocks);
-        let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
-        let x0 = gpu.upload(&layout.x0, layout.rows, 1).unwrap();
+        let system = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Blocks)).unwrap();
+        let x0 = system.x0.clone();
         let run = contact_nesterov_compute(gpu.as_ref(), &system, &x0, (step as f32, lcp.mu as f32), 60);
         if kind == BackendKind::WebGl2 {
             let e = run.unwrap_err().to_string();
             assert!(e.contains("compute shader") && e.contains("WebGPU"), "{e}");
             return;
         }
-        let got = &gpu.read(&run.unwrap()).await.unwrap();
+        let got = &system.read(gpu.as_ref(), &run.unwrap()).await.unwrap();
         let exact = lcp.solve_nesterov(step, 60);
         let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
         let worst = exact
@@ -338,16 +289,15 @@ on_both_backends! {
         // waits on another, so SwiftShader runs it too), against the same iterations in float64.
         let gpu = device(kind).await;
         let lcp = busy_lcp();
-        let layout = lcp.gpu_layout(Mode::Dense);
-        let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
-        let x0 = gpu.upload(&layout.x0, layout.rows, 1).unwrap();
+        let system = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
+        let x0 = system.x0.clone();
         let result = contact_jacobi_compute(gpu.as_ref(), &system, &x0, (-0.1, 30), Some(1));
         if kind == BackendKind::WebGl2 {
             let e = result.unwrap_err();
             assert!(e.to_string().contains("needs WebGPU"), "{e}");
             return;
         }
-        let got = gpu.read(&result.unwrap()).await.unwrap();
+        let got = system.read(gpu.as_ref(), &result.unwrap()).await.unwrap();
         let exact = lcp.solve_jacobi(-0.1, 30);
         let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
         let mut worst = 0.0f64;
@@ -373,8 +323,7 @@ on_both_backends! {
         let wrong = gpu.fill(5, 1, 0.0).unwrap();
         let e = contact_jacobi(gpu.as_ref(), &system, &wrong, -0.1, 3).unwrap_err();
         assert!(e.to_string().contains("4 rows per contact"), "{e}");
-        let x0 = gpu.fill(system.matrix.rows(), 1, 0.0).unwrap();
-        let e = contact_jacobi(gpu.as_ref(), &system, &x0, 0.5, 3).unwrap_err();
+        let e = contact_jacobi(gpu.as_ref(), &system, &system.x0, 0.5, 3).unwrap_err();
         assert!(e.to_string().contains("omega must be negative"), "{e}");
     }
 }

@@ -100,7 +100,8 @@ export function initWall(gpu) {
     show(wall.stats());
   });
   // 1, 10 or 100 walls one behind the other: a new standing scene, the camera backed off.
-  // 100 walls need 42,000 contacts, past one texture on most GPUs: the first step says so.
+  // 100 walls have 42,000 contacts, more than one texture's rows on most GPUs: the contact
+  // system wraps them into several texel columns (src/solver/contact_wrap.rs).
   $("wall-scene").addEventListener("change", (e) => {
     try {
       wall.reset(undefined, Number(e.target.value));

@@ -5,7 +5,8 @@
 #
 #   bash .dawn/bench/run-h100.sh [bench.mjs options...]
 #   bash .dawn/bench/run-h100.sh --kernel-only [kernel-only.mjs options...]
-#   bash .dawn/bench/run-h100.sh --wall [wall.mjs options...]   (native_bench's wall, then wall.mjs)
+#   bash .dawn/bench/run-h100.sh --wall [wall.mjs options...]   (native_bench's wall, then wall.mjs;
+#       --walls 1,10,100 goes to both)
 #   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]     (NMF: native_bench, PyTorch, Dawn)
 #   bash .dawn/bench/run-h100.sh --products [bench.mjs options...]   (native and cuBLAS first)
 #   bash .dawn/bench/run-h100.sh --transfer [transfer.mjs options...]   (upload and read-back steps)
@@ -145,9 +146,12 @@ if [ "${1:-}" = "--nmf" ]; then
 fi
 if [ "${1:-}" = "--wall" ]; then
   # The wall natively (wgpu on Vulkan) and through Dawn beside Rapier: the remaining options go
-  # to wall.mjs.
+  # to wall.mjs, and its --walls (say 1,10,100) to native_bench too.
   shift
-  native native-wall.log --no-products --no-lcp
+  walls=1,10
+  prev=
+  for a in "$@"; do [ "$prev" = --walls ] && walls="$a"; prev="$a"; done
+  native native-wall.log --no-products --no-lcp --walls "$walls"
   echo "== wall through Dawn, beside Rapier"
   "$work/node" wall.mjs "$@" ${require_gpu} --pkg "$dawn/pkg" --out "$out/wall-bench.json" --md "$out/wall-bench.md"
   exit $?

@@ -6,8 +6,9 @@
 //   node bench/dawn/wall.mjs [--frames 1800] [--walls 1,10] [--presets texla,awake,seed] [--pkg DIR]
 //        [--out FILE.json] [--md FILE.md] [--dawn-flags "a;b"] [--require-gpu]
 //
-// For each scene (1 wall = 60 cubes, 10 = 600) and each path (texla's default, whose resting
-// islands fall asleep; the same with sleeping off ("awake"), every frame solved; the seed's
+// For each scene (1 wall = 60 cubes, 10 = 600, 100 = 6000: `--walls 1,10,100`) and each path
+// (texla's default, whose resting islands fall asleep; the same with sleeping off ("awake"),
+// every frame solved; the seed's
 // preset at 1 wall; Rapier at its default 4 solver iterations): ms per step (median, and the
 // slowest; texla: the whole `wall.step()`, contacts to read-back, no drawing; Rapier:
 // `world.step()`), and

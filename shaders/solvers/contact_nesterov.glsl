@@ -5,9 +5,11 @@ float advanced(float t) {
     return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
 }
 
-vec3 term(int i, int s, int j) {
-    int col = min(4 * s, a_width() - 4);
-    vec4 yj = mix(vec4(0.0), c_texel(0, max(j, 0)), bvec4(j >= 0));
+vec3 term(ivec2 me, int count, int s, int j) {
+    int col = contact_column(me.x, min(4 * s, 4 * count - 4), 4 * count);
+    ivec2 at = contact_texel(max(j, 0));
+    vec4 yj = mix(vec4(0.0), c_texel(at.x, at.y), bvec4(j >= 0));
+    int i = me.y;
     return (a_texel(col, i) * yj.x + a_texel(col + 1, i) * yj.y + a_texel(col + 2, i) * yj.z).xyz;
 }
 
@@ -15,21 +17,21 @@ void kernel(ivec2 texel, out vec4 r[2]) {
     int i = texel.y;
     int count = int(param(1));
     bool dense = param(2) > 0.5;
-    vec3 w = e_texel(0, i).xyz;
+    vec3 w = e_texel(texel.x, i).xyz;
     for (int s = 0; s < count; s += 4) {
         ivec4 slot = ivec4(s) + ivec4(0, 1, 2, 3);
         ivec4 j = slot;
         if (!dense) {
-            j = ivec4(b_texel(s / 4, i));
+            j = ivec4(b_texel(contact_column(texel.x, s / 4, count / 4), i));
         }
         ivec4 listed = ivec4(lessThan(slot, ivec4(count)));  // GLSL ES 3.00 has no integer mix
         j = j * listed + listed - 1;
-        w += term(i, s, j.x) + term(i, s + 1, j.y) + term(i, s + 2, j.z) + term(i, s + 3, j.w);
+        w += term(texel, count, s, j.x) + term(texel, count, s + 1, j.y) + term(texel, count, s + 2, j.z) + term(texel, count, s + 3, j.w);
         if (j.w < 0) { break; }
     }
-    vec4 y = c_texel(0, i);
-    vec3 x = d_texel(0, i).xyz;
-    vec3 z = y.xyz + param(0) * f_texel(0, i).xyz * w;
+    vec4 y = c_texel(texel.x, i);
+    vec3 x = d_texel(texel.x, i).xyz;
+    vec3 z = y.xyz + param(0) * f_texel(texel.x, i).xyz * w;
     float n = max(z.x, 0.0);
     float limit = param(3) * n;
     vec3 next = vec3(n, clamp(z.yz, vec2(-limit), vec2(limit)));

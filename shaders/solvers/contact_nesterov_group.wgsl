@@ -6,9 +6,11 @@
 // contacts' new x and y from y, barrier, writes y, barrier. Nothing waits on another workgroup,
 // and nothing goes back to the CPU until the last iteration.
 //
-// Inputs: a = A as block rows (4C x 4K), b = neighbour lists, c = x0, d = b of the LCP, e = P =
-// 1 / diag(A). param(0) = the step s, param(1) = blocks per contact K, param(2) = iterations,
-// param(3) = mu. Output: the impulses, 4C x 1 (fourth row 0).
+// Inputs: a = A as block rows (4K columns per contact), b = neighbour lists, c = x0, d = b of
+// the LCP, e = P = 1 / diag(A), wrapped into segments as contact_layout.wgsl (put before this
+// body) says; contact i is place i of the wrap, padding places included (they have no
+// neighbours and stay zero). param(0) = the step s, param(1) = blocks per contact K,
+// param(2) = iterations, param(3) = mu. Output: the impulses (fourth row 0), wrapped alike.
 
 const PER_THREAD: u32 = 4u;
 const MAX_CONTACTS: u32 = 1024u;
@@ -22,15 +24,16 @@ fn advanced(t: f32) -> f32 {
 // Neighbour s's part of (A y)_row: block s of the row times y_j; zero where j < 0 (the list
 // ends with -1, and slots past `count` are given -1). The column is clamped so that every fetch
 // stays inside A.
-fn term(row: i32, s: i32, j: i32) -> vec3<f32> {
-    let c = min(4 * s, a_width() - 4);
+fn term(me: vec2<i32>, count: i32, s: i32, j: i32) -> vec3<f32> {
+    let c = contact_column(me.x, min(4 * s, 4 * count - 4), 4 * count);
     let y = select(vec4<f32>(0.0), ys[max(j, 0)], j >= 0);
+    let row = me.y;
     return (a_texel(c, row) * y.x + a_texel(c + 1, row) * y.y + a_texel(c + 2, row) * y.z).xyz;
 }
 
 @compute @workgroup_size(256)
 fn cs_main(@builtin(local_invocation_index) lid: u32) {
-    let contacts = min(u32(out_rows()) / 4u, MAX_CONTACTS);
+    let contacts = min(u32(out_rows() / 4 * out_cols()), MAX_CONTACTS);
     let step = param(0);
     let count = i32(param(1));
     let iterations = i32(param(2));
@@ -40,7 +43,8 @@ fn cs_main(@builtin(local_invocation_index) lid: u32) {
     for (var k = 0u; k < PER_THREAD; k++) {
         let i = lid + 256u * k;
         if (i < contacts) {
-            let start = c_texel(0, i32(i)).xyz;
+            let at = contact_texel(i32(i));
+            let start = c_texel(at.x, at.y).xyz;
             x[k] = start;
             ys[i] = vec4<f32>(start, 0.0);
         }
@@ -50,17 +54,18 @@ fn cs_main(@builtin(local_invocation_index) lid: u32) {
         for (var k = 0u; k < PER_THREAD; k++) {
             let i = lid + 256u * k;
             if (i < contacts) {
-                let row = i32(i);
-                var w = d_texel(0, row).xyz;
+                let me = contact_texel(i32(i));
+                let row = me.y;
+                var w = d_texel(me.x, row).xyz;
                 // Four neighbours at a time, one texel of the list: their twelve fetches of A
                 // are independent, so they overlap instead of waiting for each other.
                 for (var s = 0; s < count; s += 4) {
-                    let j = select(vec4<i32>(-1), vec4<i32>(b_texel(s / 4, row)), vec4<i32>(s) + vec4<i32>(0, 1, 2, 3) < vec4<i32>(count));
-                    w += term(row, s, j.x) + term(row, s + 1, j.y) + term(row, s + 2, j.z) + term(row, s + 3, j.w);
+                    let j = select(vec4<i32>(-1), vec4<i32>(b_texel(contact_column(me.x, s / 4, count / 4), row)), vec4<i32>(s) + vec4<i32>(0, 1, 2, 3) < vec4<i32>(count));
+                    w += term(me, count, s, j.x) + term(me, count, s + 1, j.y) + term(me, count, s + 2, j.z) + term(me, count, s + 3, j.w);
                     if (j.w < 0) { break; }
                 }
                 let y = ys[i];
-                let z = y.xyz + step * e_texel(0, row).xyz * w;
+                let z = y.xyz + step * e_texel(me.x, row).xyz * w;
                 let n = max(z.x, 0.0);
                 let limit = mu * n;
                 let next = vec3<f32>(n, clamp(z.yz, vec2<f32>(-limit), vec2<f32>(limit)));
@@ -83,7 +88,7 @@ fn cs_main(@builtin(local_invocation_index) lid: u32) {
     for (var k = 0u; k < PER_THREAD; k++) {
         let i = lid + 256u * k;
         if (i < contacts) {
-            textureStore(out_tex, vec2<i32>(0, i32(i)), vec4<f32>(x[k], 0.0));
+            textureStore(out_tex, contact_texel(i32(i)), vec4<f32>(x[k], 0.0));
         }
     }
 }

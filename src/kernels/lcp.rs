@@ -57,40 +57,59 @@ pub fn lcp_jacobi(
     }
 }
 
-/// One projected Jacobi iteration of the wall's contact LCP (see `src/physics/lcp.rs`):
-/// inputs matrix, neighbour lists, x, b, 1/diag, mu; params omega, blocks per contact, dense.
+/// A contact kernel's body: `shaders/solvers/contact_layout.*` (the wrap of contacts into
+/// segments, written once) put before `shaders/solvers/<name>.*`.
+macro_rules! contact_kernel {
+    ($name:literal, $inputs:expr, $outputs:expr) => {
+        Kernel {
+            name: Cow::Borrowed($name),
+            inputs: $inputs,
+            wgsl: Cow::Borrowed(concat!(
+                include_str!("../../shaders/solvers/contact_layout.wgsl"),
+                include_str!(concat!("../../shaders/solvers/", $name, ".wgsl"))
+            )),
+            glsl: Cow::Borrowed(concat!(
+                include_str!("../../shaders/solvers/contact_layout.glsl"),
+                include_str!(concat!("../../shaders/solvers/", $name, ".glsl"))
+            )),
+            outputs: $outputs,
+            compute: None,
+        }
+    };
+}
+
+/// One projected Jacobi iteration of the wall's contact LCP (see `src/physics/lcp.rs`, and
+/// `src/solver/contact_wrap.rs` for the wrap into segments): inputs matrix, neighbour lists, x,
+/// b, 1/diag, mu; params omega, blocks per contact, dense.
 pub const CONTACT_JACOBI: Kernel =
-    shader_kernel!("solvers", "contact_jacobi", &["a", "b", "c", "d", "e", "f"]);
+    contact_kernel!("contact_jacobi", &["a", "b", "c", "d", "e", "f"], 1);
 
 /// One accelerated projected Jacobi iteration of the wall's contact LCP (Nesterov's momentum,
 /// a restart per contact): inputs matrix, neighbour lists, y, x, b, 1/diag; params step, blocks
 /// per contact, dense, mu; two render targets, the new x and the new y.
-pub const CONTACT_NESTEROV: Kernel = Kernel {
-    outputs: 2,
-    ..shader_kernel!(
-        "solvers",
-        "contact_nesterov",
-        &["a", "b", "c", "d", "e", "f"]
-    )
-};
+pub const CONTACT_NESTEROV: Kernel =
+    contact_kernel!("contact_nesterov", &["a", "b", "c", "d", "e", "f"], 2);
 
 /// Contacts [`CONTACT_NESTEROV_GROUP`] takes: four per thread of its one workgroup.
 pub const GROUP_MAX_CONTACTS: usize = 1024;
 
 /// Every accelerated iteration of a block-layout contact LCP of at most
-/// [`GROUP_MAX_CONTACTS`] contacts in ONE workgroup of one compute dispatch: inputs matrix,
-/// neighbour lists, x0, b, 1/diag; params step, blocks per contact, iterations, mu.
+/// [`GROUP_MAX_CONTACTS`] contact places (padding of the wrap included) in ONE workgroup of one
+/// compute dispatch: inputs matrix, neighbour lists, x0, b, 1/diag; params step, blocks per
+/// contact, iterations, mu.
 pub const CONTACT_NESTEROV_GROUP: Kernel = Kernel {
     name: Cow::Borrowed("contact_nesterov_group"),
     inputs: &["a", "b", "c", "d", "e"],
-    wgsl: Cow::Borrowed(include_str!(
-        "../../shaders/solvers/contact_nesterov_group.wgsl"
+    wgsl: Cow::Borrowed(concat!(
+        include_str!("../../shaders/solvers/contact_layout.wgsl"),
+        include_str!("../../shaders/solvers/contact_nesterov_group.wgsl")
     )),
     glsl: Cow::Borrowed(""),
     outputs: 1,
-    // One workgroup whatever the number of contacts (the output has one texel row each).
+    // One workgroup whatever the number of contacts (the output has one texel row each, in
+    // at most GROUP_MAX_CONTACTS segments).
     compute: Some(Compute {
-        per_group: (1, 4 * GROUP_MAX_CONTACTS),
+        per_group: (GROUP_MAX_CONTACTS, 4 * GROUP_MAX_CONTACTS),
         scratch_words: 0,
     }),
 };

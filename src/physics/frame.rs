@@ -4,7 +4,7 @@
 //! ([`solver::solve_contacts`]), and the world applies the impulses and integrates
 //! ([`World::end_frame`]).
 
-use super::{ContactLcp, World};
+use super::{ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::solver::{self, ContactMethod, ContactSystem};
@@ -25,19 +25,35 @@ pub async fn gpu_frame(
     let (impulses, step) = if lcp.contacts.is_empty() {
         (Vec::new(), 0.0)
     } else {
-        let layout = lcp.gpu_layout(world.settings.mode);
+        let mode = world.settings.mode;
+        let layout = lcp.gpu_layout(mode);
         let system = ContactSystem::upload(gpu, &layout).map_err(|e| match e {
-            Error::TooLarge { .. } => Error::Simulation(format!(
-                "this frame's {} contacts do not fit the GPU: {e} (the contact solver reads \
-                 each matrix from one texture; it does not take grids of tiles yet)",
-                lcp.contacts.len()
+            Error::TooLarge { width, height, .. } => Error::Simulation(format!(
+                "this frame's {} contacts do not fit the GPU: {} they need a texture of {width} \
+                 x {height} texels, past this device's {} a side{}",
+                lcp.contacts.len(),
+                match mode {
+                    Mode::Dense => "the dense layout has 4 columns per contact, so".to_string(),
+                    Mode::Blocks => format!(
+                        "wrapped into columns of at most {} contacts, {} texel columns each \
+                         ({} neighbours at most),",
+                        gpu.tile_limit(),
+                        layout.width,
+                        layout.count
+                    ),
+                },
+                gpu.tile_limit(),
+                if mode == Mode::Dense {
+                    " (the block layout holds far more)"
+                } else {
+                    ""
+                }
             )),
             e => e,
         })?;
-        let x0 = gpu.upload(&layout.x0, layout.rows, 1)?;
         let method = world.method(&lcp);
-        let x = solver::solve_contacts(gpu, &system, &x0, method, iterations)?;
-        let data = gpu.read(&x).await?;
+        let x = solver::solve_contacts(gpu, &system, &system.x0, method, iterations)?;
+        let data = system.read(gpu, &x).await?;
         let step = match method {
             ContactMethod::Jacobi { omega } => omega,
             ContactMethod::Nesterov { step, .. } => step,

@@ -18,7 +18,9 @@
 //!
 //! Blocks A_ij are zero unless contacts i and j share a moving body, so the blocks layout holds
 //! exactly the non-zero part: each contact is a small sub-problem that sees only its
-//! neighbours (the seed's real-time decomposition), and all of them run in one pass.
+//! neighbours (the seed's real-time decomposition), and all of them run in one pass. This is
+//! the layout of one segment: the solver wraps more contacts than one texture has rows into
+//! several segments side by side (`crate::solver::ContactWrap`).
 
 use std::collections::BTreeMap;
 

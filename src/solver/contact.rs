@@ -3,12 +3,17 @@
 //! dispatch, and no read-back inside the loop.
 //!
 //! The system arrives as plain vectors ([`ContactLayout`]): one contact per texel row, rows
-//! `(normal, tangent 1, tangent 2, 0)`; the solver knows nothing of bodies or frames.
+//! `(normal, tangent 1, tangent 2, 0)`; the solver knows nothing of bodies or frames. On the GPU
+//! ([`ContactSystem`]) the contacts are wrapped into segments of at most one texture's height
+//! ([`ContactWrap`], `contact_wrap.rs`), so that a frame of more contacts than one texture has
+//! texel rows (100 walls: 42,000) still runs in one texture per matrix.
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::kernels::{self, Program};
 use crate::matrix::Matrix;
+
+use super::ContactWrap;
 
 /// A contact LCP as the data of its textures (row-major data of each matrix).
 #[derive(Debug, Clone, PartialEq)]
@@ -33,45 +38,62 @@ pub struct ContactLayout {
     pub x0: Vec<f32>,
 }
 
-/// One frame's contact LCP on the GPU.
+/// One frame's contact LCP on the GPU, wrapped into segments ([`ContactWrap`]: contact c at
+/// texel row c % H of segment c / H) so that a system past one texture's height still fits.
 pub struct ContactSystem {
-    /// A, dense (4C x 4C) or as block rows (4C x 4K).
+    /// Where the contacts lie.
+    pub wrap: ContactWrap,
+    /// A, dense (4C x 4C, one segment) or as block rows (4H x 4K S).
     pub matrix: Matrix,
-    /// Block rows: the neighbour lists (4C x K/4); dense: a 1 x 1 placeholder.
+    /// Block rows: the neighbour lists (4H x K/4 S); dense: a 1 x 1 placeholder.
     pub neighbours: Matrix,
     /// Blocks per contact the kernel loops over: C (dense) or K.
     pub count: usize,
     /// True for the dense layout.
     pub dense: bool,
-    /// b, 4C x 1.
+    /// b, 4H x S.
     pub b: Matrix,
-    /// 1 / diag(A), 4C x 1.
+    /// 1 / diag(A), 4H x S.
     pub inv_diag: Matrix,
-    /// mu on each contact's first row, 4C x 1.
+    /// mu on each contact's first row, 4H x S.
     pub mu: Matrix,
+    /// The warm start, 4H x S: the impulses every solver here starts from.
+    pub x0: Matrix,
 }
 
 impl ContactSystem {
-    /// Uploads the textures of `layout`.
+    /// Uploads the textures of `layout`, wrapped into as few segments as textures of
+    /// [`Gpu::tile_limit`] texels allow. A system whose segments side by side are wider than
+    /// that (the dense layout past L / 4 contacts, or S 4K > L) is [`Error::TooLarge`].
     pub fn upload(gpu: &Gpu, layout: &ContactLayout) -> Result<Self> {
-        let rows = layout.rows;
-        // The contact kernels read one texture per matrix: a system past one is a clear
-        // `TooLarge` error here, not a grid of tiles they would refuse.
         let widest = layout.width.max(layout.count / 4).max(1);
-        crate::layout::Layout::new(rows, widest, gpu.tile_limit() as u32)?;
+        let wrap = ContactWrap::new(layout.rows / 4, widest, gpu.tile_limit())?;
+        let put = |data: &[f32], width: usize, pad: f32| {
+            let (rows, cols) = wrap.shape(width);
+            gpu.upload(&wrap.wrap(data, width, pad), rows, cols)
+        };
         let neighbours = match &layout.neighbours {
-            Some(list) => gpu.upload(list, rows, layout.count / 4)?,
+            Some(list) => put(list, layout.count / 4, -1.0)?,
             None => gpu.fill(1, 1, -1.0)?,
         };
         Ok(ContactSystem {
-            matrix: gpu.upload(&layout.matrix, rows, layout.width)?,
+            wrap,
+            matrix: put(&layout.matrix, layout.width, 0.0)?,
             neighbours,
             count: layout.count,
             dense: layout.neighbours.is_none(),
-            b: gpu.upload(&layout.b, rows, 1)?,
-            inv_diag: gpu.upload(&layout.inv_diag, rows, 1)?,
-            mu: gpu.upload(&layout.mu, rows, 1)?,
+            b: put(&layout.b, 1, 0.0)?,
+            inv_diag: put(&layout.inv_diag, 1, 0.0)?,
+            mu: put(&layout.mu, 1, 0.0)?,
+            x0: put(&layout.x0, 1, 0.0)?,
         })
+    }
+
+    /// The impulses `x` (a solver's result, 4H x S) read back in contact order: 4C values,
+    /// (normal, tangent 1, tangent 2, 0) per contact.
+    pub async fn read(&self, gpu: &Gpu, x: &Matrix) -> Result<Vec<f32>> {
+        check_impulses(self, x)?;
+        Ok(self.wrap.unwrap(&gpu.read(x).await?))
     }
 }
 
@@ -92,12 +114,14 @@ pub enum ContactMethod {
     },
 }
 
-/// `x` as the impulses of `system`: 4C x 1.
+/// `x` as the impulses of `system`: shaped as its warm start (4H x S).
 fn check_impulses(system: &ContactSystem, x: &Matrix) -> Result<()> {
-    let rows = system.matrix.rows();
-    if x.cols() != 1 || x.rows() != rows || !rows.is_multiple_of(4) {
+    let (rows, cols) = (system.x0.rows(), system.x0.cols());
+    if x.cols() != cols || x.rows() != rows {
         return Err(Error::Shape(format!(
-            "the contact impulses must be a {rows}x1 vector (4 rows per contact), got {}x{}",
+            "the contact impulses must be a {rows}x{cols} matrix (4 rows per contact, {} \
+             contacts in {cols} segment(s)), got {}x{}",
+            system.wrap.contacts,
             x.rows(),
             x.cols()
         )));
@@ -140,7 +164,7 @@ pub fn contact_step(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -
     )
 }
 
-/// Runs `iterations` projected Jacobi passes from `x0` (4C x 1): per contact
+/// Runs `iterations` projected Jacobi passes from `x0` (4H x S, as `system.x0`): per contact
 /// x <- proj(x + omega D (A x + b)), normal impulse >= 0, friction within mu times it.
 pub fn contact_jacobi(
     gpu: &Gpu,
@@ -213,7 +237,8 @@ pub fn contact_nesterov_compute(
     check_step(step, mu)?;
     gpu.capabilities()
         .needs_compute("the single-dispatch accelerated contact solver")?;
-    let contacts = x0.rows() / 4;
+    // Padding contacts included: the workgroup owns every place of the wrap.
+    let contacts = system.wrap.slots();
     if system.dense || contacts > kernels::GROUP_MAX_CONTACTS {
         return Err(Error::Unsupported(format!(
             "the single-dispatch accelerated contact solver takes the block layout and at most \
@@ -276,7 +301,7 @@ fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> 
     let fits = match method {
         ContactMethod::Jacobi { .. } => system.dense,
         ContactMethod::Nesterov { .. } => {
-            !system.dense && system.matrix.rows() / 4 <= kernels::GROUP_MAX_CONTACTS
+            !system.dense && system.wrap.slots() <= kernels::GROUP_MAX_CONTACTS
         }
     };
     fits && caps.compute && !caps.software

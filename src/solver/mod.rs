@@ -6,6 +6,7 @@
 mod cg;
 mod cg_float_float;
 mod contact;
+mod contact_wrap;
 mod jacobi;
 mod lcp;
 mod lcp_compute;
@@ -18,6 +19,7 @@ pub use contact::{
     contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
     contact_step, solve_contacts, ContactLayout, ContactMethod, ContactSystem,
 };
+pub use contact_wrap::ContactWrap;
 pub use jacobi::{jacobi, JacobiOptions};
 pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};
 pub use lcp_compute::{lcp_jacobi_blocks, LCP_DEFAULT_WORKGROUPS, MAX_KERNEL_ITERATIONS};

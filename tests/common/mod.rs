@@ -3,6 +3,8 @@
 //! share.
 #![allow(dead_code)]
 
+pub mod wall;
+
 use texla::backend::BackendKind;
 use texla::gpu::{Choice, Gpu};
 use texla::matrix::Matrix;

@@ -3,6 +3,8 @@
 // until the GPU has finished it,
 // on both backends, at the page's default settings (the texla preset, sleeping islands on).
 // Usage: node tests/e2e/wall-frames.mjs [standing frames = 300] [frames after the ball = 300]
+//        [walls = 1] [frames with sleeping off = min(standing, 120)] [backends = webgpu,webgl2]
+// (10 or 100 walls: 600 or 6000 cubes; 0 frames after the ball: no throw)
 // Prints, per backend, the median and slowest frame of: the wall with sleeping off (every frame
 // solved), the default wall from its first frame (awake until it falls asleep), and the frames
 // after the ball hits the sleeping wall (the page's throw through the canvas centre).
@@ -10,7 +12,10 @@ import { onEachBackend } from "./browser.mjs";
 
 const standing = Number(process.argv[2] ?? 300);
 const after = Number(process.argv[3] ?? 300);
-const rows = (await onEachBackend(async ({ backend, standing, after }) => {
+const walls = Number(process.argv[4] ?? 1);
+const awakeFrames = Number(process.argv[5] ?? Math.min(standing, 120));
+const backends = String(process.argv[6] ?? "webgpu,webgl2").split(",");
+const rows = (await onEachBackend(async ({ backend, standing, after, walls, awakeFrames }) => {
     const texla = await import("/pkg/texla.js");
     await texla.default();
     const gpu = await texla.Gpgpu.create(backend);
@@ -24,34 +29,37 @@ const rows = (await onEachBackend(async ({ backend, standing, after }) => {
     const summary = (name, runs) => {
       const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
       const solved = runs.filter((r) => r.s.contacts > 0).length;
-      return { backend, run: name, frames: ms.length, solved, medianMs: ms[ms.length >> 1], slowestMs: ms.at(-1), meanMs: ms.reduce((a, b) => a + b, 0) / ms.length };
+      return { backend, run: name, walls, frames: ms.length, solved, medianMs: ms[ms.length >> 1], slowestMs: ms.at(-1), meanMs: ms.reduce((a, b) => a + b, 0) / ms.length };
     };
     const out = [];
-    const wall = gpu.wall(1);
+    const wall = gpu.wall(1, walls);
     const canvas = wall.canvas();
     [canvas.width, canvas.height] = [640, 360];
     await frame(wall); // compiles the kernels
     wall.reset();
     wall.setSleeping(false);
     const awake = [];
-    for (let f = 0; f < Math.min(standing, 120); f++) awake.push(await frame(wall));
-    out.push(summary("default solver, sleeping off", awake));
+    for (let f = 0; f < awakeFrames; f++) awake.push(await frame(wall));
+    if (awakeFrames > 0) out.push(summary("default solver, sleeping off", awake));
     wall.reset();
     wall.setSleeping(true);
     const rest = [];
     for (let f = 0; f < standing; f++) rest.push(await frame(wall));
     const slept = rest.findIndex((r) => r.s.asleep === r.s.bodies);
     out.push(summary(`default, frames 1-${standing} of the standing wall (${slept < 0 ? "not asleep yet" : `asleep after ${slept + 1}`})`, rest));
-    wall.throwBall(0, 0);
-    const hit = [];
-    for (let f = 0; f < after; f++) hit.push(await frame(wall));
-    out.push(summary(`default, ${after} frames after the ball`, hit));
+    if (slept >= 0 && slept + 1 < standing) out.push(summary(`default, frames ${slept + 2}-${standing}, asleep`, rest.slice(slept + 1)));
+    if (after > 0) {
+      wall.throwBall(0, 0);
+      const hit = [];
+      for (let f = 0; f < after; f++) hit.push(await frame(wall));
+      out.push(summary(`default, ${after} frames after the ball`, hit));
+    }
     return out;
-}, { standing, after })).flat();
+}, { standing, after, walls, awakeFrames }, backends)).flat();
 console.log(`wall frames (step + draw, 640 x 360), headless Chromium, ${new Date().toISOString()}`);
-console.log("| backend | run | frames (solved) | median ms | mean ms | slowest ms |");
-console.log("|---|---|---:|---:|---:|---:|");
+console.log("| backend | walls | run | frames (solved) | median ms | mean ms | slowest ms |");
+console.log("|---|---:|---|---:|---:|---:|---:|");
 for (const r of rows) {
-  console.log(`| ${r.backend} | ${r.run} | ${r.frames} (${r.solved}) | ${r.medianMs.toFixed(1)} | ${r.meanMs.toFixed(1)} | ${r.slowestMs.toFixed(1)} |`);
+  console.log(`| ${r.backend} | ${r.walls} | ${r.run} | ${r.frames} (${r.solved}) | ${r.medianMs.toFixed(1)} | ${r.meanMs.toFixed(1)} | ${r.slowestMs.toFixed(1)} |`);
 }
 console.log(JSON.stringify(rows));

@@ -5,15 +5,17 @@
 //! the fast fragment kernel and the compute path (several block shapes), each checked against
 //! float64 on a sample of elements; then matrix-vector products; then the dense LCP
 //! (n = 400, 800 projected-Jacobi iterations) in one dispatch, beside the per-iteration paths;
-//! then frames of the collapsing wall as the page runs them (the default solver for 60 and 600
-//! cubes awake, asleep and hit by the ball; the seed's preset in both layouts), beside the
-//! float64 solve of the same LCP; then seed 004's NMF at the thesis's shape (`nmf.rs`).
+//! then frames of the collapsing wall as the page runs them (`wall.rs`: the default solver for
+//! 60 and 600 cubes, or the scenes of `--walls 1,10,100`, awake, asleep and hit by the ball;
+//! the seed's preset in both layouts), beside the float64 solve of the same LCP; then seed
+//! 004's NMF at the thesis's shape (`nmf.rs`).
 //!
 //! Timing: every operation runs once to build its pipeline, then in batches of back-to-back runs
 //! between two waits for the GPU (`finish` polls the device until the queue is idle); the
 //! median batch is reported. Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`,
 //! `--no-products`, `--no-wall`, `--no-nmf`, `--quick` (fewer variants), `--lcp-n 400`,
-//! `--lcp-iterations 800`.
+//! `--lcp-iterations 800`, `--walls 1,10,100` (the wall's scenes), `--wall-frames 20` (frames
+//! timed in every wall case), `--wall-copies` (several walls asleep as copies of one).
 //!
 //! The seeds' figures (only these run when one is named; README, "Native benchmark"):
 //! `--instructions` (seed 004's Table 5 instruction counts, no GPU; `instructions.rs`),
@@ -31,6 +33,7 @@ mod linear;
 mod mulvec_sweep;
 mod nmf;
 mod options;
+mod wall;
 
 use std::future::Future;
 use std::pin::pin;
@@ -454,137 +457,6 @@ fn lcp_paths(
     Ok(())
 }
 
-/// The wall as the page runs it (`physics::gpu_frame`: contacts and assembly on the CPU,
-/// upload, the solve, read-back, integration), frame after frame: the default (accelerated
-/// solver, 80 iterations, blocks) for 1 and 10 walls (60 and 600 cubes) awake (sleeping off),
-/// asleep (the default, after 3 s standing) and in the 2 s after the ball hits the sleeping
-/// wall; seed 000's preset (projected Jacobi, omega -0.1, 2n iterations) in both layouts. Each
-/// line: ms per whole frame and of its GPU part (medians, and the slowest frame), the float64
-/// CPU frame of the same world (`World::step_cpu`, one core), and the last solved frame's
-/// largest difference between the GPU's impulses and the float64 solve of the same LCP by the
-/// same method.
-fn wall(gpu: &Gpu) -> Result<()> {
-    use glam::DVec3;
-    use texla::physics::{wall, Mode, Settings, WallSpec, World};
-    use texla::solver::ContactMethod;
-    let start = Instant::now();
-    let now = || start.elapsed().as_secs_f64() * 1e3;
-    println!("\nThe wall, frames of the standing wall as the page runs them:");
-    let seed_blocks = Settings {
-        mode: Mode::Blocks,
-        ..Settings::seed()
-    };
-    let awake = Settings {
-        sleeping: false,
-        ..Settings::default()
-    };
-    // (name, settings, walls, frames standing first, then the ball?, frames timed)
-    let runs = [
-        ("texla default awake, 1 wall", awake, 1, 0, false, 60),
-        (
-            "texla default asleep, 1",
-            Settings::default(),
-            1,
-            180,
-            false,
-            60,
-        ),
-        (
-            "texla default, ball hits",
-            Settings::default(),
-            1,
-            180,
-            true,
-            120,
-        ),
-        ("texla default awake, 10", awake, 10, 0, false, 20),
-        (
-            "texla default asleep, 10",
-            Settings::default(),
-            10,
-            180,
-            false,
-            60,
-        ),
-        (
-            "texla 10 walls, ball hits",
-            Settings::default(),
-            10,
-            180,
-            true,
-            120,
-        ),
-        ("seed preset, blocks", seed_blocks, 1, 0, false, 4),
-        ("seed preset, dense", Settings::seed(), 1, 0, false, 4),
-    ];
-    for (name, settings, walls, standing, ball, frames) in runs {
-        let spec = WallSpec {
-            walls,
-            ..WallSpec::default()
-        };
-        let mut world = World::new(wall(&spec), settings);
-        block_on(texla::physics::gpu_frame(gpu, &mut world, &now))?; // builds the pipelines
-        for _ in 0..standing {
-            block_on(texla::physics::gpu_frame(gpu, &mut world, &now))?;
-        }
-        if ball {
-            // The page's throw: 0.5 m, 100 kg at 15 m/s into the middle of the front wall.
-            let front = -0.5 * (walls as f64 - 1.0) * texla::physics::WALL_SPACING * spec.edge;
-            let (from, velocity) = (
-                DVec3::new(0.0, 2.0, front - 3.0),
-                DVec3::new(0.0, 0.0, 15.0),
-            );
-            world.throw_ball(from, velocity, 0.5, 100.0);
-        }
-        let mut on_cpu = world.clone();
-        let (mut whole, mut solve) = (Vec::new(), Vec::new());
-        let mut last = None;
-        for _ in 0..frames {
-            let t0 = now();
-            let (lcp, impulses, ms) = block_on(texla::physics::gpu_frame(gpu, &mut world, &now))?;
-            whole.push(now() - t0);
-            solve.push(ms);
-            if !lcp.contacts.is_empty() {
-                last = Some((lcp, impulses));
-            }
-        }
-        let t0 = now();
-        for _ in 0..frames.min(5) {
-            on_cpu.step_cpu()?;
-        }
-        let cpu_ms = (now() - t0) / frames.min(5) as f64;
-        let slowest = whole.iter().copied().fold(0.0, f64::max);
-        let Some((lcp, impulses)) = last else {
-            println!(
-                "{name:24} {} cubes, {} asleep, nothing to solve: frame {:8.3} ms (median of {frames}, slowest {slowest:.3}); float64 CPU frame {cpu_ms:9.3} ms",
-                world.bodies.len(),
-                world.stats.asleep,
-                median(whole),
-            );
-            continue;
-        };
-        let iterations = world.iterations(&lcp);
-        let exact = match world.method(&lcp) {
-            ContactMethod::Jacobi { omega } => lcp.solve_jacobi(f64::from(omega), iterations),
-            ContactMethod::Nesterov { step, .. } => lcp.solve_nesterov(f64::from(step), iterations),
-        };
-        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
-        let diff = exact
-            .iter()
-            .zip(&impulses)
-            .flat_map(|(e, g)| (0..3).map(move |k| (e[k] - g[k]).abs()))
-            .fold(0.0f64, f64::max);
-        println!(
-            "{name:24} {} cubes, contacts {}, iterations {iterations}: frame {:8.3} ms, GPU part {:8.3} ms (medians of {frames}; slowest frame {slowest:.3}); float64 CPU frame {cpu_ms:9.3} ms; max |GPU - float64| {diff:.1e} of {scale:.1e}",
-            world.bodies.len(),
-            lcp.contacts.len(),
-            median(whole),
-            median(solve),
-        );
-    }
-    Ok(())
-}
-
 fn main() {
     let o = options();
     if o.instructions {
@@ -630,7 +502,7 @@ fn main() {
             lcp(&gpu, &o)?;
         }
         if o.wall {
-            wall(&gpu)?;
+            wall::wall(&gpu, &o)?;
         }
         if o.nmf {
             nmf::nmf(&gpu, 200)?;

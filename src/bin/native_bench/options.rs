@@ -13,6 +13,12 @@ pub struct Options {
     pub lcp: bool,
     /// Frames of the wall.
     pub wall: bool,
+    /// `--walls`: the wall's scenes, in walls of 60 cubes (1 and 10; up to 100).
+    pub walls: Vec<usize>,
+    /// `--wall-frames`: frames timed in every wall case (else each case's own).
+    pub wall_frames: Option<usize>,
+    /// `--wall-copies`: several walls asleep are copies of one wall that fell asleep.
+    pub wall_copies: bool,
     /// Seed 004's NMF.
     pub nmf: bool,
     /// Fewer product variants.
@@ -72,6 +78,9 @@ pub fn options() -> Options {
         products: true,
         lcp: true,
         wall: true,
+        walls: vec![1, 10],
+        wall_frames: None,
+        wall_copies: false,
         nmf: true,
         quick: false,
         lcp_n: 400,
@@ -169,12 +178,21 @@ pub fn options() -> Options {
                 o.wave_side = number(i, 512).max(32);
                 i += 1;
             }
+            "--walls" => {
+                o.walls = list(i).into_iter().filter(|&w| w <= 100).collect();
+                i += 1;
+            }
+            "--wall-frames" => {
+                o.wall_frames = Some(number(i, 20).max(1));
+                i += 1;
+            }
             "--out" => {
                 o.out = value(i);
                 i += 1;
             }
             "--no-lcp" => o.lcp = false,
             "--no-wall" => o.wall = false,
+            "--wall-copies" => o.wall_copies = true,
             "--no-nmf" => o.nmf = false,
             "--no-products" => o.products = false,
             "--quick" => o.quick = true,

@@ -1,0 +1,24 @@
+// The contact system's layout (src/solver/contact_wrap.rs has the diagram; this is its one
+// rule on the GPU, put before every contact kernel): contact c lies at texel row c % H of
+// segment c / H, where H is the texel rows of the output (the impulses, one texel column per
+// segment); a matrix with w texel columns per contact keeps contact c's in columns
+// w (c / H) .. w (c / H) + w - 1 of that row. A kernel's own contact is at its output texel:
+// (segment texel.x, row texel.y).
+
+// H: contacts per segment.
+fn contact_height() -> i32 {
+    return shapes.s[0].w;
+}
+
+// Where contact c lies: (segment, texel row); in a one-column-per-contact texture (x, b,
+// 1 / diag(A), mu) that is its texel.
+fn contact_texel(c: i32) -> vec2<i32> {
+    let h = contact_height();
+    return vec2<i32>(c / h, c % h);
+}
+
+// The texel column of column k of a contact in `segment`, in a matrix of w columns per contact.
+fn contact_column(segment: i32, k: i32, w: i32) -> i32 {
+    return w * segment + k;
+}
+

@@ -1,0 +1,66 @@
+//! The wall tests' shared scenes and measures (`tests/wall.rs`, `tests/wall_wrap.rs`).
+
+use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
+
+/// Iterations per frame in these tests (the default 2n is 2520 for the standing wall: too
+/// many passes for a CPU-emulated GPU in a test).
+pub const ITERATIONS: usize = 100;
+
+pub fn settings(mode: Mode) -> Settings {
+    Settings {
+        iterations: Some(ITERATIONS),
+        mode,
+        ..Settings::default()
+    }
+}
+
+pub fn standing(mode: Mode) -> World {
+    World::new(wall(&WallSpec::default()), settings(mode))
+}
+
+/// The test throw: a 100 kg ball of radius 0.5 m at 15 m/s into the middle of row 4.
+pub fn throw(world: &mut World) {
+    world.throw_ball(
+        glam::DVec3::new(0.0, 2.0, -1.2),
+        glam::DVec3::new(0.0, 0.0, 15.0),
+        0.5,
+        100.0,
+    );
+}
+
+/// A frame's LCP some frames after a throw, when contacts are many and varied.
+pub fn busy_lcp() -> ContactLcp {
+    let mut world = standing(Mode::Blocks);
+    throw(&mut world);
+    for _ in 0..12 {
+        world.step_cpu().unwrap();
+    }
+    world.begin_frame()
+}
+
+pub fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Largest distance between the same body in two worlds, m.
+pub fn largest_gap(a: &World, b: &World) -> f64 {
+    a.bodies
+        .iter()
+        .zip(&b.bodies)
+        .map(|(p, q)| p.position.distance(q.position))
+        .fold(0.0f64, f64::max)
+}
+
+/// A tile limit that wraps one wall's contacts into two segments: the busy frame's 463
+/// contacts of at most 176 texel columns each (44 neighbours) take 232 rows and 352 columns,
+/// the standing wall's 420 of 112 take 210 and 224.
+pub const WRAPPING_LIMIT: usize = 384;
+
+/// Largest |a - b| over the three impulses of every contact (4 values per contact).
+pub fn largest_difference(a: &[f64], exact: &[[f64; 3]]) -> f64 {
+    exact
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| (0..3).map(move |r| (a[4 * i + r] - e[r]).abs()))
+        .fold(0.0f64, f64::max)
+}
