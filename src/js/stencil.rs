@@ -14,6 +14,7 @@ use super::gpgpu::Gpgpu;
 use super::options::{known_options, object, option_count, option_number, option_value, whole};
 use crate::error::Error;
 use crate::gpu::Gpu;
+use crate::kernels::Kernel;
 use crate::linear::measures::{source_counts, ShaderCounts};
 use crate::linear::{iterations_to, Ebj, EbjState, Pass, PoissonGrid, Wave, WavePass, WaveState};
 
@@ -114,6 +115,25 @@ fn total(kernels: impl Iterator<Item = ShaderCounts>) -> ShaderCounts {
         dot: a.dot + c.dot,
         fetches: a.fetches + c.fetches,
     })
+}
+
+/// The source counts of `kernels` summed, in both languages: `{ wgsl, glsl }`.
+fn kernels_counts<'a>(kernels: impl Iterator<Item = &'a Kernel> + Clone) -> JsValue {
+    let w = total(kernels.clone().map(|k| source_counts(&k.wgsl)));
+    let g = total(kernels.map(|k| source_counts(&k.glsl)));
+    both_counts(w, g)
+}
+
+/// `kernel`'s complete shader in `language` ("wgsl" or "glsl"), or a clear error.
+fn kernel_source(kernel: &Kernel, language: &str) -> Result<String, JsValue> {
+    match language {
+        "wgsl" => Ok(kernel.wgsl_source()),
+        "glsl" => Ok(kernel.glsl_source()),
+        other => Err(Error::Argument(format!(
+            "language must be \"wgsl\" or \"glsl\", got \"{other}\""
+        ))
+        .into()),
+    }
 }
 
 #[wasm_bindgen]
@@ -235,9 +255,7 @@ impl PoissonSolver {
     /// `a * b + c` counts as one fma).
     #[wasm_bindgen(unchecked_return_type = "{ wgsl: ShaderCounts; glsl: ShaderCounts }")]
     pub fn counts(&self) -> JsValue {
-        let w = total(self.passes.iter().map(|p| source_counts(&p.kernel.wgsl)));
-        let g = total(self.passes.iter().map(|p| source_counts(&p.kernel.glsl)));
-        both_counts(w, g)
+        kernels_counts(self.passes.iter().map(|p| &p.kernel))
     }
 
     /// The complete shader of slab `slab`'s pass (`"wgsl"` or `"glsl"`).
@@ -248,14 +266,7 @@ impl PoissonSolver {
                 self.passes.len() - 1
             ))
         })?;
-        match language {
-            "wgsl" => Ok(pass.kernel.wgsl_source()),
-            "glsl" => Ok(pass.kernel.glsl_source()),
-            other => Err(Error::Argument(format!(
-                "language must be \"wgsl\" or \"glsl\", got \"{other}\""
-            ))
-            .into()),
-        }
+        kernel_source(&pass.kernel, language)
     }
 
     /// A right-hand side for this grid: the negative divergence of a seeded random velocity
@@ -447,23 +458,14 @@ impl WaveSim {
     /// The source counts of the eight kernels of a step, summed: `{ wgsl, glsl }`.
     #[wasm_bindgen(unchecked_return_type = "{ wgsl: ShaderCounts; glsl: ShaderCounts }")]
     pub fn counts(&self) -> JsValue {
-        let w = total(self.passes.iter().map(|p| source_counts(&p.kernel.wgsl)));
-        let g = total(self.passes.iter().map(|p| source_counts(&p.kernel.glsl)));
-        both_counts(w, g)
+        kernels_counts(self.passes.iter().map(|p| &p.kernel))
     }
 
     /// The complete shader of quadruple `q`'s kernel (`"wgsl"` or `"glsl"`).
     pub fn shader(&self, q: usize, language: &str) -> Result<String, JsValue> {
         let pass = (self.passes.get(q))
             .ok_or_else(|| Error::Argument(format!("quadruple {q} does not exist: 0..7")))?;
-        match language {
-            "wgsl" => Ok(pass.kernel.wgsl_source()),
-            "glsl" => Ok(pass.kernel.glsl_source()),
-            other => Err(Error::Argument(format!(
-                "language must be \"wgsl\" or \"glsl\", got \"{other}\""
-            ))
-            .into()),
-        }
+        kernel_source(&pass.kernel, language)
     }
 
     /// Runs `count` steps (default 1; eight passes each) without waiting for them.
