@@ -88,3 +88,19 @@ export async function openPage(browser, server, query) {
   await page.goto(`${server.url}${query}`);
   return { page, problems };
 }
+
+/** One server and one browser shared by the tests of a file: node:test's `before` (passed in,
+ * so that the benchmark scripts importing this file need not load node:test) starts them and
+ * `after` closes them. Read `shared.server` and `shared.browser` inside the tests. */
+export function sharedBrowser(before, after) {
+  const shared = {};
+  before(async () => {
+    shared.server = await serve();
+    shared.browser = await launch();
+  });
+  after(async () => {
+    await shared.browser?.close();
+    shared.server?.close();
+  });
+  return shared;
+}

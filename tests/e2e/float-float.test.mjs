@@ -4,22 +4,13 @@
 // requests, as page.test.mjs's do.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serve, launch, openPage } from "./browser.mjs";
+import { openPage, sharedBrowser } from "./browser.mjs";
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const shared = sharedBrowser(before, after);
 
 /** Opens the page on `backend` (see browser.mjs's openPage) and waits for its first result. */
 async function open(backend) {
-  const opened = await openPage(browser, server, `?backend=${backend}`);
+  const opened = await openPage(shared.browser, shared.server, `?backend=${backend}`);
   await opened.page.waitForSelector("#square-result-summary", { timeout: 60_000 });
   return opened;
 }

@@ -4,19 +4,10 @@
 // no sideways scrolling at 390 px, labelled controls, no console error, no off-origin request.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serve, launch, openPage } from "./browser.mjs";
+import { openPage, sharedBrowser } from "./browser.mjs";
 import { EXERCISES } from "../../www/lessons/exercises.js";
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const shared = sharedBrowser(before, after);
 
 const LESSONS = ["gpu", "texture", "shader", "float", "targets", "compute", "reduce", "functions", "solvers", "lcp", "simd", "nmf"];
 
@@ -67,7 +58,7 @@ const ANSWERS = {
 
 for (const backend of ["webgpu", "webgl2"]) {
   test(`the tutorial on ${backend}: twelve lessons, each with its parts, a check that holds and an exercise`, async () => {
-    const { page, problems } = await openPage(browser, server, `?backend=${backend}`);
+    const { page, problems } = await openPage(shared.browser, shared.server, `?backend=${backend}`);
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.waitForSelector("#square-result-kernels[data-done]", { timeout: 60_000 });
 
@@ -199,7 +190,7 @@ for (const backend of ["webgpu", "webgl2"]) {
 }
 
 test("?present opens presentation mode at the lesson of the address's anchor", async () => {
-  const { page, problems } = await openPage(browser, server, "?backend=webgl2&present#lesson-nmf");
+  const { page, problems } = await openPage(shared.browser, shared.server, "?backend=webgl2&present#lesson-nmf");
   await page.waitForSelector("#square-result-kernels[data-done]", { state: "attached", timeout: 60_000 });
   const shown = await page.$$eval("section.lesson", (ss) => ss.filter((s) => s.offsetParent !== null).map((s) => s.id));
   assert.deepEqual(shown, ["lesson-nmf"]);
