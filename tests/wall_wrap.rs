@@ -127,5 +127,19 @@ on_both_backends! {
         assert!(scale > 0.1 && worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
         let moved = largest_gap(&world, &World::new(start, settings));
         assert!(moved < 0.01, "{kind:?}: a cube moved {moved} m in one frame");
+        // The single-dispatch solver: one workgroup per wall (an island of 420 contacts),
+        // against the same float64 twin.
+        if kind == BackendKind::WebGpu {
+            let system = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Blocks)).unwrap();
+            assert_eq!(system.groups.as_ref().map(|g| g.1), Some(100), "one workgroup per wall");
+            let x = contact_nesterov_compute(gpu.as_ref(), &system, &system.x0, (step, lcp.mu as f32), 4).unwrap();
+            let got = &system.read(gpu.as_ref(), &x).await.unwrap();
+            let worst = exact
+                .iter()
+                .enumerate()
+                .flat_map(|(i, e)| (0..3).map(move |r| (e[r] - f64::from(got[4 * i + r])).abs()))
+                .fold(0.0f64, f64::max);
+            assert!(worst <= 1e-3 * scale, "one dispatch: worst {worst} of {scale}");
+        }
     }
 }

@@ -315,9 +315,14 @@ impl WebGpu {
             });
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
-            let groups_x = program.output.width().div_ceil(per_x) as u32;
-            let groups_y = program.output.height().div_ceil(per_y) as u32;
-            pass.dispatch_workgroups(groups_x, groups_y, 1);
+            let (groups_x, groups_y) = match program.workgroups {
+                Some(n) => (n, 1),
+                None => (
+                    program.output.width().div_ceil(per_x),
+                    program.output.height().div_ceil(per_y),
+                ),
+            };
+            pass.dispatch_workgroups(groups_x as u32, groups_y as u32, 1);
         });
         // `scratch` is dropped here; wgpu frees it once the GPU is done with it.
         Ok(())

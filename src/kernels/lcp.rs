@@ -90,24 +90,26 @@ pub const CONTACT_JACOBI: Kernel =
 pub const CONTACT_NESTEROV: Kernel =
     contact_kernel!("contact_nesterov", &["a", "b", "c", "d", "e", "f"], 2);
 
-/// Contacts [`CONTACT_NESTEROV_GROUP`] takes: four per thread of its one workgroup.
-pub const GROUP_MAX_CONTACTS: usize = 1024;
+/// Threads of a workgroup of [`CONTACT_NESTEROV_GROUP`].
+pub const GROUP_THREADS: usize = 256;
 
-/// Every accelerated iteration of a block-layout contact LCP of at most
-/// [`GROUP_MAX_CONTACTS`] contact places (padding of the wrap included) in ONE workgroup of one
-/// compute dispatch: inputs matrix, neighbour lists, x0, b, 1/diag; params step, blocks per
-/// contact, iterations, mu.
+/// Contacts one workgroup of [`CONTACT_NESTEROV_GROUP`] takes: four per thread.
+pub const GROUP_MAX_CONTACTS: usize = 4 * GROUP_THREADS;
+
+/// Every accelerated iteration of a block-layout contact LCP in ONE compute dispatch, one
+/// workgroup per group of whole islands of at most [`GROUP_MAX_CONTACTS`] contact places:
+/// inputs matrix, neighbour lists, x0, b, 1/diag, and the groups (texel g = (first contact,
+/// end), 4G x 1); params step, blocks per contact, iterations, mu. Dispatched with
+/// [`super::Program::with_workgroups`]`(G)`.
 pub const CONTACT_NESTEROV_GROUP: Kernel = Kernel {
     name: Cow::Borrowed("contact_nesterov_group"),
-    inputs: &["a", "b", "c", "d", "e"],
+    inputs: &["a", "b", "c", "d", "e", "f"],
     wgsl: Cow::Borrowed(concat!(
         include_str!("../../shaders/solvers/contact_layout.wgsl"),
         include_str!("../../shaders/solvers/contact_nesterov_group.wgsl")
     )),
     glsl: Cow::Borrowed(""),
     outputs: 1,
-    // One workgroup whatever the number of contacts (the output has one texel row each, in
-    // at most GROUP_MAX_CONTACTS segments).
     compute: Some(Compute {
         per_group: (GROUP_MAX_CONTACTS, 4 * GROUP_MAX_CONTACTS),
         scratch_words: 0,

@@ -55,7 +55,7 @@ pub use float_float::{
 pub use functions::{Func, Func2};
 pub use lcp::{
     lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV, CONTACT_NESTEROV_GROUP, GROUP_MAX_CONTACTS,
-    LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
+    GROUP_THREADS, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
 pub use linear::{
     linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
@@ -206,6 +206,9 @@ pub struct Program {
     pub output: Layout,
     /// Scalar parameters, read in shaders as `param(i)`.
     pub params: [f32; MAX_PARAMS],
+    /// A compute kernel's workgroups where they are not the output's size divided by
+    /// [`Compute::per_group`] (one per island of contacts); `None` for that rule.
+    pub workgroups: Option<usize>,
 }
 
 /// The uniform block every kernel reads, laid out as the shaders declare it (std140-compatible).
@@ -227,7 +230,14 @@ impl Program {
             inputs,
             output,
             params: [0.0; MAX_PARAMS],
+            workgroups: None,
         }
+    }
+
+    /// The same run dispatched as `n` workgroups, whatever the output's size.
+    pub fn with_workgroups(mut self, n: usize) -> Self {
+        self.workgroups = Some(n);
+        self
     }
 
     /// The same run with parameters `params` (the rest zero).

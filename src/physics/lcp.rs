@@ -70,7 +70,8 @@ const REGULARISATION: f64 = 1e-3;
 impl ContactLcp {
     /// Assembles the LCP of `contacts` for `bodies` at their current velocities. `target`
     /// gives each contact's wanted normal velocity (the position correction), `x0` the warm
-    /// start.
+    /// start. The unknowns are the contacts ordered by island (stable within one): each island
+    /// is one run of contacts, which one GPU workgroup can own whole.
     pub fn assemble(
         bodies: &[Body],
         contacts: Vec<Contact>,
@@ -78,6 +79,11 @@ impl ContactLcp {
         mu: f64,
         x0: Vec<[f64; 3]>,
     ) -> Self {
+        let roots = body_islands(bodies.len(), &contacts);
+        let mut order: Vec<usize> = (0..contacts.len()).collect();
+        order.sort_by_key(|&i| roots[contacts[i].a]);
+        let (contacts, x0): (Vec<Contact>, Vec<[f64; 3]>) =
+            order.iter().map(|&i| (contacts[i], x0[i])).unzip();
         let directions: Vec<[DVec3; 3]> = contacts
             .iter()
             .map(|c| {
@@ -135,7 +141,6 @@ impl ContactLcp {
                 std::iter::once((i, own)).chain(row).collect()
             })
             .collect();
-        let roots = body_islands(bodies.len(), &contacts);
         let island = contacts.iter().map(|c| roots[c.a]).collect();
         ContactLcp {
             contacts,
@@ -372,12 +377,20 @@ impl ContactLcp {
                 })
                 .collect()
         };
+        let mut islands: Vec<usize> = Vec::new();
+        for (i, island) in self.island.iter().enumerate() {
+            match islands.last_mut() {
+                Some(size) if self.island[i - 1] == *island => *size += 1,
+                _ => islands.push(1),
+            }
+        }
         ContactLayout {
             rows,
             width,
             matrix,
             neighbours,
             count,
+            islands,
             b: per_row(&|i, r| self.b[i][r]),
             inv_diag: per_row(&|i, r| 1.0 / self.blocks[i][0].1[r][r]),
             mu: per_row(&|_, r| if r == 0 { self.mu } else { 0.0 }),

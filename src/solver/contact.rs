@@ -28,6 +28,9 @@ pub struct ContactLayout {
     pub neighbours: Option<Vec<f32>>,
     /// Blocks the kernel loops over per contact: C (dense) or K (blocks).
     pub count: usize,
+    /// Contacts of each island, in order: runs of contacts that share no unknown with any
+    /// other run (sums to `rows / 4`). One run of all the contacts is always right.
+    pub islands: Vec<usize>,
     /// b, `rows x 1`.
     pub b: Vec<f32>,
     /// 1 / diag(A), `rows x 1` (0 on padding rows).
@@ -59,6 +62,37 @@ pub struct ContactSystem {
     pub mu: Matrix,
     /// The warm start, 4H x S: the impulses every solver here starts from.
     pub x0: Matrix,
+    /// The block layout's islands packed into groups a workgroup of the single-dispatch
+    /// solver takes whole ([`island_groups`]): texel g = (first contact, end), 4G x 1, and G.
+    /// `None` where an island has more than [`kernels::GROUP_MAX_CONTACTS`] contacts.
+    pub groups: Option<(Matrix, usize)>,
+}
+
+/// Consecutive islands (`islands`: contacts of each, in order) as workgroups' `(first, end)`
+/// ranges of at most `max` contacts: small islands share a group while it holds at most `pack`
+/// contacts (one per thread), a larger island has one of its own. The wrap's padding places past
+/// the contacts (up to `slots`) count as islands of at most `max` (they have no neighbours).
+/// `None` where one island alone is larger than `max`.
+pub fn island_groups(
+    islands: &[usize],
+    slots: usize,
+    (pack, max): (usize, usize),
+) -> Option<Vec<(usize, usize)>> {
+    let padding = slots - islands.iter().sum::<usize>();
+    let pads = (0..padding.div_ceil(max)).map(|g| max.min(padding - g * max));
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut end = 0;
+    for size in islands.iter().copied().chain(pads) {
+        if size > max {
+            return None;
+        }
+        match groups.last_mut() {
+            Some(group) if end + size - group.0 <= pack => group.1 = end + size,
+            _ => groups.push((end, end + size)),
+        }
+        end += size;
+    }
+    Some(groups)
 }
 
 impl ContactSystem {
@@ -76,7 +110,19 @@ impl ContactSystem {
             Some(list) => put(list, layout.count / 4, -1.0)?,
             None => gpu.fill(1, 1, -1.0)?,
         };
+        let sizes = (kernels::GROUP_THREADS, kernels::GROUP_MAX_CONTACTS);
+        let groups = match island_groups(&layout.islands, wrap.slots(), sizes) {
+            Some(groups) if layout.neighbours.is_some() => {
+                let texels: Vec<f32> = groups
+                    .iter()
+                    .flat_map(|&(first, end)| [first as f32, end as f32, 0.0, 0.0])
+                    .collect();
+                Some((gpu.upload(&texels, texels.len(), 1)?, groups.len()))
+            }
+            _ => None,
+        };
         Ok(ContactSystem {
+            groups,
             wrap,
             matrix: put(&layout.matrix, layout.width, 0.0)?,
             neighbours,
@@ -223,9 +269,9 @@ pub fn contact_nesterov(
     Ok(x)
 }
 
-/// [`contact_nesterov`] with EVERY iteration in one workgroup of one compute dispatch
-/// (`shaders/solvers/contact_nesterov_group.wgsl`): the block layout, at most
-/// [`kernels::GROUP_MAX_CONTACTS`] contacts, WebGPU. Anything else is a clear error.
+/// [`contact_nesterov`] with EVERY iteration in one compute dispatch
+/// (`shaders/solvers/contact_nesterov_group.wgsl`): one workgroup per group of whole islands
+/// ([`ContactSystem::groups`]), the block layout, WebGPU. Anything else is a clear error.
 pub fn contact_nesterov_compute(
     gpu: &Gpu,
     system: &ContactSystem,
@@ -237,22 +283,25 @@ pub fn contact_nesterov_compute(
     check_step(step, mu)?;
     gpu.capabilities()
         .needs_compute("the single-dispatch accelerated contact solver")?;
-    // Padding contacts included: the workgroup owns every place of the wrap.
-    let contacts = system.wrap.slots();
-    if system.dense || contacts > kernels::GROUP_MAX_CONTACTS {
+    let Some((groups, count)) = system.groups.as_ref().filter(|_| !system.dense) else {
         return Err(Error::Unsupported(format!(
-            "the single-dispatch accelerated contact solver takes the block layout and at most \
-             {} contacts, got {} and {contacts}",
+            "the single-dispatch accelerated contact solver takes the block layout with \
+             islands of at most {} contacts, got {}",
             kernels::GROUP_MAX_CONTACTS,
-            if system.dense { "dense" } else { "blocks" }
+            if system.dense {
+                "the dense layout".to_string()
+            } else {
+                "an island larger than that".to_string()
+            }
         )));
-    }
+    };
     let inputs = [
         &system.matrix,
         &system.neighbours,
         x0,
         &system.b,
         &system.inv_diag,
+        groups,
     ];
     gpu.run(
         Program::new(
@@ -260,7 +309,8 @@ pub fn contact_nesterov_compute(
             inputs.iter().map(|m| m.layout()).collect(),
             x0.layout(),
         )
-        .with_params(&[step, system.count as f32, iterations as f32, mu]),
+        .with_params(&[step, system.count as f32, iterations as f32, mu])
+        .with_workgroups(*count),
         &inputs,
     )
 }
@@ -293,16 +343,14 @@ pub fn contact_jacobi_compute(
 
 /// Whether [`solve_contacts`] solves `system` by `method` in one compute dispatch: where compute
 /// kernels run on a hardware adapter, projected Jacobi in the dense layout, the accelerated
-/// solver in the block layout up to [`kernels::GROUP_MAX_CONTACTS`] contacts. A software
+/// solver in the block layout with islands of up to [`kernels::GROUP_MAX_CONTACTS`] contacts. A software
 /// renderer runs a dispatch's workgroups one after another on one core (SwiftShader: slower
 /// than the passes).
 fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> bool {
     let caps = gpu.capabilities();
     let fits = match method {
         ContactMethod::Jacobi { .. } => system.dense,
-        ContactMethod::Nesterov { .. } => {
-            !system.dense && system.wrap.slots() <= kernels::GROUP_MAX_CONTACTS
-        }
+        ContactMethod::Nesterov { .. } => !system.dense && system.groups.is_some(),
     };
     fits && caps.compute && !caps.software
 }
@@ -328,5 +376,23 @@ pub fn solve_contacts(
         ContactMethod::Nesterov { step, mu } => {
             contact_nesterov(gpu, system, x0, (step, mu), iterations)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::island_groups;
+
+    #[test]
+    fn islands_pack_into_workgroups() {
+        // Small islands share a group up to `pack`, a large one has its own, padding places are
+        // islands of their own (no neighbours).
+        let groups = island_groups(&[3, 4, 2, 9, 1, 1], 22, (8, 10)).unwrap();
+        assert_eq!(groups, [(0, 7), (7, 9), (9, 18), (18, 22)]);
+        assert_eq!(island_groups(&[3, 11], 14, (8, 10)), None);
+        assert_eq!(
+            island_groups(&[5], 30, (8, 10)).unwrap(),
+            [(0, 5), (5, 15), (15, 25), (25, 30)]
+        );
     }
 }
