@@ -6,7 +6,7 @@
 mod common;
 
 use common::device;
-use common::wall::{busy_lcp, largest_gap, now, standing, throw};
+use common::wall::{busy_layout, busy_lcp, largest_gap, now, standing, throw};
 use texla::backend::BackendKind;
 use texla::gpu::Gpu;
 use texla::physics::gpu_frame;
@@ -165,9 +165,9 @@ on_both_backends! {
         // Every accelerated iteration in one workgroup (the block layout), against the same
         // iterations in float64; WebGL2 has no compute shaders and says so.
         let gpu = device(kind).await;
-        let lcp = busy_lcp();
+        let (lcp, layout) = busy_layout();
         let step = -1.0 / lcp.lambda_max();
-        let system = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Blocks)).unwrap();
+        let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
         let x0 = system.x0.clone();
         let run = contact_nesterov_compute(gpu.as_ref(), &system, &x0, (step as f32, lcp.mu as f32), 60);
         if kind == BackendKind::WebGl2 {
@@ -186,7 +186,7 @@ on_both_backends! {
         assert!(worst <= 1e-3 * scale, "worst {worst} of {scale}");
         let dense = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
         let e = contact_nesterov_compute(gpu.as_ref(), &dense, &x0, (step as f32, 0.6), 1).unwrap_err();
-        assert!(e.to_string().contains("block layout"), "{e}");
+        assert!(e.to_string().contains("block layout with the matrix's factors"), "{e}");
     }
 
     async fn gpu_frames_follow_the_float64_wall(kind) {

@@ -9,7 +9,7 @@ mod common;
 
 use common::device;
 use common::wall::{
-    busy_lcp, largest_difference, largest_gap, now, settings, throw, WRAPPING_LIMIT,
+    busy_layout, largest_difference, largest_gap, now, settings, throw, WRAPPING_LIMIT,
 };
 use texla::backend::BackendKind;
 use texla::physics::{gpu_frame, wall, Mode, Settings, WallSpec, World};
@@ -27,8 +27,7 @@ on_both_backends! {
         // same arithmetic in the same order, only the places differ), and the float64 twin's
         // answer within the bounds of the plain-layout tests.
         let gpu = device(kind).await;
-        let lcp = busy_lcp();
-        let layout = lcp.gpu_layout(Mode::Blocks);
+        let (lcp, layout) = busy_layout();
         let step = -1.0 / lcp.lambda_max();
         let largest = gpu.tile_limit();
         let mut runs = Vec::new();
@@ -125,13 +124,15 @@ on_both_backends! {
             .flat_map(|(e, g)| (0..3).map(move |r| (e[r] - g[r]).abs()))
             .fold(0.0f64, f64::max);
         assert!(scale > 0.1 && worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
-        let moved = largest_gap(&world, &World::new(start, settings));
+        let moved = largest_gap(&world, &World::new(start.clone(), settings));
         assert!(moved < 0.01, "{kind:?}: a cube moved {moved} m in one frame");
         // The single-dispatch solver: one workgroup per wall (an island of 420 contacts),
         // against the same float64 twin.
         if kind == BackendKind::WebGpu {
-            let system = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Blocks)).unwrap();
-            assert_eq!(system.groups.as_ref().map(|g| g.1), Some(100), "one workgroup per wall");
+            let mut layout = lcp.gpu_layout(Mode::Blocks);
+            layout.factors = Some(lcp.factors(&start));
+            let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
+            assert_eq!(system.factors.as_ref().map(|f| f.count), Some(100), "one workgroup per wall");
             let x = contact_nesterov_compute(gpu.as_ref(), &system, &system.x0, (step, lcp.mu as f32), 4).unwrap();
             let got = &system.read(gpu.as_ref(), &x).await.unwrap();
             let worst = exact

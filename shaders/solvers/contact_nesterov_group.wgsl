@@ -1,96 +1,163 @@
 // Accelerated projected Jacobi for the contact LCP, EVERY iteration in one dispatch: the
-// formulas of contact_nesterov.wgsl, block layout. Each workgroup owns one group of whole
-// islands (contacts first .. end - 1, at most 1024: islands share no unknown, so nothing waits
-// on another workgroup). Each of its 256 threads owns the group's contacts lid, lid + 256,
-// lid + 512, lid + 768 and keeps their impulses in registers; the extrapolations y (and their
-// counters) of the group live in workgroup memory, where a contact's neighbours read them. An
-// iteration: every thread computes its contacts' new x and y from y, barrier, writes y,
-// barrier. Nothing goes back to the CPU until the last iteration.
+// formulas of contact_nesterov.wgsl, with the matrix as its factors, A = J M^-1 J^T + R
+// (src/solver/contact_factors.rs has the layout). Each workgroup owns one group of whole
+// islands: contacts first .. end - 1 (at most 1024) and their bodies (at most 170). Islands share
+// no body, so nothing waits on another workgroup, and nothing goes back to the CPU until the
+// last iteration. An iteration is two gathers, each thread over what it owns:
 //
-// Inputs: a = A as block rows (4K columns per contact), b = neighbour lists, c = x0, d = b of
-// the LCP, e = P = 1 / diag(A), wrapped into segments as contact_layout.wgsl (put before this
-// body) says; f = the groups, texel g = (first, end). Padding places of the wrap are in groups
-// too (no neighbours: they stay zero). param(0) = the step s, param(1) = blocks per
-// contact K, param(2) = iterations, param(3) = mu. Output: the impulses (fourth row 0),
-// wrapped alike.
+//   bodies:   v_k = M_k^-1 sum over k's contacts c of s (J_c,k)^T y_c   (into workgroup memory)
+//   barrier
+//   contacts: w = J_c,a v_a - J_c,b v_b + R y_c + b_c; z = y + s P w; project; momentum; the
+//             new y into workgroup memory (the thread keeps x, y and the counter in registers)
+//   barrier
+//
+// A thread owns contacts lid, lid + THREADS, ... and bodies lid, lid + THREADS, ... of its
+// group; THREADS (256 here) is set per adapter (src/kernels/lcp.rs). Against A's block
+// rows (24 blocks of 3 x 3 per contact on the wall) this fetches 9 texels per contact and about
+// 6 per body's contact, and uploads a tenth of the data.
+//
+// Inputs: a = J (9 texel columns per contact), c = x0, d = b of the LCP, e = P = 1 / diag(A),
+// wrapped into segments as contact_layout.wgsl (put before this body) says; b = the bodies
+// (param(1) texel columns each: the inverse inertia's rows, inverse mass in texel 0's w, then
+// the contacts as 2c + side), body slot k at texel row k % H_b of segment k / H_b; f = the
+// groups, texel g = (first contact, end, first body, end). Padding places of the wrap are in
+// groups too (no bodies: they stay zero). param(0) = the step s, param(2) = iterations,
+// param(3) = mu, param(4) = R's factor (A's own diagonal is 1 + R times J M^-1 J^T's).
+// Output: the impulses (fourth row 0), wrapped as x0.
 
-const PER_THREAD: u32 = 4u;
+const THREADS: u32 = 256u;
 const MAX_CONTACTS: u32 = 1024u;
+const MAX_BODIES: u32 = 170u;
+const PER_THREAD: u32 = MAX_CONTACTS / THREADS;
 
-var<workgroup> ys: array<vec4<f32>, MAX_CONTACTS>;
+// y of the group's contacts, 3 floats each, and v of its bodies, (linear, angular): 16368 bytes.
+var<workgroup> ys: array<f32, 3072>;
+var<workgroup> vs: array<f32, 1020>;
 
 fn advanced(t: f32) -> f32 {
     return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
 }
 
-// Neighbour s's part of (A y)_row: block s of the row times y_j (contact j is place j - first
-// of the group); zero where j < 0 (the list ends with -1, and slots past `count` are given -1).
-// The column is clamped so that every fetch stays inside A.
-fn term(me: vec2<i32>, count: i32, s: i32, j: i32, first: i32) -> vec3<f32> {
-    let c = contact_column(me.x, min(4 * s, 4 * count - 4), 4 * count);
-    let y = select(vec4<f32>(0.0), ys[max(j - first, 0)], j >= 0);
-    let row = me.y;
-    return (a_texel(c, row) * y.x + a_texel(c + 1, row) * y.y + a_texel(c + 2, row) * y.z).xyz;
+// Texel k of contact c's row of J.
+fn jacobian(c: vec2<i32>, k: i32) -> vec3<f32> {
+    return a_texel(contact_column(c.x, k, 9), c.y).xyz;
 }
 
-@compute @workgroup_size(256)
+fn y_of(i: i32) -> vec3<f32> {
+    return vec3<f32>(ys[3 * i], ys[3 * i + 1], ys[3 * i + 2]);
+}
+
+// v of body slot k of the group (k < 0: the ground, at rest).
+fn v_linear(k: i32) -> vec3<f32> {
+    if (k < 0) { return vec3<f32>(0.0); }
+    return vec3<f32>(vs[6 * k], vs[6 * k + 1], vs[6 * k + 2]);
+}
+
+fn v_angular(k: i32) -> vec3<f32> {
+    if (k < 0) { return vec3<f32>(0.0); }
+    return vec3<f32>(vs[6 * k + 3], vs[6 * k + 4], vs[6 * k + 5]);
+}
+
+@compute @workgroup_size(THREADS)
 fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) group: vec3<u32>) {
-    let range = vec2<i32>(f_texel(0, i32(group.x)).xy);
+    let range = vec4<i32>(f_texel(0, i32(group.x)));
     let first = range.x;
     let contacts = u32(clamp(range.y - first, 0, i32(MAX_CONTACTS)));
+    let first_body = range.z;
+    let bodies = u32(clamp(range.w - first_body, 0, i32(MAX_BODIES)));
     let step = param(0);
-    let count = i32(param(1));
+    let width = i32(param(1));
     let iterations = i32(param(2));
     let mu = param(3);
+    let regularisation = param(4) / (1.0 + param(4));
     var x: array<vec3<f32>, PER_THREAD>;
-    var y_next: array<vec4<f32>, PER_THREAD>;
+    var y: array<vec3<f32>, PER_THREAD>;
+    var t: array<f32, PER_THREAD>;
     for (var k = 0u; k < PER_THREAD; k++) {
-        let i = lid + 256u * k;
+        let i = lid + THREADS * k;
         if (i < contacts) {
             let at = contact_texel(first + i32(i));
-            let start = c_texel(at.x, at.y).xyz;
-            x[k] = start;
-            ys[i] = vec4<f32>(start, 0.0);
+            x[k] = c_texel(at.x, at.y).xyz;
+            y[k] = x[k];
+            t[k] = 0.0;
+            ys[3u * i] = x[k].x;
+            ys[3u * i + 1u] = x[k].y;
+            ys[3u * i + 2u] = x[k].z;
         }
     }
     workgroupBarrier();
     for (var it = 0; it < iterations; it++) {
-        for (var k = 0u; k < PER_THREAD; k++) {
-            let i = lid + 256u * k;
-            if (i < contacts) {
-                let me = contact_texel(first + i32(i));
-                let row = me.y;
-                var w = d_texel(me.x, row).xyz;
-                // Four neighbours at a time, one texel of the list: their twelve fetches of A
-                // are independent, so they overlap instead of waiting for each other.
-                for (var s = 0; s < count; s += 4) {
-                    let j = select(vec4<i32>(-1), vec4<i32>(b_texel(contact_column(me.x, s / 4, count / 4), row)), vec4<i32>(s) + vec4<i32>(0, 1, 2, 3) < vec4<i32>(count));
-                    w += term(me, count, s, j.x, first) + term(me, count, s + 1, j.y, first) + term(me, count, s + 2, j.z, first) + term(me, count, s + 3, j.w, first);
-                    if (j.w < 0) { break; }
+        for (var slot = lid; slot < bodies; slot += THREADS) {
+            let body = first_body + i32(slot);
+            let at = vec2<i32>(body / b_height(), body % b_height());
+            var linear = vec3<f32>(0.0);
+            var angular = vec3<f32>(0.0);
+            for (var q = 3; q < width; q++) {
+                let list = vec4<i32>(b_texel(width * at.x + q, at.y));
+                for (var s = 0; s < 4; s++) {
+                    let entry = list[s];
+                    if (entry < 0) { break; }
+                    let c = entry / 2;
+                    let side = entry % 2;
+                    let place = contact_texel(c);
+                    let yc = y_of(c - first);
+                    let sign = 1.0 - 2.0 * f32(side);
+                    linear += sign * (yc.x * jacobian(place, 0) + yc.y * jacobian(place, 1) + yc.z * jacobian(place, 2));
+                    let arm = 3 + 3 * side;
+                    angular += sign * (yc.x * jacobian(place, arm) + yc.y * jacobian(place, arm + 1) + yc.z * jacobian(place, arm + 2));
                 }
-                let y = ys[i];
-                let z = y.xyz + step * e_texel(me.x, row).xyz * w;
-                let n = max(z.x, 0.0);
-                let limit = mu * n;
-                let next = vec3<f32>(n, clamp(z.yz, vec2<f32>(-limit), vec2<f32>(limit)));
-                let restart = dot(y.xyz - next, next - x[k]) > 0.0;
-                let t = select(advanced(y.w), 1.0, restart);
-                let beta = (t - 1.0) / advanced(t);
-                y_next[k] = vec4<f32>(next + beta * (next - x[k]), t);
-                x[k] = next;
+                if (list.w < 0) { break; }
             }
+            // The inverse mass (texel 0's w) and the inverse inertia's rows.
+            let i0 = b_texel(width * at.x, at.y);
+            let i1 = b_texel(width * at.x + 1, at.y).xyz;
+            let i2 = b_texel(width * at.x + 2, at.y).xyz;
+            let k = 6u * slot;
+            let vl = i0.w * linear;
+            vs[k] = vl.x;
+            vs[k + 1u] = vl.y;
+            vs[k + 2u] = vl.z;
+            vs[k + 3u] = dot(i0.xyz, angular);
+            vs[k + 4u] = dot(i1, angular);
+            vs[k + 5u] = dot(i2, angular);
         }
         workgroupBarrier();
         for (var k = 0u; k < PER_THREAD; k++) {
-            let i = lid + 256u * k;
+            let i = lid + THREADS * k;
             if (i < contacts) {
-                ys[i] = y_next[k];
+                let me = contact_texel(first + i32(i));
+                let head = a_texel(contact_column(me.x, 0, 9), me.y);
+                let tail = a_texel(contact_column(me.x, 1, 9), me.y);
+                let ka = i32(head.w) - 1 - first_body;
+                let kb = i32(tail.w) - 1 - first_body;
+                let dv = v_linear(ka) - v_linear(kb);
+                let wa = v_angular(ka);
+                let wb = v_angular(kb);
+                let e = array<vec3<f32>, 3>(head.xyz, tail.xyz, jacobian(me, 2));
+                let p = e_texel(me.x, me.y).xyz;
+                let yk = y[k];
+                var w = d_texel(me.x, me.y).xyz + regularisation * select(vec3<f32>(0.0), yk / p, p > vec3<f32>(0.0));
+                for (var d = 0; d < 3; d++) {
+                    w[d] += dot(e[d], dv) + dot(jacobian(me, 3 + d), wa) - dot(jacobian(me, 6 + d), wb);
+                }
+                let z = yk + step * p * w;
+                let n = max(z.x, 0.0);
+                let limit = mu * n;
+                let next = vec3<f32>(n, clamp(z.yz, vec2<f32>(-limit), vec2<f32>(limit)));
+                let restart = dot(yk - next, next - x[k]) > 0.0;
+                t[k] = select(advanced(t[k]), 1.0, restart);
+                let beta = (t[k] - 1.0) / advanced(t[k]);
+                y[k] = next + beta * (next - x[k]);
+                x[k] = next;
+                ys[3u * i] = y[k].x;
+                ys[3u * i + 1u] = y[k].y;
+                ys[3u * i + 2u] = y[k].z;
             }
         }
         workgroupBarrier();
     }
     for (var k = 0u; k < PER_THREAD; k++) {
-        let i = lid + 256u * k;
+        let i = lid + THREADS * k;
         if (i < contacts) {
             textureStore(out_tex, contact_texel(first + i32(i)), vec4<f32>(x[k], 0.0));
         }

@@ -90,28 +90,41 @@ pub const CONTACT_JACOBI: Kernel =
 pub const CONTACT_NESTEROV: Kernel =
     contact_kernel!("contact_nesterov", &["a", "b", "c", "d", "e", "f"], 2);
 
-/// Threads of a workgroup of [`CONTACT_NESTEROV_GROUP`].
-pub const GROUP_THREADS: usize = 256;
+/// Contacts a group of small islands fills up to: one per thread of a hardware workgroup.
+pub const GROUP_PACK: usize = 256;
 
-/// Contacts one workgroup of [`CONTACT_NESTEROV_GROUP`] takes: four per thread.
-pub const GROUP_MAX_CONTACTS: usize = 4 * GROUP_THREADS;
+/// Contacts one workgroup of [`contact_nesterov_group`] takes.
+pub const GROUP_MAX_CONTACTS: usize = 1024;
 
-/// Every accelerated iteration of a block-layout contact LCP in ONE compute dispatch, one
-/// workgroup per group of whole islands of at most [`GROUP_MAX_CONTACTS`] contact places:
-/// inputs matrix, neighbour lists, x0, b, 1/diag, and the groups (texel g = (first contact,
-/// end), 4G x 1); params step, blocks per contact, iterations, mu. Dispatched with
-/// [`super::Program::with_workgroups`]`(G)`.
-pub const CONTACT_NESTEROV_GROUP: Kernel = Kernel {
-    name: Cow::Borrowed("contact_nesterov_group"),
-    inputs: &["a", "b", "c", "d", "e", "f"],
-    wgsl: Cow::Borrowed(concat!(
-        include_str!("../../shaders/solvers/contact_layout.wgsl"),
-        include_str!("../../shaders/solvers/contact_nesterov_group.wgsl")
-    )),
-    glsl: Cow::Borrowed(""),
-    outputs: 1,
-    compute: Some(Compute {
-        per_group: (GROUP_MAX_CONTACTS, 4 * GROUP_MAX_CONTACTS),
-        scratch_words: 0,
-    }),
-};
+/// Bodies one workgroup of [`contact_nesterov_group`] takes: its workgroup memory holds 3
+/// floats per contact and 6 per body, within WebGPU's 16 KiB.
+pub const GROUP_MAX_BODIES: usize = 170;
+
+/// Every accelerated iteration of a contact LCP in ONE compute dispatch, its matrix as its
+/// factors (`src/solver/contact_factors.rs`), one workgroup of `threads` threads (a divisor of
+/// [`GROUP_MAX_CONTACTS`]) per group of whole islands of at most [`GROUP_MAX_CONTACTS`]
+/// contacts and [`GROUP_MAX_BODIES`] bodies: inputs J, the bodies, x0, b, 1/diag, the groups
+/// (texel g = (first contact, end, first body, end), 4G x 1); params step, texel columns per
+/// body, iterations, mu, regularisation. Dispatched with
+/// [`super::Program::with_workgroups`]`(G)`. A hardware GPU wants 256 threads to hide its
+/// latency; a CPU that emulates one (SwiftShader) runs a workgroup on one core, where fewer
+/// threads mean cheaper barriers.
+pub fn contact_nesterov_group(threads: usize) -> Kernel {
+    debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
+    let body = include_str!("../../shaders/solvers/contact_nesterov_group.wgsl").replace(
+        "const THREADS: u32 = 256u;",
+        &format!("const THREADS: u32 = {threads}u;"),
+    );
+    Kernel {
+        name: format!("contact_nesterov_group_{threads}").into(),
+        inputs: &["a", "b", "c", "d", "e", "f"],
+        wgsl: (include_str!("../../shaders/solvers/contact_layout.wgsl").to_string() + &body)
+            .into(),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (GROUP_MAX_CONTACTS, 4 * GROUP_MAX_CONTACTS),
+            scratch_words: 0,
+        }),
+    }
+}

@@ -7,7 +7,7 @@
 use super::{ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::solver::{self, ContactMethod, ContactSystem};
+use crate::solver::{self, ContactLayout, ContactMethod, ContactSystem};
 
 /// One frame of `world` with its contact LCP solved on the GPU: the LCP's textures are
 /// uploaded, the world's solver runs its iterations (in one compute dispatch or one pass each,
@@ -26,7 +26,23 @@ pub async fn gpu_frame(
         (Vec::new(), 0.0)
     } else {
         let mode = world.settings.mode;
-        let layout = lcp.gpu_layout(mode);
+        let method = world.method(&lcp);
+        // The block layout as its factors alone where one dispatch will solve it (A's block
+        // rows are ten times the data), else A's rows too.
+        let layout = match mode {
+            Mode::Blocks => {
+                let factors = lcp.factors(&world.bodies);
+                if solver::solves_from_factors(gpu, method, &lcp.island_runs(), &factors) {
+                    lcp.factored_layout(factors)
+                } else {
+                    ContactLayout {
+                        factors: Some(factors),
+                        ..lcp.gpu_layout(mode)
+                    }
+                }
+            }
+            Mode::Dense => lcp.gpu_layout(mode),
+        };
         let system = ContactSystem::upload(gpu, &layout).map_err(|e| match e {
             Error::TooLarge { width, height, .. } => Error::Simulation(format!(
                 "this frame's {} contacts do not fit the GPU: {} they need a texture of {width} \
@@ -35,11 +51,9 @@ pub async fn gpu_frame(
                 match mode {
                     Mode::Dense => "the dense layout has 4 columns per contact, so".to_string(),
                     Mode::Blocks => format!(
-                        "wrapped into columns of at most {} contacts, {} texel columns each \
-                         ({} neighbours at most),",
+                        "wrapped into columns of at most {} contacts, {} texel columns each,",
                         gpu.tile_limit(),
-                        layout.width,
-                        layout.count
+                        layout.width.max(solver::JACOBIAN_TEXELS),
                     ),
                 },
                 gpu.tile_limit(),
@@ -51,7 +65,6 @@ pub async fn gpu_frame(
             )),
             e => e,
         })?;
-        let method = world.method(&lcp);
         let x = solver::solve_contacts(gpu, &system, &system.x0, method, iterations)?;
         let data = system.read(gpu, &x).await?;
         let step = match method {

@@ -65,7 +65,7 @@ pub struct ContactLcp {
 
 /// Relative regularisation of the diagonal (constraint force mixing): keeps A positive
 /// definite when contacts are redundant (4 corners of a face on a rigid body).
-const REGULARISATION: f64 = 1e-3;
+pub(super) const REGULARISATION: f64 = 1e-3;
 
 impl ContactLcp {
     /// Assembles the LCP of `contacts` for `bodies` at their current velocities. `target`
@@ -156,6 +156,18 @@ impl ContactLcp {
     /// Unknowns: 3 per contact (the LCP size n).
     pub fn size(&self) -> usize {
         3 * self.contacts.len()
+    }
+
+    /// Contacts of each island, in the order of the contacts (each island is one run of them).
+    pub fn island_runs(&self) -> Vec<usize> {
+        let mut runs: Vec<usize> = Vec::new();
+        for (i, island) in self.island.iter().enumerate() {
+            match runs.last_mut() {
+                Some(size) if self.island[i - 1] == *island => *size += 1,
+                _ => runs.push(1),
+            }
+        }
+        runs
     }
 
     /// LCP size of each island, largest first.
@@ -366,6 +378,19 @@ impl ContactLcp {
                 }
             }
         }
+        ContactLayout {
+            width,
+            matrix,
+            neighbours,
+            count,
+            ..self.vectors_layout()
+        }
+    }
+
+    /// The layout's per-contact vectors (b, 1 / diag(A), mu, the warm start) and islands, with no
+    /// matrix: the part every layout shares.
+    pub(super) fn vectors_layout(&self) -> ContactLayout {
+        let rows = 4 * self.contacts.len();
         let per_row = |f: &dyn Fn(usize, usize) -> f64| -> Vec<f32> {
             (0..rows)
                 .map(|k| {
@@ -377,20 +402,14 @@ impl ContactLcp {
                 })
                 .collect()
         };
-        let mut islands: Vec<usize> = Vec::new();
-        for (i, island) in self.island.iter().enumerate() {
-            match islands.last_mut() {
-                Some(size) if self.island[i - 1] == *island => *size += 1,
-                _ => islands.push(1),
-            }
-        }
         ContactLayout {
             rows,
-            width,
-            matrix,
-            neighbours,
-            count,
-            islands,
+            width: 0,
+            matrix: Vec::new(),
+            neighbours: None,
+            count: 0,
+            islands: self.island_runs(),
+            factors: None,
             b: per_row(&|i, r| self.b[i][r]),
             inv_diag: per_row(&|i, r| 1.0 / self.blocks[i][0].1[r][r]),
             mu: per_row(&|_, r| if r == 0 { self.mu } else { 0.0 }),

@@ -9,6 +9,7 @@
 
 mod body;
 mod contact;
+mod factors;
 mod frame;
 mod lcp;
 mod view;

@@ -13,24 +13,28 @@ use crate::gpu::Gpu;
 use crate::kernels::{self, Program};
 use crate::matrix::Matrix;
 
-use super::ContactWrap;
+use super::{ContactFactors, ContactWrap, FactorSystem, JACOBIAN_TEXELS};
 
 /// A contact LCP as the data of its textures (row-major data of each matrix).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContactLayout {
     /// Rows of every matrix: 4 per contact.
     pub rows: usize,
-    /// Columns of `matrix`: 4C (dense) or 4K (blocks).
+    /// Columns of `matrix`: 4C (dense) or 4K (blocks); 0 where only the factors are given.
     pub width: usize,
     /// The matrix, `rows x width`.
     pub matrix: Vec<f32>,
     /// Blocks mode: the neighbour lists, `rows x width/16` (-1 where a list has ended).
     pub neighbours: Option<Vec<f32>>,
-    /// Blocks the kernel loops over per contact: C (dense) or K (blocks).
+    /// Blocks the kernel loops over per contact: C (dense) or K (blocks); 0 where only the
+    /// factors are given (then only the single-dispatch solver runs).
     pub count: usize,
     /// Contacts of each island, in order: runs of contacts that share no unknown with any
     /// other run (sums to `rows / 4`). One run of all the contacts is always right.
     pub islands: Vec<usize>,
+    /// The matrix as its factors, where the caller has them: what the single-dispatch solver
+    /// reads instead of the block rows ([`ContactFactors`]).
+    pub factors: Option<ContactFactors>,
     /// b, `rows x 1`.
     pub b: Vec<f32>,
     /// 1 / diag(A), `rows x 1` (0 on padding rows).
@@ -50,7 +54,8 @@ pub struct ContactSystem {
     pub matrix: Matrix,
     /// Block rows: the neighbour lists (4H x K/4 S); dense: a 1 x 1 placeholder.
     pub neighbours: Matrix,
-    /// Blocks per contact the kernel loops over: C (dense) or K.
+    /// Blocks per contact the kernel loops over: C (dense) or K; 0 where only the factors were
+    /// uploaded (`matrix` and `neighbours` are then 1 x 1 placeholders).
     pub count: usize,
     /// True for the dense layout.
     pub dense: bool,
@@ -62,37 +67,10 @@ pub struct ContactSystem {
     pub mu: Matrix,
     /// The warm start, 4H x S: the impulses every solver here starts from.
     pub x0: Matrix,
-    /// The block layout's islands packed into groups a workgroup of the single-dispatch
-    /// solver takes whole ([`island_groups`]): texel g = (first contact, end), 4G x 1, and G.
-    /// `None` where an island has more than [`kernels::GROUP_MAX_CONTACTS`] contacts.
-    pub groups: Option<(Matrix, usize)>,
-}
-
-/// Consecutive islands (`islands`: contacts of each, in order) as workgroups' `(first, end)`
-/// ranges of at most `max` contacts: small islands share a group while it holds at most `pack`
-/// contacts (one per thread), a larger island has one of its own. The wrap's padding places past
-/// the contacts (up to `slots`) count as islands of at most `max` (they have no neighbours).
-/// `None` where one island alone is larger than `max`.
-pub fn island_groups(
-    islands: &[usize],
-    slots: usize,
-    (pack, max): (usize, usize),
-) -> Option<Vec<(usize, usize)>> {
-    let padding = slots - islands.iter().sum::<usize>();
-    let pads = (0..padding.div_ceil(max)).map(|g| max.min(padding - g * max));
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    let mut end = 0;
-    for size in islands.iter().copied().chain(pads) {
-        if size > max {
-            return None;
-        }
-        match groups.last_mut() {
-            Some(group) if end + size - group.0 <= pack => group.1 = end + size,
-            _ => groups.push((end, end + size)),
-        }
-        end += size;
-    }
-    Some(groups)
+    /// The matrix as its factors, in the groups of whole islands the single-dispatch solver's
+    /// workgroups take; `None` without factors or where an island is too large for one
+    /// workgroup.
+    pub factors: Option<FactorSystem>,
 }
 
 impl ContactSystem {
@@ -100,9 +78,12 @@ impl ContactSystem {
     /// [`Gpu::tile_limit`] texels allow. A system whose segments side by side are wider than
     /// that (the dense layout past L / 4 contacts, or S 4K > L) is [`Error::TooLarge`].
     pub fn upload(gpu: &Gpu, layout: &ContactLayout) -> Result<Self> {
-        let widest = layout.width.max(layout.count / 4).max(1);
+        let widest = layout.width.max(layout.count / 4).max(JACOBIAN_TEXELS);
         let wrap = ContactWrap::new(layout.rows / 4, widest, gpu.tile_limit())?;
         let put = |data: &[f32], width: usize, pad: f32| {
+            if width == 0 {
+                return gpu.fill(1, 1, pad);
+            }
             let (rows, cols) = wrap.shape(width);
             gpu.upload(&wrap.wrap(data, width, pad), rows, cols)
         };
@@ -110,19 +91,12 @@ impl ContactSystem {
             Some(list) => put(list, layout.count / 4, -1.0)?,
             None => gpu.fill(1, 1, -1.0)?,
         };
-        let sizes = (kernels::GROUP_THREADS, kernels::GROUP_MAX_CONTACTS);
-        let groups = match island_groups(&layout.islands, wrap.slots(), sizes) {
-            Some(groups) if layout.neighbours.is_some() => {
-                let texels: Vec<f32> = groups
-                    .iter()
-                    .flat_map(|&(first, end)| [first as f32, end as f32, 0.0, 0.0])
-                    .collect();
-                Some((gpu.upload(&texels, texels.len(), 1)?, groups.len()))
-            }
+        let factors = match (&layout.factors, &layout.neighbours) {
+            (Some(factors), Some(_)) => FactorSystem::upload(gpu, factors, &layout.islands, wrap)?,
             _ => None,
         };
         Ok(ContactSystem {
-            groups,
+            factors,
             wrap,
             matrix: put(&layout.matrix, layout.width, 0.0)?,
             neighbours,
@@ -160,6 +134,18 @@ pub enum ContactMethod {
     },
 }
 
+/// `system` with A's rows uploaded (what the passes read), not its factors alone.
+fn check_rows(system: &ContactSystem) -> Result<()> {
+    if system.count == 0 {
+        return Err(Error::Unsupported(
+            "this contact system was uploaded as its matrix's factors only: only the \
+             single-dispatch solver takes it"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 /// `x` as the impulses of `system`: shaped as its warm start (4H x S).
 fn check_impulses(system: &ContactSystem, x: &Matrix) -> Result<()> {
     let (rows, cols) = (system.x0.rows(), system.x0.cols());
@@ -189,6 +175,7 @@ fn check_step(step: f32, mu: f32) -> Result<()> {
 /// One projected Jacobi iteration of a contact LCP with friction, in one pass: the new impulses
 /// from `x`.
 pub fn contact_step(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -> Result<Matrix> {
+    check_rows(system)?;
     check_impulses(system, x)?;
     let inputs = [
         &system.matrix,
@@ -241,6 +228,7 @@ pub fn contact_nesterov(
     (step, mu): (f32, f32),
     iterations: usize,
 ) -> Result<Matrix> {
+    check_rows(system)?;
     check_impulses(system, x0)?;
     check_step(step, mu)?;
     let dense = if system.dense { 1.0 } else { 0.0 };
@@ -270,8 +258,9 @@ pub fn contact_nesterov(
 }
 
 /// [`contact_nesterov`] with EVERY iteration in one compute dispatch
-/// (`shaders/solvers/contact_nesterov_group.wgsl`): one workgroup per group of whole islands
-/// ([`ContactSystem::groups`]), the block layout, WebGPU. Anything else is a clear error.
+/// (`shaders/solvers/contact_nesterov_group.wgsl`): the matrix as its factors, one workgroup
+/// per group of whole islands ([`ContactSystem::factors`]), WebGPU. Anything else is a clear
+/// error.
 pub fn contact_nesterov_compute(
     gpu: &Gpu,
     system: &ContactSystem,
@@ -283,34 +272,36 @@ pub fn contact_nesterov_compute(
     check_step(step, mu)?;
     gpu.capabilities()
         .needs_compute("the single-dispatch accelerated contact solver")?;
-    let Some((groups, count)) = system.groups.as_ref().filter(|_| !system.dense) else {
+    let Some(f) = &system.factors else {
         return Err(Error::Unsupported(format!(
-            "the single-dispatch accelerated contact solver takes the block layout with \
-             islands of at most {} contacts, got {}",
+            "the single-dispatch accelerated contact solver needs the block layout with the \
+             matrix's factors and islands of at most {} contacts and {} bodies",
             kernels::GROUP_MAX_CONTACTS,
-            if system.dense {
-                "the dense layout".to_string()
-            } else {
-                "an island larger than that".to_string()
-            }
+            kernels::GROUP_MAX_BODIES
         )));
     };
     let inputs = [
-        &system.matrix,
-        &system.neighbours,
+        &f.jacobian,
+        &f.bodies,
         x0,
         &system.b,
         &system.inv_diag,
-        groups,
+        &f.groups,
     ];
     gpu.run(
         Program::new(
-            kernels::CONTACT_NESTEROV_GROUP,
+            kernels::contact_nesterov_group(group_threads(gpu)),
             inputs.iter().map(|m| m.layout()).collect(),
             x0.layout(),
         )
-        .with_params(&[step, system.count as f32, iterations as f32, mu])
-        .with_workgroups(*count),
+        .with_params(&[
+            step,
+            f.body_width as f32,
+            iterations as f32,
+            mu,
+            f.regularisation,
+        ])
+        .with_workgroups(f.count),
         &inputs,
     )
 }
@@ -341,6 +332,16 @@ pub fn contact_jacobi_compute(
     )
 }
 
+/// Threads of the single-dispatch solver's workgroups: 256 on a hardware GPU, 32 on a CPU that
+/// emulates one (SwiftShader runs a workgroup on one core; fewer threads, cheaper barriers).
+fn group_threads(gpu: &Gpu) -> usize {
+    if gpu.capabilities().software {
+        32
+    } else {
+        256
+    }
+}
+
 /// Whether [`solve_contacts`] solves `system` by `method` in one compute dispatch: where compute
 /// kernels run on a hardware adapter, projected Jacobi in the dense layout, the accelerated
 /// solver in the block layout with islands of up to [`kernels::GROUP_MAX_CONTACTS`] contacts. A software
@@ -348,11 +349,25 @@ pub fn contact_jacobi_compute(
 /// than the passes).
 fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> bool {
     let caps = gpu.capabilities();
-    let fits = match method {
-        ContactMethod::Jacobi { .. } => system.dense,
-        ContactMethod::Nesterov { .. } => !system.dense && system.groups.is_some(),
-    };
-    fits && caps.compute && !caps.software
+    caps.compute
+        && match method {
+            ContactMethod::Jacobi { .. } => system.dense && !caps.software,
+            ContactMethod::Nesterov { .. } => system.factors.is_some(),
+        }
+}
+
+/// Whether [`solve_contacts`] will solve a block-layout system with these `factors` and islands
+/// of `islands` contacts by `method` in one dispatch: then A's block rows need not be built or
+/// uploaded ([`ContactLayout::count`] 0).
+pub fn solves_from_factors(
+    gpu: &Gpu,
+    method: ContactMethod,
+    islands: &[usize],
+    factors: &ContactFactors,
+) -> bool {
+    matches!(method, ContactMethod::Nesterov { .. })
+        && gpu.capabilities().compute
+        && FactorSystem::groups(islands, factors, islands.iter().sum()).is_some()
 }
 
 /// `iterations` iterations of `method` on `system` from `x0`, the fastest way the device has:
@@ -376,23 +391,5 @@ pub fn solve_contacts(
         ContactMethod::Nesterov { step, mu } => {
             contact_nesterov(gpu, system, x0, (step, mu), iterations)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::island_groups;
-
-    #[test]
-    fn islands_pack_into_workgroups() {
-        // Small islands share a group up to `pack`, a large one has its own, padding places are
-        // islands of their own (no neighbours).
-        let groups = island_groups(&[3, 4, 2, 9, 1, 1], 22, (8, 10)).unwrap();
-        assert_eq!(groups, [(0, 7), (7, 9), (9, 18), (18, 22)]);
-        assert_eq!(island_groups(&[3, 11], 14, (8, 10)), None);
-        assert_eq!(
-            island_groups(&[5], 30, (8, 10)).unwrap(),
-            [(0, 5), (5, 15), (15, 25), (25, 30)]
-        );
     }
 }

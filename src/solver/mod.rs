@@ -6,6 +6,7 @@
 mod cg;
 mod cg_float_float;
 mod contact;
+mod contact_factors;
 mod contact_wrap;
 mod jacobi;
 mod lcp;
@@ -17,8 +18,9 @@ pub use cg::{cg, cg_poisson_2d, CgOptions};
 pub use cg_float_float::cg_float_float;
 pub use contact::{
     contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
-    contact_step, solve_contacts, ContactLayout, ContactMethod, ContactSystem,
+    contact_step, solve_contacts, solves_from_factors, ContactLayout, ContactMethod, ContactSystem,
 };
+pub use contact_factors::{island_groups, ContactFactors, FactorSystem, JACOBIAN_TEXELS};
 pub use contact_wrap::ContactWrap;
 pub use jacobi::{jacobi, JacobiOptions};
 pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};

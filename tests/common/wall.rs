@@ -1,6 +1,7 @@
 //! The wall tests' shared scenes and measures (`tests/wall.rs`, `tests/wall_wrap.rs`).
 
 use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
+use texla::solver::ContactLayout;
 
 /// Iterations per frame in these tests (the default 2n is 2520 for the standing wall: too
 /// many passes for a CPU-emulated GPU in a test).
@@ -30,12 +31,21 @@ pub fn throw(world: &mut World) {
 
 /// A frame's LCP some frames after a throw, when contacts are many and varied.
 pub fn busy_lcp() -> ContactLcp {
+    busy_layout().0
+}
+
+/// [`busy_lcp`] and its block layout with the matrix's factors (what the single-dispatch
+/// solver reads).
+pub fn busy_layout() -> (ContactLcp, ContactLayout) {
     let mut world = standing(Mode::Blocks);
     throw(&mut world);
     for _ in 0..12 {
         world.step_cpu().unwrap();
     }
-    world.begin_frame()
+    let lcp = world.begin_frame();
+    let mut layout = lcp.gpu_layout(Mode::Blocks);
+    layout.factors = Some(lcp.factors(&world.bodies));
+    (lcp, layout)
 }
 
 pub fn now() -> f64 {

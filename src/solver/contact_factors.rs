@@ -1,0 +1,212 @@
+//! The contact LCP's matrix as its factors, for the single-dispatch solver: A = J M^-1 J^T + R,
+//! J the contacts' Jacobian (two bodies per contact), M^-1 the bodies' inverse masses and
+//! inertias, R the regularisation of each contact's own diagonal. The block rows
+//! ([`super::ContactLayout::matrix`]) hold A itself, about 24 blocks of 3 x 3 per contact on the
+//! wall; the factors hold 9 texels per contact and 3 per body. One product A y is then two
+//! gathers, each over data it owns:
+//!
+//! ```text
+//!   bodies:    v_k = M_k^-1 sum over k's contacts c of  s (J_c,k)^T y_c     (s = +1 a, -1 b)
+//!   contacts:  (A y)_c = J_c,a v_a - J_c,b v_b + R_c y_c
+//!
+//!   contact c, 9 texel columns (4 rows per texel: x, y, z, w):
+//!     0: e_n,  w = body slot of a + 1     3: r_a x e_n    6: r_b x e_n
+//!     1: e_t1, w = body slot of b + 1     4: r_a x e_t1   7: r_b x e_t1
+//!     2: e_t2                             5: r_a x e_t2   8: r_b x e_t2
+//!   (slot 0: no body, the ground; J_c,k = (e_d, r_k x e_d) for the three directions d)
+//!
+//!   body slot k, 3 + L/4 texel columns:
+//!     0..2: the rows of the inverse inertia (world axes); w of texel 0: the inverse mass
+//!     3.. : its contacts, 4 per texel, as 2c + side (side 1: it is the contact's b), -1 after
+//! ```
+//!
+//! Body slots number the moving bodies the contacts touch in the order of the contacts, so
+//! that each island's bodies, like its contacts, are one run.
+
+use super::ContactWrap;
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::kernels;
+use crate::matrix::Matrix;
+
+/// A contact LCP's matrix as its factors (see the module's diagram), row-major data of the
+/// plain layout: contact c's texels in rows 4c .. 4c + 3, body slot k's in rows 4k .. 4k + 3.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactFactors {
+    /// J, 4C rows x [`JACOBIAN_TEXELS`].
+    pub jacobian: Vec<f32>,
+    /// The bodies, 4B rows x `body_width`.
+    pub bodies: Vec<f32>,
+    /// Texel columns per body slot: 3 + L/4, L the most contacts of one body (a multiple of 4).
+    pub body_width: usize,
+    /// Body slots B.
+    pub body_count: usize,
+    /// Body slots of each island, in the order of [`super::ContactLayout::islands`].
+    pub island_bodies: Vec<usize>,
+    /// R: each contact's own diagonal of A is `1 + regularisation` times J M^-1 J^T's.
+    pub regularisation: f32,
+}
+
+/// Texel columns per contact of [`ContactFactors::jacobian`].
+pub const JACOBIAN_TEXELS: usize = 9;
+
+impl ContactFactors {
+    /// Writes texel `t` of row block `item` (4 rows) of row-major data `width` texels wide.
+    pub fn put(data: &mut [f32], width: usize, (item, t): (usize, usize), texel: [f32; 4]) {
+        for (k, v) in texel.into_iter().enumerate() {
+            data[(4 * item + k) * width + t] = v;
+        }
+    }
+}
+
+/// [`ContactFactors`] on the GPU, with the groups of whole islands the single-dispatch solver's
+/// workgroups take.
+pub struct FactorSystem {
+    /// J, wrapped as the contacts are ([`ContactWrap`]): 4H x 9S.
+    pub jacobian: Matrix,
+    /// The bodies, wrapped alike in a wrap of their own (body slot k at texel row k % H_b of
+    /// segment k / H_b).
+    pub bodies: Matrix,
+    /// Texel columns per body slot.
+    pub body_width: usize,
+    /// R's factor ([`ContactFactors::regularisation`]).
+    pub regularisation: f32,
+    /// The groups, texel g = (first contact, end, first body slot, end): 4G x 1.
+    pub groups: Matrix,
+    /// Groups G: the dispatch's workgroups.
+    pub count: usize,
+}
+
+impl FactorSystem {
+    /// The workgroups' groups ([`island_groups`]) of islands of `islands` contacts and
+    /// `factors.island_bodies` bodies, `slots` contact places in all.
+    pub fn groups(
+        islands: &[usize],
+        factors: &ContactFactors,
+        slots: usize,
+    ) -> Option<Vec<[usize; 4]>> {
+        let sizes: Vec<(usize, usize)> = islands
+            .iter()
+            .copied()
+            .zip(factors.island_bodies.iter().copied())
+            .collect();
+        let limits = GroupLimits {
+            pack: kernels::GROUP_PACK,
+            contacts: kernels::GROUP_MAX_CONTACTS,
+            bodies: kernels::GROUP_MAX_BODIES,
+        };
+        island_groups(&sizes, slots, limits)
+    }
+
+    /// Uploads `factors` of a system whose contacts lie as `wrap` says and whose islands have
+    /// `islands` contacts each; `None` where an island does not fit one workgroup
+    /// ([`kernels::GROUP_MAX_CONTACTS`] contacts, [`kernels::GROUP_MAX_BODIES`] bodies).
+    pub fn upload(
+        gpu: &Gpu,
+        factors: &ContactFactors,
+        islands: &[usize],
+        wrap: ContactWrap,
+    ) -> Result<Option<Self>> {
+        let Some(groups) = Self::groups(islands, factors, wrap.slots()) else {
+            return Ok(None);
+        };
+        let texels: Vec<f32> = groups.iter().flatten().map(|&v| v as f32).collect();
+        let (rows, cols) = wrap.shape(JACOBIAN_TEXELS);
+        let jacobian = wrap.wrap(&factors.jacobian, JACOBIAN_TEXELS, 0.0);
+        let width = factors.body_width;
+        let body_wrap = ContactWrap::new(factors.body_count.max(1), width, gpu.tile_limit())?;
+        let mut bodies = factors.bodies.clone();
+        bodies.resize(4 * factors.body_count.max(1) * width, -1.0);
+        let (body_rows, body_cols) = body_wrap.shape(width);
+        Ok(Some(FactorSystem {
+            jacobian: gpu.upload(&jacobian, rows, cols)?,
+            bodies: gpu.upload(&body_wrap.wrap(&bodies, width, -1.0), body_rows, body_cols)?,
+            body_width: width,
+            regularisation: factors.regularisation,
+            groups: gpu.upload(&texels, texels.len(), 1)?,
+            count: groups.len(),
+        }))
+    }
+}
+
+/// What one workgroup takes: groups share a workgroup while they hold at most `pack` contacts
+/// (one per thread); no group holds more than `contacts` contacts or `bodies` bodies.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupLimits {
+    /// Contacts small islands fill a group up to.
+    pub pack: usize,
+    /// Contacts of a group at most.
+    pub contacts: usize,
+    /// Bodies of a group at most.
+    pub bodies: usize,
+}
+
+/// Consecutive islands (`islands`: (contacts, bodies) of each, in order) as workgroups'
+/// `[first contact, end, first body, end]`: small islands share a group while it holds at most
+/// `limits.pack` contacts, a larger island has one of its own. The wrap's padding places past
+/// the contacts (up to `slots`) count as islands without bodies. `None` where one island alone
+/// is past the limits.
+pub fn island_groups(
+    islands: &[(usize, usize)],
+    slots: usize,
+    limits: GroupLimits,
+) -> Option<Vec<[usize; 4]>> {
+    let padding = slots - islands.iter().map(|i| i.0).sum::<usize>();
+    let max = limits.contacts;
+    let pads = (0..padding.div_ceil(max)).map(|g| (max.min(padding - g * max), 0));
+    let mut groups: Vec<[usize; 4]> = Vec::new();
+    let (mut end, mut end_body) = (0, 0);
+    for (size, bodies) in islands.iter().copied().chain(pads) {
+        if size > max || bodies > limits.bodies {
+            return None;
+        }
+        match groups.last_mut() {
+            Some(g)
+                if end + size - g[0] <= limits.pack
+                    && end_body + bodies - g[2] <= limits.bodies =>
+            {
+                g[1] = end + size;
+                g[3] = end_body + bodies;
+            }
+            _ => groups.push([end, end + size, end_body, end_body + bodies]),
+        }
+        end += size;
+        end_body += bodies;
+    }
+    Some(groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{island_groups, GroupLimits};
+
+    #[test]
+    fn islands_pack_into_workgroups() {
+        // Small islands share a group up to `pack` contacts, a large one has its own, padding
+        // places are islands without bodies; a group's bodies stay within the limit too.
+        let limits = GroupLimits {
+            pack: 8,
+            contacts: 10,
+            bodies: 4,
+        };
+        let islands = [(3, 2), (4, 1), (2, 2), (9, 3), (1, 2), (1, 2), (1, 1)];
+        let groups = island_groups(&islands, 23, limits).unwrap();
+        assert_eq!(
+            groups,
+            [
+                [0, 7, 0, 3],
+                [7, 9, 3, 5],
+                [9, 18, 5, 8],
+                [18, 20, 8, 12],
+                [20, 23, 12, 13]
+            ]
+        );
+        assert_eq!(island_groups(&[(3, 1), (11, 1)], 14, limits), None);
+        assert_eq!(island_groups(&[(3, 5)], 3, limits), None);
+        let padding = island_groups(&[(5, 1)], 30, limits).unwrap();
+        assert_eq!(
+            padding,
+            [[0, 5, 0, 1], [5, 15, 1, 1], [15, 25, 1, 1], [25, 30, 1, 1]]
+        );
+    }
+}
