@@ -44,24 +44,50 @@ async fn gpu_solve(
         .collect()
 }
 
-/// WebGPU and WebGL2 run the same float32 arithmetic: 16 frames of the default wall, a hit
-/// included, and no body more than 0.1 mm apart between the two.
+/// WebGPU and WebGL2 against each other and the float64 world: 16 frames of the default wall,
+/// a hit included.
 #[wasm_bindgen_test]
 async fn backends_agree_frame_by_frame() {
+    // WebGPU solves from the matrix's factors in one dispatch, WebGL2 from its block rows in
+    // passes: the same iterations in float32, summed in other orders. Standing, the backends and
+    // the float64 world stay within 0.1 mm. The ball's impact is chaotic in float32: after it
+    // both backends part from float64 at the same rate (1.4 and 1.6 cm after 8 frames, 1.9 cm
+    // from each other, measured), so there the bound is 4 cm; a wrong solve is metres off.
+    let mut gpus = Vec::new();
     let mut worlds = Vec::new();
     for kind in [BackendKind::WebGpu, BackendKind::WebGl2] {
-        let gpu = device(kind).await;
-        let mut world = standing(Mode::Blocks);
-        for frame in 0..16 {
-            if frame == 8 {
-                throw(&mut world);
-            }
-            gpu_frame(gpu.as_ref(), &mut world, &now).await.unwrap();
-        }
-        worlds.push(world);
+        gpus.push(device(kind).await);
+        worlds.push(standing(Mode::Blocks));
     }
-    let gap = largest_gap(&worlds[0], &worlds[1]);
-    assert!(gap < 1e-4, "the backends are {gap} m apart after 16 frames");
+    let mut exact = standing(Mode::Blocks);
+    for frame in 0..16 {
+        if frame == 8 {
+            let gaps = [
+                largest_gap(&worlds[0], &worlds[1]),
+                largest_gap(&worlds[0], &exact),
+                largest_gap(&worlds[1], &exact),
+            ];
+            assert!(
+                gaps.iter().all(|&g| g < 1e-4),
+                "standing, 8 frames: {gaps:?} m apart"
+            );
+            throw(&mut exact);
+            worlds.iter_mut().for_each(throw);
+        }
+        exact.step_cpu().unwrap();
+        for (gpu, world) in gpus.iter().zip(worlds.iter_mut()) {
+            gpu_frame(gpu.as_ref(), world, &now).await.unwrap();
+        }
+    }
+    let gaps = [
+        largest_gap(&worlds[0], &worlds[1]),
+        largest_gap(&worlds[0], &exact),
+        largest_gap(&worlds[1], &exact),
+    ];
+    assert!(
+        gaps.iter().all(|&g| g < 0.04),
+        "8 frames after the ball: {gaps:?} m apart"
+    );
 }
 
 on_both_backends! {
