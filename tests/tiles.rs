@@ -176,6 +176,33 @@ on_both_backends! {
         assert!(s.converged, "Jacobi converged in {} iterations", s.iterations);
         let e = error(&gpu, &s.x, &p).await;
         assert!(e < 1e-3, "Jacobi error {e:e}");
+        // The 2D Poisson stencil across tiles: a 150 x 90 grid is 3 x 2 tiles, each reading
+        // the edges of the tiles beside it; every element against float64 (5 terms of at most
+        // 4 in size: 8 roundings of 2^-24 bound it).
+        let (m, n) = (150, 90);
+        let v = Rng::new(9).matrix(m * n, -1.0, 1.0);
+        let x = gpu.upload(&v, m, n).unwrap();
+        assert!(Gpu::is_tiled(&x));
+        let got = gpu.read(&gpu.laplacian(&x).unwrap()).await.unwrap();
+        let at = |r: usize, c: usize| f64::from(v[r * n + c]);
+        for (i, g) in got.iter().enumerate() {
+            let (r, c) = (i / n, i % n);
+            let mut want = 4.0 * at(r, c);
+            if c > 0 { want -= at(r, c - 1) }
+            if c + 1 < n { want -= at(r, c + 1) }
+            if r > 0 { want -= at(r - 1, c) }
+            if r + 1 < m { want -= at(r + 1, c) }
+            assert!((f64::from(*g) - want).abs() <= 8.0 * 8.0 * 2f64.powi(-24), "({r}, {c}): {g} against {want}");
+        }
+        // CG on a 100 x 100 Poisson grid of 2 x 2 tiles.
+        let p = problems::poisson_2d_grid(100);
+        let b = gpu.upload(&p.b, 100, 100).unwrap();
+        assert!(Gpu::is_tiled(&b));
+        let options = solver::CgOptions { tol: 1e-4, max_iter: 2000, fused: true };
+        let s = solver::cg_poisson_2d(&gpu, &b, None, options, &mut keep_going).await.unwrap();
+        assert!(s.converged, "{} iterations, residual {:?}", s.iterations, s.residuals.last());
+        let e = error(&gpu, &s.x, &p).await;
+        assert!(e <= 1e-2, "CG on the tiled grid: error {e:e} after {} iterations", s.iterations);
     }
 
     async fn real_shapes_past_the_largest_texture_work(kind) {

@@ -337,10 +337,34 @@ impl Gpu {
     }
 
     /// `A x` for the 2D Poisson matrix of an m x n grid (`problems::poisson_2d`) without
-    /// building A: the 5-point Laplacian of `x`, the grid's values as an m x n matrix (one
-    /// texture), in one pass. Row-major, the grid's values are the vector A multiplies.
+    /// building A: the 5-point Laplacian of `x`, the grid's values as an m x n matrix, in one
+    /// pass (a grid of tiles: one pass a tile, each reading the edges of the tiles beside it).
+    /// Row-major, the grid's values are the vector A multiplies.
     pub fn laplacian(&self, x: &Matrix) -> Result<Matrix> {
-        self.run_kernel(kernels::LAPLACIAN, &[x], x.layout)
+        if !Gpu::is_tiled(x) {
+            return self.run_kernel(kernels::LAPLACIAN, &[x], x.layout);
+        }
+        let grid = self.blocks(x)?;
+        let (rows, cols) = grid.blocks;
+        self.tiled(x.rows(), x.cols(), |i, j, _, _| {
+            let here = grid.at(i, j);
+            let beside = [
+                (j > 0).then(|| grid.at(i, j - 1)),
+                (j + 1 < cols).then(|| grid.at(i, j + 1)),
+                (i > 0).then(|| grid.at(i - 1, j)),
+                (i + 1 < rows).then(|| grid.at(i + 1, j)),
+            ];
+            let exists = beside.map(|t| if t.is_some() { 1.0 } else { 0.0 });
+            let mut inputs = vec![here];
+            inputs.extend(beside.map(|t| t.unwrap_or(here)));
+            let program = Program::new(
+                kernels::LAPLACIAN_TILE,
+                inputs.iter().map(|m| m.layout).collect(),
+                here.layout,
+            )
+            .with_params(&exists);
+            self.run(program, &inputs)
+        })
     }
 
     /// `a^T`.

@@ -62,8 +62,8 @@ pub use linear::{
 };
 pub use products::{
     matmul_fast, matmul_registers, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN,
-    MATMUL, MATMUL_PASS, MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS, SUM_SLICES, TILED_CHUNKS,
-    TRANSPOSE, TR_MUL,
+    LAPLACIAN_TILE, MATMUL, MATMUL_PASS, MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS,
+    SUM_SLICES, TILED_CHUNKS, TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;
 pub use stencil::{line_stencil, Corner, Last, LineStencil};
