@@ -17,7 +17,7 @@ mod world;
 
 pub use body::{Body, Shape};
 pub use contact::{find_contacts, Contact};
-pub use frame::gpu_frame;
+pub use frame::{gpu_frame, gpu_frame_timed, FrameTimes};
 pub use lcp::{ContactLcp, Mode};
 pub use view::Camera;
 pub use wall::{wall, WallSpec, WALL_SPACING};

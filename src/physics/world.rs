@@ -231,6 +231,13 @@ impl World {
     /// started from the last frame's impulses). Sleeping islands that an awake body touches
     /// wake; the others have no contacts in the LCP and feel no gravity.
     pub fn begin_frame(&mut self) -> ContactLcp {
+        let contacts = self.contacts();
+        self.lcp(contacts)
+    }
+
+    /// The contacts of a frame (the first part of [`Self::begin_frame`]): sleeping islands
+    /// that an awake body touches wake, then gravity acts on the awake bodies' velocities.
+    pub fn contacts(&mut self) -> Vec<Contact> {
         let s = self.settings;
         if !s.sleeping {
             self.bodies.iter_mut().for_each(Body::wake);
@@ -259,6 +266,13 @@ impl World {
         for b in self.bodies.iter_mut().filter(|b| b.asleep.is_none()) {
             b.velocity.y -= s.gravity * s.dt;
         }
+        contacts
+    }
+
+    /// The LCP of this frame's `contacts` (the second part of [`Self::begin_frame`]), warm
+    /// started from the last frame's impulses.
+    pub fn lcp(&self, contacts: Vec<Contact>) -> ContactLcp {
+        let s = self.settings;
         let x0 = contacts.iter().map(|c| self.warm_start(c)).collect();
         let target = |c: &Contact| {
             if c.depth < 0.0 {
