@@ -2,8 +2,9 @@
 //! ([`ContactFactors`]: the single-dispatch solver's layout, 9 texels per contact and 3 per
 //! body instead of A's block rows).
 
+use super::blocks::REGULARISATION;
 use super::body::Body;
-use super::lcp::{ContactLcp, REGULARISATION};
+use super::lcp::ContactLcp;
 use crate::solver::{ContactFactors, ContactLayout, JACOBIAN_TEXELS};
 
 impl ContactLcp {

@@ -1,5 +1,5 @@
 //! Conducts one frame of the wall, as rapier's pipeline does: the world finds its contacts and
-//! assembles the LCP ([`World::begin_frame`]), the LCP becomes plain vectors
+//! assembles the LCP ([`World::contacts`], [`World::lcp`]), the LCP becomes plain vectors
 //! ([`ContactLcp::gpu_layout`]), the solver solves them on the GPU
 //! ([`solver::solve_contacts`]), and the world applies the impulses and integrates
 //! ([`World::end_frame`]).
@@ -8,6 +8,46 @@ use super::{ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::solver::{self, ContactLayout, ContactMethod, ContactSystem};
+
+/// Where one frame's milliseconds went, each part timed by the clock given to
+/// [`gpu_frame_timed`]. The CPU's parts come first; the GPU part is the upload, the solve and
+/// the read-back.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FrameTimes {
+    /// Contacts: waking touched islands, the broad and narrow phases, gravity
+    /// ([`World::contacts`]).
+    pub contacts: f64,
+    /// The LCP: warm start and assembly ([`World::lcp`]).
+    pub assembly: f64,
+    /// The solver's step: the power iterations of [`ContactLcp::lambda_max`]
+    /// ([`World::method`]).
+    pub step: f64,
+    /// The textures' data in float32 ([`ContactLcp::gpu_layout`]).
+    pub layout: f64,
+    /// [`ContactSystem::upload`]: the wrap's copies and the writes to the GPU's queue.
+    pub upload: f64,
+    /// The solve and the read-back: the GPU's work and the wait for it.
+    pub solve: f64,
+    /// Projecting the impulses, applying them and integrating ([`World::end_frame`]).
+    pub end: f64,
+    /// Bytes of the textures uploaded (4 per float, texel padding not counted).
+    pub bytes: usize,
+    /// Blocks per contact in the textures: K (blocks) or C (dense); 0 with no contact or the
+    /// matrix as its factors alone.
+    pub count: usize,
+}
+
+impl FrameTimes {
+    /// The CPU's part, ms: everything but the upload, the solve and the read-back.
+    pub fn cpu(&self) -> f64 {
+        self.contacts + self.assembly + self.step + self.layout + self.end
+    }
+
+    /// The GPU part, ms: the upload, the solve and the read-back.
+    pub fn gpu(&self) -> f64 {
+        self.upload + self.solve
+    }
+}
 
 /// One frame of `world` with its contact LCP solved on the GPU: the LCP's textures are
 /// uploaded, the world's solver runs its iterations (in one compute dispatch or one pass each,
@@ -19,14 +59,34 @@ pub async fn gpu_frame(
     world: &mut World,
     now: &dyn Fn() -> f64,
 ) -> Result<(ContactLcp, Vec<[f64; 3]>, f64)> {
-    let lcp = world.begin_frame();
+    let (lcp, impulses, times) = gpu_frame_timed(gpu, world, now).await?;
+    Ok((lcp, impulses, times.gpu()))
+}
+
+/// [`gpu_frame`], with the time of each of its parts.
+pub async fn gpu_frame_timed(
+    gpu: &Gpu,
+    world: &mut World,
+    now: &dyn Fn() -> f64,
+) -> Result<(ContactLcp, Vec<[f64; 3]>, FrameTimes)> {
+    let mut times = FrameTimes::default();
+    let mut clock = now();
+    let mut lap = |part: &mut f64| {
+        let t = now();
+        *part = t - clock;
+        clock = t;
+    };
+    let contacts = world.contacts();
+    lap(&mut times.contacts);
+    let lcp = world.lcp(contacts);
+    lap(&mut times.assembly);
     let iterations = world.iterations(&lcp);
-    let start = now();
     let (impulses, step) = if lcp.contacts.is_empty() {
         (Vec::new(), 0.0)
     } else {
-        let mode = world.settings.mode;
         let method = world.method(&lcp);
+        lap(&mut times.step);
+        let mode = world.settings.mode;
         // The block layout as its factors alone where one dispatch will solve it (A's block
         // rows are ten times the data), else A's rows too.
         let layout = match mode {
@@ -43,6 +103,7 @@ pub async fn gpu_frame(
             }
             Mode::Dense => lcp.gpu_layout(mode),
         };
+        lap(&mut times.layout);
         let system = ContactSystem::upload(gpu, &layout).map_err(|e| match e {
             Error::TooLarge { width, height, .. } => Error::Simulation(format!(
                 "this frame's {} contacts do not fit the GPU: {} they need a texture of {width} \
@@ -65,8 +126,19 @@ pub async fn gpu_frame(
             )),
             e => e,
         })?;
+        times.count = layout.count;
+        // Freed here, before the solve: the CPU's copy of A is as large as the GPU's.
+        drop(layout);
+        let mut textures = vec![&system.matrix, &system.neighbours, &system.b];
+        textures.extend([&system.inv_diag, &system.mu, &system.x0]);
+        if let Some(f) = &system.factors {
+            textures.extend([&f.jacobian, &f.bodies, &f.groups]);
+        }
+        times.bytes = textures.iter().map(|m| 4 * m.rows() * m.cols()).sum();
+        lap(&mut times.upload);
         let x = solver::solve_contacts(gpu, &system, &system.x0, method, iterations)?;
         let data = system.read(gpu, &x).await?;
+        lap(&mut times.solve);
         let step = match method {
             ContactMethod::Jacobi { omega } => omega,
             ContactMethod::Nesterov { step, .. } => step,
@@ -77,7 +149,7 @@ pub async fn gpu_frame(
             .collect();
         (impulses, f64::from(step))
     };
-    let solve_ms = now() - start;
     world.end_frame(&lcp, &impulses, (iterations, step))?;
-    Ok((lcp, impulses, solve_ms))
+    lap(&mut times.end);
+    Ok((lcp, impulses, times))
 }

@@ -22,10 +22,9 @@
 //! the layout of one segment: the solver wraps more contacts than one texture has rows into
 //! several segments side by side (`crate::solver::ContactWrap`).
 
-use std::collections::BTreeMap;
-
 use glam::DVec3;
 
+use super::blocks::Blocks;
 use super::body::Body;
 use super::contact::Contact;
 use crate::solver::ContactLayout;
@@ -40,9 +39,6 @@ pub enum Mode {
     Blocks,
 }
 
-/// A 3 x 3 block of A: rows and columns are (normal, tangent 1, tangent 2).
-pub type Block = [[f64; 3]; 3];
-
 /// One frame's contact LCP in float64.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContactLcp {
@@ -51,7 +47,7 @@ pub struct ContactLcp {
     /// Normal, tangent 1, tangent 2 of each contact.
     pub directions: Vec<[DVec3; 3]>,
     /// For each contact i, every j with a non-zero block A_ij (i itself first, then ascending).
-    pub blocks: Vec<Vec<(usize, Block)>>,
+    pub blocks: Blocks,
     /// b of each contact: the velocity along the three directions before any impulse, minus the
     /// correction target on the normal row, m/s.
     pub b: Vec<[f64; 3]>,
@@ -62,10 +58,6 @@ pub struct ContactLcp {
     /// Island of each contact (contacts of different islands share no moving body).
     pub island: Vec<usize>,
 }
-
-/// Relative regularisation of the diagonal (constraint force mixing): keeps A positive
-/// definite when contacts are redundant (4 corners of a face on a rigid body).
-pub(super) const REGULARISATION: f64 = 1e-3;
 
 impl ContactLcp {
     /// Assembles the LCP of `contacts` for `bodies` at their current velocities. `target`
@@ -91,56 +83,21 @@ impl ContactLcp {
                 [c.normal, t1, t2]
             })
             .collect();
-        // Per body: (contact, sign, lever arms r x e for the three directions).
-        let mut touching: Vec<Vec<(usize, f64, [DVec3; 3])>> = vec![Vec::new(); bodies.len()];
-        let mut b = Vec::with_capacity(contacts.len());
-        for (i, c) in contacts.iter().enumerate() {
-            let dirs = directions[i];
-            for (body, sign) in [(Some(c.a), 1.0), (c.b, -1.0)] {
-                if let Some(k) = body {
-                    let r = c.point - bodies[k].position;
-                    touching[k].push((i, sign, dirs.map(|e| r.cross(e))));
-                }
-            }
-            let va = bodies[c.a].velocity_at(c.point);
-            let vb = c.b.map_or(DVec3::ZERO, |k| bodies[k].velocity_at(c.point));
-            let rel = va - vb;
-            b.push([
-                rel.dot(dirs[0]) - target(c),
-                rel.dot(dirs[1]),
-                rel.dot(dirs[2]),
-            ]);
-        }
-        let mut rows: Vec<BTreeMap<usize, Block>> = vec![BTreeMap::new(); contacts.len()];
-        for (k, list) in touching.iter().enumerate() {
-            let inv_i = bodies[k].inv_inertia_world();
-            let inv_m = bodies[k].inv_mass;
-            for &(i, si, ri) in list {
-                let wi = ri.map(|v| inv_i * v);
-                for &(j, sj, rj) in list {
-                    let block = rows[i].entry(j).or_insert([[0.0; 3]; 3]);
-                    for (r, row) in block.iter_mut().enumerate() {
-                        for (col, v) in row.iter_mut().enumerate() {
-                            let lin = directions[i][r].dot(directions[j][col]) * inv_m;
-                            *v += si * sj * (lin + wi[r].dot(rj[col]));
-                        }
-                    }
-                }
-            }
-        }
-        let blocks: Vec<Vec<(usize, Block)>> = rows
-            .into_iter()
-            .enumerate()
-            .map(|(i, mut row)| {
-                let mut own = row
-                    .remove(&i)
-                    .expect("a contact shares its bodies with itself");
-                for (r, line) in own.iter_mut().enumerate() {
-                    line[r] *= 1.0 + REGULARISATION;
-                }
-                std::iter::once((i, own)).chain(row).collect()
+        let b = contacts
+            .iter()
+            .zip(&directions)
+            .map(|(c, dirs)| {
+                let va = bodies[c.a].velocity_at(c.point);
+                let vb = c.b.map_or(DVec3::ZERO, |k| bodies[k].velocity_at(c.point));
+                let rel = va - vb;
+                [
+                    rel.dot(dirs[0]) - target(c),
+                    rel.dot(dirs[1]),
+                    rel.dot(dirs[2]),
+                ]
             })
             .collect();
+        let blocks = Blocks::assemble(bodies, &contacts, &directions);
         let island = contacts.iter().map(|c| roots[c.a]).collect();
         ContactLcp {
             contacts,
@@ -158,27 +115,20 @@ impl ContactLcp {
         3 * self.contacts.len()
     }
 
-    /// Contacts of each island, in the order of the contacts (each island is one run of them).
-    pub fn island_runs(&self) -> Vec<usize> {
-        let mut runs: Vec<usize> = Vec::new();
-        for (i, island) in self.island.iter().enumerate() {
-            match runs.last_mut() {
-                Some(size) if self.island[i - 1] == *island => *size += 1,
-                _ => runs.push(1),
-            }
-        }
-        runs
-    }
-
     /// LCP size of each island, largest first.
     pub fn island_sizes(&self) -> Vec<usize> {
-        let mut count: BTreeMap<usize, usize> = BTreeMap::new();
-        for &i in &self.island {
-            *count.entry(i).or_default() += 3;
-        }
-        let mut sizes: Vec<usize> = count.into_values().collect();
+        let mut sizes: Vec<usize> = self.island_runs().iter().map(|n| 3 * n).collect();
         sizes.sort_unstable_by(|a, b| b.cmp(a));
         sizes
+    }
+
+    /// Contacts of each island in order: [`Self::assemble`] orders the contacts by island, so
+    /// each island is one run of equal `island` values.
+    pub fn island_runs(&self) -> Vec<usize> {
+        self.island
+            .chunk_by(|a, b| a == b)
+            .map(<[usize]>::len)
+            .collect()
     }
 
     /// The default iteration count, 2n as in the seed: n is the whole LCP (dense) or the
@@ -192,24 +142,9 @@ impl ContactLcp {
 
     /// w = A x + b for all contacts.
     pub fn w(&self, x: &[[f64; 3]]) -> Vec<[f64; 3]> {
-        self.product(x, &self.b)
-    }
-
-    /// A x + c.
-    fn product(&self, x: &[[f64; 3]], c: &[[f64; 3]]) -> Vec<[f64; 3]> {
-        self.blocks
-            .iter()
-            .zip(c)
-            .map(|(row, b)| {
-                let mut w = *b;
-                for (j, block) in row {
-                    for (r, wr) in w.iter_mut().enumerate() {
-                        *wr += (0..3).map(|c| block[r][c] * x[*j][c]).sum::<f64>();
-                    }
-                }
-                w
-            })
-            .collect()
+        let mut w = vec![[0.0; 3]; x.len()];
+        self.blocks.product(x, |i| self.b[i], &mut w);
+        w
     }
 
     /// Projects one contact's impulses onto x_n >= 0, |x_t| <= mu x_n.
@@ -235,9 +170,11 @@ impl ContactLcp {
 
     /// 1 / diag(A) of each contact's three rows.
     fn inverse_diagonal(&self) -> Vec<[f64; 3]> {
-        self.blocks
-            .iter()
-            .map(|row| [0, 1, 2].map(|r| 1.0 / row[0].1[r][r]))
+        (0..self.blocks.rows())
+            .map(|i| {
+                let own = self.blocks.diagonal(i);
+                [0, 1, 2].map(|r| 1.0 / own[r][r])
+            })
             .collect()
     }
 
@@ -255,27 +192,23 @@ impl ContactLcp {
         let mut v: Vec<[f64; 3]> = (0..root.len())
             .map(|i| [0, 1, 2].map(|r| 1.0 + ((3 * i + r) * 7919 % 97) as f64 / 194.0))
             .collect();
+        let (mut u, mut next) = (v.clone(), v.clone());
         let mut lambda = 0.0;
         for _ in 0..20 {
             let norm = v.iter().flatten().map(|a| a * a).sum::<f64>().sqrt();
-            let u: Vec<[f64; 3]> = v
-                .iter()
-                .zip(&root)
-                .map(|(v, s)| [0, 1, 2].map(|r| v[r] / norm * s[r]))
-                .collect();
-            let zero = vec![[0.0; 3]; u.len()];
-            let au = self.product(&u, &zero);
-            let next: Vec<[f64; 3]> = au
-                .iter()
-                .zip(&root)
-                .map(|(a, s)| [0, 1, 2].map(|r| a[r] * s[r]))
-                .collect();
+            for ((u, v), s) in u.iter_mut().zip(&v).zip(&root) {
+                *u = [0, 1, 2].map(|r| v[r] / norm * s[r]);
+            }
+            self.blocks.product(&u, |_| [0.0; 3], &mut next);
+            for (m, s) in next.iter_mut().zip(&root) {
+                *m = [0, 1, 2].map(|r| m[r] * s[r]);
+            }
             lambda = v
                 .iter()
                 .zip(&next)
                 .map(|(v, m)| (0..3).map(|r| v[r] / norm * m[r]).sum::<f64>())
                 .sum();
-            v = next;
+            std::mem::swap(&mut v, &mut next);
         }
         lambda
     }
@@ -334,8 +267,9 @@ impl ContactLcp {
     pub fn dense(&self) -> Vec<f64> {
         let n = self.size();
         let mut a = vec![0.0; n * n];
-        for (i, row) in self.blocks.iter().enumerate() {
-            for (j, block) in row {
+        for i in 0..self.blocks.rows() {
+            let (columns, values) = self.blocks.row(i);
+            for (j, block) in columns.iter().zip(values) {
                 for r in 0..3 {
                     for c in 0..3 {
                         a[(3 * i + r) * n + 3 * j + c] = block[r][c];
@@ -352,29 +286,23 @@ impl ContactLcp {
         let rows = 4 * contacts;
         let count = match mode {
             Mode::Dense => contacts,
-            Mode::Blocks => {
-                self.blocks
-                    .iter()
-                    .map(Vec::len)
-                    .max()
-                    .unwrap_or(0)
-                    .div_ceil(4)
-                    * 4
-            }
+            Mode::Blocks => self.blocks.widest().div_ceil(4) * 4,
         };
         let width = 4 * count;
         let mut matrix = vec![0.0f32; rows * width];
         let mut neighbours = (mode == Mode::Blocks).then(|| vec![-1.0f32; rows * count / 4]);
-        for (i, row) in self.blocks.iter().enumerate() {
-            for (s, (j, block)) in row.iter().enumerate() {
-                let slot = if mode == Mode::Dense { *j } else { s };
-                for r in 0..3 {
-                    for c in 0..3 {
-                        matrix[(4 * i + r) * width + 4 * slot + c] = block[r][c] as f32;
+        for i in 0..contacts {
+            let (columns, values) = self.blocks.row(i);
+            for (s, (&j, block)) in columns.iter().zip(values).enumerate() {
+                let slot = if mode == Mode::Dense { j } else { s };
+                for (r, line) in block.iter().enumerate() {
+                    let at = (4 * i + r) * width + 4 * slot;
+                    for (m, v) in matrix[at..at + 3].iter_mut().zip(line) {
+                        *m = *v as f32;
                     }
                 }
                 if let Some(list) = neighbours.as_mut() {
-                    list[(4 * i + s % 4) * (count / 4) + s / 4] = *j as f32;
+                    list[(4 * i + s % 4) * (count / 4) + s / 4] = j as f32;
                 }
             }
         }
@@ -390,30 +318,29 @@ impl ContactLcp {
     /// The layout's per-contact vectors (b, 1 / diag(A), mu, the warm start) and islands, with no
     /// matrix: the part every layout shares.
     pub(super) fn vectors_layout(&self) -> ContactLayout {
-        let rows = 4 * self.contacts.len();
-        let per_row = |f: &dyn Fn(usize, usize) -> f64| -> Vec<f32> {
-            (0..rows)
-                .map(|k| {
-                    if k % 4 == 3 {
-                        0.0
-                    } else {
-                        f(k / 4, k % 4) as f32
-                    }
+        let contacts = self.contacts.len();
+        // Vectors of 4 rows per contact: its three values and a zero.
+        let per_row = |f: &dyn Fn(usize) -> [f64; 3]| -> Vec<f32> {
+            (0..contacts)
+                .flat_map(|i| {
+                    let [n, t1, t2] = f(i);
+                    [n as f32, t1 as f32, t2 as f32, 0.0]
                 })
                 .collect()
         };
+        let inverse = self.inverse_diagonal();
         ContactLayout {
-            rows,
+            rows: 4 * contacts,
             width: 0,
             matrix: Vec::new(),
             neighbours: None,
             count: 0,
             islands: self.island_runs(),
             factors: None,
-            b: per_row(&|i, r| self.b[i][r]),
-            inv_diag: per_row(&|i, r| 1.0 / self.blocks[i][0].1[r][r]),
-            mu: per_row(&|_, r| if r == 0 { self.mu } else { 0.0 }),
-            x0: per_row(&|i, r| self.x0[i][r]),
+            b: per_row(&|i| self.b[i]),
+            inv_diag: per_row(&|i| inverse[i]),
+            mu: per_row(&|_| [self.mu, 0.0, 0.0]),
+            x0: per_row(&|i| self.x0[i]),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! ([`crate::solver::solve_contacts`], conducted by [`gpu_frame`]); the CPU applies the impulses
 //! and integrates ([`World`]).
 
+mod blocks;
 mod body;
 mod contact;
 mod factors;
@@ -16,9 +17,10 @@ mod view;
 mod wall;
 mod world;
 
+pub use blocks::{Block, Blocks};
 pub use body::{Body, Shape};
 pub use contact::{find_contacts, Contact};
-pub use frame::gpu_frame;
+pub use frame::{gpu_frame, gpu_frame_timed, FrameTimes};
 pub use lcp::{ContactLcp, Mode};
 pub use view::Camera;
 pub use wall::{wall, WallSpec, WALL_SPACING};

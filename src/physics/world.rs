@@ -5,7 +5,7 @@
 //! [`World::begin_frame`] returns the frame's [`ContactLcp`], [`World::end_frame`] applies its
 //! solution.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use glam::DVec3;
 
@@ -140,6 +140,8 @@ pub struct Stats {
 /// A contact remembered for the next frame's warm start.
 #[derive(Debug, Clone, Copy)]
 struct Remembered {
+    /// Its bodies: a, and b or the ground.
+    pair: (usize, Option<usize>),
     /// The contact point in body a's frame.
     local: DVec3,
     /// The impulse it received, world axes, N s.
@@ -157,7 +159,10 @@ pub struct World {
     pub stats: Stats,
     /// Energy present at the start plus every joule put in since (throws and pushes), J.
     energy_in: f64,
-    remembered: BTreeMap<(usize, Option<usize>), Vec<Remembered>>,
+    /// Last frame's contacts and those of the sleeping islands, ordered by their pair of bodies
+    /// (each pair's in the order they were found): a pair's are one run, found by binary
+    /// search.
+    remembered: Vec<Remembered>,
 }
 
 /// A remembered contact matches a new one of the same bodies within this distance, m.
@@ -171,7 +176,7 @@ impl World {
             settings,
             stats: Stats::default(),
             energy_in: 0.0,
-            remembered: BTreeMap::new(),
+            remembered: Vec::new(),
         };
         world.energy_in = world.energy();
         world
@@ -231,6 +236,13 @@ impl World {
     /// started from the last frame's impulses). Sleeping islands that an awake body touches
     /// wake; the others have no contacts in the LCP and feel no gravity.
     pub fn begin_frame(&mut self) -> ContactLcp {
+        let contacts = self.contacts();
+        self.lcp(contacts)
+    }
+
+    /// The contacts of a frame (the first part of [`Self::begin_frame`]): sleeping islands
+    /// that an awake body touches wake, then gravity acts on the awake bodies' velocities.
+    pub fn contacts(&mut self) -> Vec<Contact> {
         let s = self.settings;
         if !s.sleeping {
             self.bodies.iter_mut().for_each(Body::wake);
@@ -259,6 +271,13 @@ impl World {
         for b in self.bodies.iter_mut().filter(|b| b.asleep.is_none()) {
             b.velocity.y -= s.gravity * s.dt;
         }
+        contacts
+    }
+
+    /// The LCP of this frame's `contacts` (the second part of [`Self::begin_frame`]), warm
+    /// started from the last frame's impulses.
+    pub fn lcp(&self, contacts: Vec<Contact>) -> ContactLcp {
+        let s = self.settings;
         let x0 = contacts.iter().map(|c| self.warm_start(c)).collect();
         let target = |c: &Contact| {
             if c.depth < 0.0 {
@@ -318,7 +337,7 @@ impl World {
         let bodies = &self.bodies;
         let asleep = |k: usize| bodies[k].asleep.is_some();
         self.remembered
-            .retain(|&(a, b), _| asleep(a) && b.is_none_or(asleep));
+            .retain(|r| asleep(r.pair.0) && r.pair.1.is_none_or(asleep));
         for ((c, dirs), x) in lcp.contacts.iter().zip(&lcp.directions).zip(x) {
             let j = dirs[0] * x[0] + dirs[1] * x[1] + dirs[2] * x[2];
             self.bodies[c.a].apply_impulse(j, c.point);
@@ -326,14 +345,14 @@ impl World {
                 self.bodies[b].apply_impulse(-j, c.point);
             }
             let a = &self.bodies[c.a];
-            self.remembered
-                .entry((c.a, c.b))
-                .or_default()
-                .push(Remembered {
-                    local: a.orientation.inverse() * (c.point - a.position),
-                    impulse: j,
-                });
+            self.remembered.push(Remembered {
+                pair: (c.a, c.b),
+                local: a.orientation.inverse() * (c.point - a.position),
+                impulse: j,
+            });
         }
+        // Stable: each pair's contacts stay in the order they were remembered.
+        self.remembered.sort_by_key(|r| r.pair);
         for b in self.bodies.iter_mut().filter(|b| b.asleep.is_none()) {
             b.integrate(self.settings.dt);
         }
@@ -419,12 +438,15 @@ impl World {
     fn warm_start(&self, c: &Contact) -> [f64; 3] {
         let a = &self.bodies[c.a];
         let local = a.orientation.inverse() * (c.point - a.position);
-        let Some(old) = self.remembered.get(&(c.a, c.b)).and_then(|list| {
-            list.iter()
-                .map(|r| (r, r.local.distance(local)))
-                .filter(|(_, d)| *d < MATCH_DISTANCE)
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-        }) else {
+        let pair = (c.a, c.b);
+        let first = self.remembered.partition_point(|r| r.pair < pair);
+        let Some(old) = self.remembered[first..]
+            .iter()
+            .take_while(|r| r.pair == pair)
+            .map(|r| (r, r.local.distance(local)))
+            .filter(|(_, d)| *d < MATCH_DISTANCE)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+        else {
             return [0.0; 3];
         };
         let (t1, t2) = super::lcp::tangents(c.normal);

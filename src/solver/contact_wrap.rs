@@ -23,6 +23,8 @@
 //! the plain layout (`ContactLayout`): one contact per texel row. The dense layout never wraps:
 //! its 4C columns fit only where C <= L / 4.
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Result};
 
 /// Where a frame's contacts lie in the contact system's textures (see the module's diagram).
@@ -82,17 +84,28 @@ impl ContactWrap {
 
     /// Wraps row-major data of `width` columns and 4 rows per contact (the plain layout, 4C
     /// rows) into the wrapped matrix's row-major data ([`Self::shape`]); padding contacts get
-    /// `pad` everywhere.
-    pub fn wrap(&self, data: &[f32], width: usize, pad: f32) -> Vec<f32> {
+    /// `pad` everywhere. One segment is the plain layout itself: `data`, not a copy (a frame's
+    /// A is tens of megabytes). Several are written row after row, each value once.
+    pub fn wrap<'a>(&self, data: &'a [f32], width: usize, pad: f32) -> Cow<'a, [f32]> {
         debug_assert_eq!(data.len(), 4 * self.contacts * width);
-        let (rows, cols) = self.shape(width);
-        let mut out = vec![pad; rows * cols];
-        for (k, row) in data.chunks_exact(width).enumerate() {
-            let (segment, y) = self.place(k / 4);
-            let start = (4 * y + k % 4) * cols + segment * width;
-            out[start..start + width].copy_from_slice(row);
+        if self.segments == 1 {
+            return Cow::Borrowed(data);
         }
-        out
+        let (rows, cols) = self.shape(width);
+        let mut out = Vec::with_capacity(rows * cols);
+        for row in 0..rows {
+            let (y, r) = (row / 4, row % 4);
+            for segment in 0..self.segments {
+                let c = segment * self.height + y;
+                if c < self.contacts {
+                    let start = (4 * c + r) * width;
+                    out.extend_from_slice(&data[start..start + width]);
+                } else {
+                    out.resize(out.len() + width, pad);
+                }
+            }
+        }
+        Cow::Owned(out)
     }
 
     /// The impulses in contact order (4C values, 4 per contact) from the wrapped vector's

@@ -15,7 +15,8 @@
 //! median batch is reported. Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`,
 //! `--no-products`, `--no-wall`, `--no-nmf`, `--quick` (fewer variants), `--lcp-n 400`,
 //! `--lcp-iterations 800`, `--walls 1,10,100` (the wall's scenes), `--wall-frames 20` (frames
-//! timed in every wall case), `--wall-copies` (several walls asleep as copies of one).
+//! timed in every wall case), `--wall-copies` (several walls asleep as copies of one),
+//! `--wall-cpu` (the wall's awake scenes only; every wall line is followed by its frame's parts).
 //!
 //! The seeds' figures (only these run when one is named; README, "Native benchmark"):
 //! `--instructions` (seed 004's Table 5 instruction counts, no GPU; `instructions.rs`),

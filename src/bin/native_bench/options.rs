@@ -19,6 +19,8 @@ pub struct Options {
     pub wall_frames: Option<usize>,
     /// `--wall-copies`: several walls asleep are copies of one wall that fell asleep.
     pub wall_copies: bool,
+    /// `--wall-cpu`: the wall's awake scenes only, for the parts of their frames.
+    pub wall_cpu: bool,
     /// Seed 004's NMF.
     pub nmf: bool,
     /// Fewer product variants.
@@ -81,6 +83,7 @@ pub fn options() -> Options {
         walls: vec![1, 10],
         wall_frames: None,
         wall_copies: false,
+        wall_cpu: false,
         nmf: true,
         quick: false,
         lcp_n: 400,
@@ -193,6 +196,7 @@ pub fn options() -> Options {
             "--no-lcp" => o.lcp = false,
             "--no-wall" => o.wall = false,
             "--wall-copies" => o.wall_copies = true,
+            "--wall-cpu" => o.wall_cpu = true,
             "--no-nmf" => o.nmf = false,
             "--no-products" => o.products = false,
             "--quick" => o.quick = true,

@@ -1,26 +1,47 @@
-//! The wall's frames natively (`--walls 1,10,100`, `--wall-frames N`, `--no-wall`).
+//! The wall's frames natively (`--walls 1,10,100`, `--wall-frames N`, `--no-wall`,
+//! `--wall-cpu`).
 
 use std::time::Instant;
 
 use glam::DVec3;
 use texla::error::Result;
 use texla::gpu::Gpu;
-use texla::physics::{gpu_frame, wall as build, Mode, Settings, WallSpec, World, WALL_SPACING};
+use texla::physics::{
+    gpu_frame, gpu_frame_timed, wall as build, FrameTimes, Mode, Settings, WallSpec, World,
+    WALL_SPACING,
+};
 use texla::solver::ContactMethod;
 
 use super::{block_on, median, Options};
+
+/// One scene of the wall, timed frame after frame.
+struct Case {
+    name: String,
+    settings: Settings,
+    walls: usize,
+    /// Frames the wall stands before the ball is thrown (or before the timing, without one).
+    standing: usize,
+    /// Whether the ball is thrown, and how many frames it flies before the timing starts.
+    ball: Option<usize>,
+    /// Frames timed.
+    frames: usize,
+}
 
 /// The wall as the page runs it (`physics::gpu_frame`: contacts and assembly on the CPU,
 /// upload, the solve, read-back, integration), frame after frame: the default (accelerated
 /// solver, 80 iterations, blocks) for each scene of `--walls` (default 1 and 10 walls, 60 and
 /// 600 cubes; 100 walls are 6000 cubes, 42,000 contacts, wrapped into several texel columns)
-/// awake (sleeping off), asleep (the default, after 3 s standing) and in the 2 s after the ball
-/// hits the sleeping wall; seed 000's preset (projected Jacobi, omega -0.1, 2n iterations) in
-/// both layouts for one wall. Frames timed: 60 awake for one wall, 20 for more (5 past 10
-/// walls), 60 asleep, 120 after the ball, or `--wall-frames` for every case. Each line: ms per
-/// whole frame and of its GPU part (medians, and the slowest frame), the float64 CPU frame of
-/// the same world (`World::step_cpu`, one core), and the last solved frame's largest difference
-/// between the GPU's impulses and the float64 solve of the same LCP by the same method.
+/// awake (sleeping off), awake with the ball thrown into it (the 12 frames of its flight
+/// untimed), asleep (the default, after 3 s standing) and in the 2 s after the ball hits the
+/// sleeping wall; seed 000's preset (projected Jacobi, omega -0.1, 2n iterations) in both
+/// layouts for one wall. `--wall-cpu`: the two awake scenes only. Frames timed: 60 awake for
+/// one wall, 20 for more (5 past 10 walls), 60 asleep, 120 after the ball, or `--wall-frames`
+/// for every case. Each line: ms per whole frame and of its GPU part (medians, and the slowest
+/// frame), the float64 CPU frame of the same world (`World::step_cpu`, one core), and the last
+/// solved frame's largest difference between the GPU's impulses and the float64 solve of the
+/// same LCP by the same method; then the medians of the frame's parts (`FrameTimes`: the CPU's
+/// contacts, assembly, step and float32 layout, the upload, the solve with its read-back, the
+/// end of the frame), K and the megabytes uploaded per frame.
 /// `--wall-copies`: the asleep and ball cases of several walls start from copies of one wall
 /// that fell asleep on its own instead of standing every wall (on a CPU-emulated GPU, 100
 /// walls stand their 180 frames in an hour).
@@ -37,7 +58,6 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
         ..Settings::default()
     };
     let frames = |default: usize| o.wall_frames.unwrap_or(default);
-    // (name, settings, walls, frames standing first, then the ball?, frames timed)
     let mut runs = Vec::new();
     for &walls in &o.walls {
         let awake_frames = match walls {
@@ -45,45 +65,73 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
             2..=10 => 20,
             _ => 5,
         };
+        let case = |name: String, settings, standing, ball, timed| Case {
+            name,
+            settings,
+            walls,
+            standing,
+            ball,
+            frames: frames(timed),
+        };
         runs.extend([
-            (
+            case(
                 format!("awake, {walls} wall(s)"),
                 awake,
-                walls,
                 0,
-                false,
-                frames(awake_frames),
+                None,
+                awake_frames,
             ),
-            (
-                format!("asleep, {walls}"),
-                Settings::default(),
-                walls,
-                180,
-                false,
-                frames(60),
-            ),
-            (
-                format!("ball hits, {walls}"),
-                Settings::default(),
-                walls,
-                180,
-                true,
-                frames(120),
+            case(
+                format!("awake, ball, {walls}"),
+                awake,
+                0,
+                Some(12),
+                awake_frames,
             ),
         ]);
+        if !o.wall_cpu {
+            runs.extend([
+                case(
+                    format!("asleep, {walls}"),
+                    Settings::default(),
+                    180,
+                    None,
+                    60,
+                ),
+                case(
+                    format!("ball hits, {walls}"),
+                    Settings::default(),
+                    180,
+                    Some(0),
+                    120,
+                ),
+            ]);
+        }
     }
-    if o.walls.contains(&1) {
-        runs.push(("seed preset, blocks".into(), seed_blocks, 1, 0, false, 4));
-        runs.push((
-            "seed preset, dense".into(),
-            Settings::seed(),
-            1,
-            0,
-            false,
-            4,
-        ));
+    if o.walls.contains(&1) && !o.wall_cpu {
+        for (name, settings) in [
+            ("seed preset, blocks", seed_blocks),
+            ("seed preset, dense", Settings::seed()),
+        ] {
+            runs.push(Case {
+                name: name.into(),
+                settings,
+                walls: 1,
+                standing: 0,
+                ball: None,
+                frames: 4,
+            });
+        }
     }
-    for (name, settings, walls, standing, ball, frames) in runs {
+    for Case {
+        name,
+        settings,
+        walls,
+        standing,
+        ball,
+        frames,
+    } in runs
+    {
         let spec = WallSpec {
             walls,
             ..WallSpec::default()
@@ -103,7 +151,7 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
         } else {
             name
         };
-        if ball {
+        if let Some(flight) = ball {
             // The page's throw: 0.5 m, 100 kg at 15 m/s into the middle of the front wall.
             let front = -0.5 * (walls as f64 - 1.0) * WALL_SPACING * spec.edge;
             let (from, velocity) = (
@@ -111,19 +159,23 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
                 DVec3::new(0.0, 0.0, 15.0),
             );
             world.throw_ball(from, velocity, 0.5, 100.0);
+            for _ in 0..flight {
+                block_on(gpu_frame(gpu, &mut world, &now))?;
+            }
         }
         let mut on_cpu = world.clone();
-        let (mut whole, mut solve) = (Vec::new(), Vec::new());
+        let (mut whole, mut parts) = (Vec::new(), Vec::new());
         let mut last = None;
         for _ in 0..frames {
             let t0 = now();
-            let (lcp, impulses, ms) = block_on(gpu_frame(gpu, &mut world, &now))?;
+            let (lcp, impulses, times) = block_on(gpu_frame_timed(gpu, &mut world, &now))?;
             whole.push(now() - t0);
-            solve.push(ms);
+            parts.push(times);
             if !lcp.contacts.is_empty() {
                 last = Some((lcp, impulses));
             }
         }
+        let solve = parts.iter().map(FrameTimes::gpu).collect();
         let t0 = now();
         for _ in 0..frames.min(5) {
             on_cpu.step_cpu()?;
@@ -137,6 +189,7 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
                 world.stats.asleep,
                 median(whole),
             );
+            print_parts(&parts);
             continue;
         };
         let iterations = world.iterations(&lcp);
@@ -157,8 +210,31 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
             median(whole),
             median(solve),
         );
+        print_parts(&parts);
     }
     Ok(())
+}
+
+/// The medians of each part of the timed frames (`FrameTimes`), and the largest K and
+/// megabytes uploaded of any of them.
+fn print_parts(parts: &[FrameTimes]) {
+    let of = |part: fn(&FrameTimes) -> f64| median(parts.iter().map(part).collect());
+    let count = parts.iter().map(|t| t.count).max().unwrap_or(0);
+    let bytes = parts.iter().map(|t| t.bytes).max().unwrap_or(0);
+    println!(
+        "{:24} CPU part {:8.3} ms: contacts {:.3}, assembly {:.3}, step {:.3}, layout {:.3}, end {:.3}; upload {:.3} ms, solve and read-back {:.3} ms; K {}, {:.1} MB uploaded (medians; K and MB: the most of any frame)",
+        "",
+        of(FrameTimes::cpu),
+        of(|t| t.contacts),
+        of(|t| t.assembly),
+        of(|t| t.step),
+        of(|t| t.layout),
+        of(|t| t.end),
+        of(|t| t.upload),
+        of(|t| t.solve),
+        count,
+        bytes as f64 / 1e6,
+    );
 }
 
 /// `walls` copies of one wall that stood `standing` frames at the default settings (asleep by
