@@ -17,6 +17,9 @@
 #       float32 natively: products n = 256..2048, A x n = 1024..8192, dot of 2^20; native_bench
 #       --float-float, its table in native-float-float.log; then the same through Dawn,
 #       float-float.mjs, in dawn-float-float.log; no PyTorch)
+#   bash .dawn/bench/run-h100.sh --matvec-shapes [native_bench options...]   (the compute A x in
+#       several workgroup shapes: native_bench --matvec-shapes, then the same WGSL through Dawn,
+#       matvec-shapes.mjs; logs native-matvec-shapes.log and dawn-matvec-shapes.log)
 #   bash .dawn/bench/run-h100.sh --linear [native_bench options...]   (seed 001 natively: the four
 #       measures, Table 3 on 40 x 80 x 80 and Table 4 on 512 x 512; native_bench --linear, its
 #       tables in native-linear.log and linear.json; no node, no Dawn; about 70 s)
@@ -31,6 +34,8 @@
 set -uo pipefail
 dawn="$(cd "$(dirname "$0")/.." && pwd)"
 repo="$(dirname "$dawn")"
+# A pack in a folder of .dawn (pack.sh .dawn/NAME) finds .gl in the repository root it runs from.
+[ -d "$repo/.gl" ] || repo="$PWD"
 out="${OUT:-/tmp/dawn-out}"
 work=/tmp/dawn-run
 mkdir -p "$out" "$work"
@@ -50,7 +55,7 @@ rm -rf "$work/bench" && mkdir -p "$work/bench"
 if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--linear" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-  cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,package.json} "$work/bench/"
+  cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,matvec-shapes.mjs,resident-steps.mjs,package.json} "$work/bench/"
   # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
   if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
     mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -105,6 +110,19 @@ if [ "${1:-}" = "--float-float" ]; then
   echo "== float-float through Dawn (float-float.mjs)"
   "$work/node" float-float.mjs --pkg "$dawn/pkg" 2>&1 | tee "$out/dawn-float-float.log"
   echo "== float-float done in $(($(date +%s) - t1)) s"
+  sleep 1   # let tee finish the log
+  exit 0
+fi
+if [ "${1:-}" = "--matvec-shapes" ]; then
+  # The compute A x in several shapes natively, then their WGSL through Dawn: the remaining
+  # options go to native_bench (say --mv-shape-sizes 8192 --batches 9).
+  shift
+  [ -f "$dawn/native/native_bench.xz" ] || { echo "no native_bench packed: build it, then pack.sh"; exit 1; }
+  t1=$(date +%s)
+  native native-matvec-shapes.log --matvec-shapes --out "$work/shapes" "$@"
+  echo "== the same kernels through Dawn (matvec-shapes.mjs)"
+  "$work/node" matvec-shapes.mjs --dir "$work/shapes" 2>&1 | tee "$out/dawn-matvec-shapes.log"
+  echo "== A x shapes done in $(($(date +%s) - t1)) s"
   sleep 1   # let tee finish the log
   exit 0
 fi
