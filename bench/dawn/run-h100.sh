@@ -17,9 +17,8 @@
 #       float32 natively: products n = 256..2048, A x n = 1024..8192, dot of 2^20; native_bench
 #       --float-float, its table in native-float-float.log; then the same through Dawn,
 #       float-float.mjs, in dawn-float-float.log; no PyTorch)
-#   bash .dawn/bench/run-h100.sh --matvec-shapes [native_bench options...]   (the compute A x in
-#       several workgroup shapes: native_bench --matvec-shapes, then the same WGSL through Dawn,
-#       matvec-shapes.mjs; logs native-matvec-shapes.log and dawn-matvec-shapes.log)
+#   bash .dawn/bench/run-h100.sh --resident-steps [resident-steps.mjs options...]   (a resident
+#       chain of products at n = 1024 and 2048 step by step: recorded, finished, read back)
 #   bash .dawn/bench/run-h100.sh --linear [native_bench options...]   (seed 001 natively: the four
 #       measures, Table 3 on 40 x 80 x 80 and Table 4 on 512 x 512; native_bench --linear, its
 #       tables in native-linear.log and linear.json; no node, no Dawn; about 70 s)
@@ -55,7 +54,7 @@ rm -rf "$work/bench" && mkdir -p "$work/bench"
 if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--linear" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-  cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,matvec-shapes.mjs,resident-steps.mjs,package.json} "$work/bench/"
+  cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,package.json} "$work/bench/"
   # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
   if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
     mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -113,19 +112,6 @@ if [ "${1:-}" = "--float-float" ]; then
   sleep 1   # let tee finish the log
   exit 0
 fi
-if [ "${1:-}" = "--matvec-shapes" ]; then
-  # The compute A x in several shapes natively, then their WGSL through Dawn: the remaining
-  # options go to native_bench (say --mv-shape-sizes 8192 --batches 9).
-  shift
-  [ -f "$dawn/native/native_bench.xz" ] || { echo "no native_bench packed: build it, then pack.sh"; exit 1; }
-  t1=$(date +%s)
-  native native-matvec-shapes.log --matvec-shapes --out "$work/shapes" "$@"
-  echo "== the same kernels through Dawn (matvec-shapes.mjs)"
-  "$work/node" matvec-shapes.mjs --dir "$work/shapes" 2>&1 | tee "$out/dawn-matvec-shapes.log"
-  echo "== A x shapes done in $(($(date +%s) - t1)) s"
-  sleep 1   # let tee finish the log
-  exit 0
-fi
 if [ "${1:-}" = "--linear" ]; then
   # Seed 001 natively (native_bench --linear): the remaining options go to native_bench (say
   # --linear-grid 40,20,20 --wave-side 256).
@@ -143,6 +129,13 @@ if [ "${1:-}" = "--kernel-only" ]; then
   echo "== kernel only"
   for n in 2048 4096; do "$work/node" kernel-only.mjs --pkg "$dawn/pkg" --n "$n" "$@"; done
   exit $?
+fi
+if [ "${1:-}" = "--resident-steps" ]; then
+  # Where a resident chain's time goes (resident-steps.mjs): the remaining options go to it.
+  shift
+  echo "== resident steps"
+  for n in 1024 2048; do "$work/node" resident-steps.mjs --pkg "$dawn/pkg" --n "$n" ${require_gpu} "$@"; done 2>&1 | tee "$out/resident-steps.log"
+  exit 0
 fi
 if [ "${1:-}" = "--transfer" ]; then
   # Where a large upload and read-back spend their time (transfer.mjs): the options go to it.

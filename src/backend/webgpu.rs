@@ -268,7 +268,8 @@ impl WebGpu {
     /// the GPU went idle (a read-back or `finish` waited for it), doubled by every submission up
     /// to [`BATCH`]. So the GPU starts on the first pass of a chain while the CPU records the
     /// next ones, and long loops still pay few submissions. With a fixed batch of 32, a chain of
-    /// 10 products at n = 1024 (20 passes) was all recorded before the GPU got any of it.
+    /// 10 products at n = 1024 (20 passes) was all recorded before the GPU got any of it: through
+    /// Dawn on the H100 the chain took 1.61-1.75 ms to `finish`, 1.03 ms with this.
     fn record(&self, work: impl FnOnce(&mut wgpu::CommandEncoder)) {
         {
             let mut pending = self.pending.borrow_mut();

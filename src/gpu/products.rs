@@ -405,31 +405,6 @@ impl Gpu {
         }
         self.run_kernel(kernels::MATVEC_TILED, &[a, x], self.layout(a.rows(), 1)?)
     }
-
-    /// `a * x` on the compute path in the given shape ([`kernels::matvec_shaped`]): for the
-    /// native benchmark, which measures shapes against [`Gpu::mul_vec_compute`]'s.
-    pub fn mul_vec_shaped(
-        &self,
-        a: &Matrix,
-        x: &Matrix,
-        shape: kernels::MatvecShape,
-    ) -> Result<Matrix> {
-        check_vector(a, x)?;
-        self.capabilities()
-            .needs_compute("the compute-path matrix-vector product")?;
-        if !shape.valid() {
-            return Err(Error::Unsupported(format!(
-                "A x takes lanes a power of two of at least 8 x rows and at most 256 threads a \
-                 workgroup, not {shape:?}"
-            )));
-        }
-        let block = |a: &Matrix, x: &Matrix| self.mul_vec_shaped(a, x, shape);
-        if let Some(y) = self.tile_product(a, x, (false, false), block)? {
-            return Ok(y);
-        }
-        let out = self.layout(a.rows(), 1)?;
-        self.run_kernel(kernels::matvec_shaped(shape), &[a, x], out)
-    }
 }
 
 /// `A x` needs x to be a column vector of A's width.

@@ -61,9 +61,9 @@ pub use linear::{
     linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
 };
 pub use products::{
-    matmul_fast, matmul_registers, matmul_tiled, matvec_shaped, tiled_workgroup_bytes, MatvecShape,
-    FAST_TARGETS, LAPLACIAN, MATMUL, MATMUL_PASS, MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS,
-    SUM_SLICES, TILED_CHUNKS, TRANSPOSE, TR_MUL,
+    matmul_fast, matmul_registers, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN,
+    MATMUL, MATMUL_PASS, MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS, SUM_SLICES, TILED_CHUNKS,
+    TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;
 pub use stencil::{line_stencil, Corner, Last, LineStencil};

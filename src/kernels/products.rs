@@ -46,8 +46,9 @@ pub fn tiled_workgroup_bytes(bk: usize) -> usize {
 /// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 x 128
 /// elements of C; chunks of `bk` (one of [`TILED_CHUNKS`]) of the inner dimension pass through
 /// workgroup memory; 8 x 8 outputs per thread in registers. Each chunk's source is written out
-/// once and kept: building it anew and hashing it took about half of what recording a product
-/// cost the CPU through Dawn.
+/// once and kept: building it on every call was the largest of texla's own costs in recording a
+/// product (a profile through Dawn on SwiftShader); with it kept, and the submissions of
+/// `backend/webgpu.rs`, recording a product through Dawn on the H100 took 53 us, not 77.
 pub fn matmul_tiled(bk: usize) -> Kernel {
     static SOURCES: [OnceLock<String>; TILED_CHUNKS.len()] = [const { OnceLock::new() }; 3];
     let slot = TILED_CHUNKS
@@ -122,61 +123,6 @@ pub const MATVEC_TILED: Kernel = Kernel {
     }),
 };
 
-/// The shape of a compute-path `y = A x` ([`matvec_shaped`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MatvecShape {
-    /// Threads of a workgroup along the columns (a power of two, 8 x `rows` or more).
-    pub lanes: usize,
-    /// Threads of a workgroup down the rows.
-    pub threads: usize,
-    /// Texel rows of A per thread.
-    pub rows: usize,
-    /// Column quads per trip of a thread's loop.
-    pub quads: usize,
-}
-
-impl MatvecShape {
-    /// Whether the kernel can take this shape: lanes a power of two of at least 8 x rows, at
-    /// most 256 threads a workgroup (WebGPU's default limit), everything at least 1.
-    pub fn valid(self) -> bool {
-        self.lanes.is_power_of_two()
-            && self.lanes >= 8 * self.rows
-            && self.threads >= 1
-            && self.rows >= 1
-            && self.quads >= 1
-            && self.lanes * self.threads <= 256
-    }
-}
-
-/// `y = A x` on the compute path in the given shape (`shaders/products/matvec_shaped.wgsl`):
-/// what the native benchmark tries beside [`MATVEC_TILED`].
-pub fn matvec_shaped(shape: MatvecShape) -> Kernel {
-    debug_assert!(shape.valid());
-    let MatvecShape {
-        lanes,
-        threads,
-        rows,
-        quads,
-    } = shape;
-    let src = include_str!("../../shaders/products/matvec_shaped.wgsl")
-        .replace("{TR}", &(threads * rows).to_string())
-        .replace("{L}", &lanes.to_string())
-        .replace("{T}", &threads.to_string())
-        .replace("{R}", &rows.to_string())
-        .replace("{U}", &quads.to_string());
-    Kernel {
-        name: format!("matvec_{lanes}x{threads}_r{rows}_u{quads}").into(),
-        inputs: &["a", "b"],
-        wgsl: repeat_lines(&repeat_lines(&src, "{r}", rows), "{u}", quads).into(),
-        glsl: Cow::Borrowed(""),
-        outputs: 1,
-        compute: Some(Compute {
-            per_group: (1, threads * rows),
-            scratch_words: 0,
-        }),
-    }
-}
-
 /// `C = A^T * B`: inputs `a` (k x m) and `b` (k x n), output m x n.
 pub const TR_MUL: Kernel = shader_kernel!("products", "tr_mul", &["a", "b"]);
 /// `C = A * B^T`: inputs `a` (m x k) and `b` (n x k), output m x n.
@@ -191,47 +137,3 @@ pub const TRANSPOSE: Kernel = shader_kernel!("products", "transpose", &["a"]);
 pub const MATVEC_PARTIAL: Kernel = shader_kernel!("products", "matvec_partial", &["a", "b"]);
 /// Blocked matrix-vector product, second pass: the sum across each row of partial sums.
 pub const SUM_COLS: Kernel = shader_kernel!("products", "sum_cols", &["a"]);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Shapes the native benchmark tries, as generated: no placeholder left, and (natively)
-    /// accepted by naga, the WGSL front end and validator wgpu uses.
-    #[test]
-    fn matvec_shapes_are_written_out() {
-        for (lanes, threads, rows, quads) in [(64, 4, 2, 1), (256, 1, 2, 2), (32, 2, 4, 2)] {
-            let shape = MatvecShape {
-                lanes,
-                threads,
-                rows,
-                quads,
-            };
-            assert!(shape.valid());
-            let src = matvec_shaped(shape).wgsl_source();
-            for marker in ["{r}", "{u}", "{L}", "{T}", "{R}", "{U}", "{TR}"] {
-                assert!(!src.contains(marker), "{marker} left in {shape:?}");
-            }
-            // Every A texel of a trip is a named load of the main loop.
-            assert_eq!(src.matches(" = a_texel(j").count(), 4 * rows * quads);
-            #[cfg(feature = "native")]
-            {
-                let module = naga::front::wgsl::parse_str(&src)
-                    .unwrap_or_else(|e| panic!("{shape:?}: {}", e.emit_to_string(&src)));
-                naga::valid::Validator::new(
-                    naga::valid::ValidationFlags::all(),
-                    naga::valid::Capabilities::all(),
-                )
-                .validate(&module)
-                .unwrap_or_else(|e| panic!("{shape:?}: {e:?}"));
-            }
-        }
-        assert!(!MatvecShape {
-            lanes: 16,
-            threads: 4,
-            rows: 4,
-            quads: 1
-        }
-        .valid());
-    }
-}

@@ -24,15 +24,12 @@
 //! and `--float-float` (float-float against float32: products, A x and dot; `float_float.rs`,
 //! sizes by `--ff-sizes 256,512`, `--ff-mv-sizes 1024`, `--ff-dot-n 1048576`; prints a table),
 //! and `--linear` (seed 001's measures, Table 3 and Table 4: `linear.rs`; `--linear-grid 40,80,80`,
-//! `--linear-cols 4096`, `--linear-max-iter 20000`, `--wave-side 512`; writes linear.json), and
-//! `--matvec-shapes` (the compute A x in several workgroup shapes, `--mv-shape-sizes 4096,8192`;
-//! `matvec_shapes.rs`; writes their WGSL for the Dawn benchmark).
+//! `--linear-cols 4096`, `--linear-max-iter 20000`, `--wave-side 512`; writes linear.json).
 
 mod figure3;
 mod float_float;
 mod instructions;
 mod linear;
-mod matvec_shapes;
 mod mulvec_sweep;
 mod nmf;
 mod options;
@@ -468,7 +465,7 @@ fn main() {
             eprintln!("instruction counts failed: {e}");
             std::process::exit(1);
         }
-        if !(o.figure3 || o.mulvec_sweep || o.float_float || o.linear || o.matvec_shapes) {
+        if !(o.figure3 || o.mulvec_sweep || o.float_float || o.linear) {
             return;
         }
     }
@@ -498,9 +495,6 @@ fn main() {
             }
             if o.linear {
                 linear::linear(&gpu, &o)?;
-            }
-            if o.matvec_shapes {
-                matvec_shapes::matvec_shapes(&gpu, &o)?;
             }
             return Ok(());
         }

@@ -61,21 +61,12 @@ pub struct Options {
     pub linear_max_iter: usize,
     /// `--wave-side`: the wave's side (512 as in the seed).
     pub wave_side: usize,
-    /// `--matvec-shapes`: A x in several workgroup shapes (`matvec_shapes.rs`).
-    pub matvec_shapes: bool,
-    /// `--mv-shape-sizes`: its orders (4096, 8192).
-    pub mv_shape_sizes: Vec<usize>,
 }
 
 impl Options {
     /// Whether only the figures' modes run (any of them named on the command line).
     pub fn figures_only(&self) -> bool {
-        self.instructions
-            || self.figure3
-            || self.mulvec_sweep
-            || self.float_float
-            || self.linear
-            || self.matvec_shapes
+        self.instructions || self.figure3 || self.mulvec_sweep || self.float_float || self.linear
     }
 }
 
@@ -111,8 +102,6 @@ pub fn options() -> Options {
         linear_cols: 4096,
         linear_max_iter: 20_000,
         wave_side: 512,
-        matvec_shapes: false,
-        mv_shape_sizes: vec![4096, 8192],
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -197,10 +186,6 @@ pub fn options() -> Options {
                 o.wall_frames = Some(number(i, 20).max(1));
                 i += 1;
             }
-            "--mv-shape-sizes" => {
-                o.mv_shape_sizes = list(i);
-                i += 1;
-            }
             "--out" => {
                 o.out = value(i);
                 i += 1;
@@ -216,7 +201,6 @@ pub fn options() -> Options {
             "--mulvec-sweep" => o.mulvec_sweep = true,
             "--float-float" => o.float_float = true,
             "--linear" => o.linear = true,
-            "--matvec-shapes" => o.matvec_shapes = true,
             other => eprintln!("ignoring unknown option {other}"),
         }
         i += 1;
