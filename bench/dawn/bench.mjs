@@ -157,7 +157,8 @@ async function timed(reps, seconds, once) {
   return { ms: median(ms), runs: ms.length, all: ms.map((t) => +t.toFixed(3)) };
 }
 
-const wanted = (name) => !opts.paths.length || opts.paths.some((p) => name === p || name.startsWith(p));
+// A path name ending in "$" is matched exactly ("texla matmul$" is the default product alone).
+const wanted = (name) => !opts.paths.length || opts.paths.some((p) => (p.endsWith("$") ? name === p.slice(0, -1) : name === p || name.startsWith(p)));
 const left = () => opts.deadline - elapsed();
 
 function save() {

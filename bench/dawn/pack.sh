@@ -6,13 +6,14 @@
 #   bash bench/dawn/pack.sh [DEST]
 #
 # DEST defaults to `.dawn` in the MAIN worktree of this repository (the checkout the device tool
-# sends, also when this script runs in another worktree). It holds:
+# sends, also when this script runs in another worktree); a folder inside it (`.dawn/NAME`, carried
+# as such) keeps one worktree's pack apart from another's. `.gl` is the main worktree's. It holds:
 #   node.xz                  this machine's node binary (NODE=/path/to/node to pick another)
 #   node_modules.tar.xz      bench/dawn/node_modules for linux-x64: webgpu's dawn.node, TF.js
 #                            (tfjs-core, -backend-webgpu, -backend-cpu), Rapier (rapier3d-compat);
 #                            no source maps, no types
 #   libstdc++.so.6.xz        this machine's libstdc++, for a machine whose own is too old for dawn.node
-#   bench/                   bench.mjs, dawn.mjs, wall.mjs, nmf.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, transfer.mjs, float-float.mjs, README.md, and tools/bench_cublas.py
+#   bench/                   bench.mjs, dawn.mjs, wall.mjs, nmf.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, transfer.mjs, float-float.mjs, resident-steps.mjs, README.md, and tools/bench_cublas.py
 #   native/native_bench.xz   release/native_bench of $CARGO_TARGET_DIR (default: this worktree's
 #                            target/), or NATIVE_BENCH=/path/to/native_bench: run-h100.sh --wall,
 #                            --nmf, --products and --figures run it
@@ -35,7 +36,7 @@ limit_mib=55
 mkdir -p "$dest/bench" "$dest/pkg"
 
 # The Vulkan loader (and GL libraries) as Debian packages, in the sent checkout's ignored .gl/.
-gl="$(dirname "$dest")/.gl"
+gl="$main/.gl"
 if ! ls "$gl"/libvulkan1_*.deb >/dev/null 2>&1; then
   echo "making $gl (Debian's libvulkan1 and GL libraries, amd64)"
   mkdir -p "$gl" /tmp/amd64/partial
@@ -56,9 +57,9 @@ if [ ! -f "$dest/node.xz" ] || [ "$(cat "$dest/node.sha256" 2>/dev/null)" != "$s
   echo "$sum" >"$dest/node.sha256"
 fi
 
-# node_modules: linux-x64 only, no maps or types.
+# node_modules: linux-x64 only, no maps or types (-h: a worktree's node_modules may be a link to the main one's).
 echo "packing node_modules"
-tar -C "$here" -cf - \
+tar -C "$here" -chf - \
   --exclude='node_modules/webgpu/dist/darwin-*' --exclude='node_modules/webgpu/dist/win32-*' \
   --exclude='node_modules/webgpu/dist/linux-arm64' --exclude='*.map' --exclude='*.d.ts' \
   node_modules | xz -9 -T0 >"$dest/node_modules.tar.xz"
@@ -67,7 +68,7 @@ tar -C "$here" -cf - \
 libstdcxx="$(ldd "$here/node_modules/webgpu/dist/linux-x64/dawn.node" | awk '/libstdc\+\+/ {print $3}')"
 xz -9 -c "$(readlink -f "$libstdcxx")" >"$dest/libstdc++.so.6.xz"
 
-cp "$here"/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,transfer.mjs,float-float.mjs,README.md} "$dest/bench/"
+cp "$here"/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,README.md} "$dest/bench/"
 cp "$root/tools/bench_cublas.py" "$dest/bench/"
 
 # The native benchmark, where it was built (cargo build --release --features native --bin

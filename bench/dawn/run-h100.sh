@@ -17,6 +17,8 @@
 #       float32 natively: products n = 256..2048, A x n = 1024..8192, dot of 2^20; native_bench
 #       --float-float, its table in native-float-float.log; then the same through Dawn,
 #       float-float.mjs, in dawn-float-float.log; no PyTorch)
+#   bash .dawn/bench/run-h100.sh --resident-steps [resident-steps.mjs options...]   (a resident
+#       chain of products at n = 1024 and 2048 step by step: recorded, finished, read back)
 #   bash .dawn/bench/run-h100.sh --linear [native_bench options...]   (seed 001 natively: the four
 #       measures, Table 3 on 40 x 80 x 80 and Table 4 on 512 x 512; native_bench --linear, its
 #       tables in native-linear.log and linear.json; no node, no Dawn; about 70 s)
@@ -31,6 +33,8 @@
 set -uo pipefail
 dawn="$(cd "$(dirname "$0")/.." && pwd)"
 repo="$(dirname "$dawn")"
+# A pack in a folder of .dawn (pack.sh .dawn/NAME) finds .gl in the repository root it runs from.
+[ -d "$repo/.gl" ] || repo="$PWD"
 out="${OUT:-/tmp/dawn-out}"
 work=/tmp/dawn-run
 mkdir -p "$out" "$work"
@@ -50,7 +54,7 @@ rm -rf "$work/bench" && mkdir -p "$work/bench"
 if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--linear" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-  cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,package.json} "$work/bench/"
+  cp "$dawn"/bench/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,package.json} "$work/bench/"
   # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
   if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
     mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -125,6 +129,13 @@ if [ "${1:-}" = "--kernel-only" ]; then
   echo "== kernel only"
   for n in 2048 4096; do "$work/node" kernel-only.mjs --pkg "$dawn/pkg" --n "$n" "$@"; done
   exit $?
+fi
+if [ "${1:-}" = "--resident-steps" ]; then
+  # Where a resident chain's time goes (resident-steps.mjs): the remaining options go to it.
+  shift
+  echo "== resident steps"
+  for n in 1024 2048; do "$work/node" resident-steps.mjs --pkg "$dawn/pkg" --n "$n" ${require_gpu} "$@"; done 2>&1 | tee "$out/resident-steps.log"
+  exit 0
 fi
 if [ "${1:-}" = "--transfer" ]; then
   # Where a large upload and read-back spend their time (transfer.mjs): the options go to it.

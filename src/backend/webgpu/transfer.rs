@@ -271,6 +271,7 @@ impl WebGpu {
         let mapped = rx
             .await
             .map_err(|_| Error::Gpu("read-back was cancelled".into()))?;
+        self.idle();
         self.check_errors()?;
         mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
         let values = {
