@@ -2,8 +2,10 @@
 //!
 //! A_ij is non-zero only where contacts i and j share a moving body, so a contact's row holds
 //! its neighbours' blocks and nothing else: about 28 blocks per contact for the standing wall,
-//! whatever the number of walls. They lie in compressed rows, three flat vectors, so that
-//! building them allocates three times per frame and a product streams through them in order:
+//! whatever the number of walls. [`Rows`] computes one row at a time from J: the GPU layout
+//! writes each row straight into its float32 texture data and never holds A in float64 (at 100
+//! walls that would be 85 MB a frame). The float64 solvers keep all rows as [`Blocks`],
+//! compressed rows in three flat vectors that a product streams through in order:
 //!
 //! ```text
 //!   start:   0        3           7     ...      C + 1 entries: row i is start[i] .. start[i + 1]
@@ -11,10 +13,9 @@
 //!   value:   A_ii A_ij ...                          then its neighbours ascending
 //! ```
 
-use glam::{DMat3, DVec3};
+use glam::DVec3;
 
-use super::body::Body;
-use super::contact::Contact;
+use super::jacobian::{Jacobian, Side};
 
 /// A 3 x 3 block of A: rows and columns are (normal, tangent 1, tangent 2).
 pub type Block = [[f64; 3]; 3];
@@ -22,6 +23,186 @@ pub type Block = [[f64; 3]; 3];
 /// Relative regularisation of the diagonal (constraint force mixing): keeps A positive
 /// definite when contacts are redundant (4 corners of a face on a rigid body).
 pub(super) const REGULARISATION: f64 = 1e-3;
+
+/// Computes A's rows from J, one at a time: A_ij = sum over the moving bodies k that i and j
+/// share of s_i s_j (e_i . e_j / m_k + (I_k^-1 (r_i x e_i)) . (r_j x e_j)), the bodies' terms
+/// added in ascending k, and the diagonal blocks' own diagonal raised by [`REGULARISATION`].
+/// Row i is the merge of the contact lists of its one or two bodies, so no block is looked up
+/// in a map.
+pub(super) struct Rows<'a> {
+    jacobian: &'a Jacobian,
+    directions: &'a [[DVec3; 3]],
+    /// Body k's contacts are touching[first[k] .. first[k + 1]].
+    first: Vec<usize>,
+    /// The contacts touching each body, in contact order.
+    touching: Vec<Touch>,
+}
+
+/// A contact as one of its bodies sees it.
+#[derive(Clone, Copy)]
+struct Touch {
+    contact: usize,
+    /// The sign of its impulse on the body.
+    sign: f64,
+    /// Its lever arms r x e about the body's centre.
+    arms: [DVec3; 3],
+}
+
+/// Contact `i` as the body of `side` sees it.
+fn touch(i: usize, side: &Side) -> Touch {
+    Touch {
+        contact: i,
+        sign: side.sign,
+        arms: side.arms,
+    }
+}
+
+/// One body of the contact whose row is being built, and how far the merge has read the
+/// contacts touching it.
+struct Cursor<'a> {
+    list: &'a [Touch],
+    inv_mass: f64,
+    /// The row's contact on the body.
+    own: Touch,
+    /// I^-1 (r x e) of the row's contact's three directions.
+    turned: [DVec3; 3],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    /// The contact the merge reads next from this body's list.
+    fn next(&self) -> Option<usize> {
+        self.list.get(self.at).map(|t| t.contact)
+    }
+}
+
+impl<'a> Rows<'a> {
+    /// The rows of the contacts of `jacobian`, whose unit `directions` (normal first) it was
+    /// built with.
+    pub fn new(jacobian: &'a Jacobian, directions: &'a [[DVec3; 3]]) -> Self {
+        let (contacts, bodies) = (jacobian.contacts(), jacobian.bodies());
+        let mut first = vec![0; bodies + 1];
+        for i in 0..contacts {
+            for side in jacobian.sides(i) {
+                first[side.body + 1] += 1;
+            }
+        }
+        for k in 0..bodies {
+            first[k + 1] += first[k];
+        }
+        let mut next = first.clone();
+        let empty = Touch {
+            contact: 0,
+            sign: 0.0,
+            arms: [DVec3::ZERO; 3],
+        };
+        let mut touching = vec![empty; first[bodies]];
+        for i in 0..contacts {
+            for side in jacobian.sides(i) {
+                touching[next[side.body]] = touch(i, side);
+                next[side.body] += 1;
+            }
+        }
+        Rows {
+            jacobian,
+            directions,
+            first,
+            touching,
+        }
+    }
+
+    /// Contact `i`'s one or two bodies, in ascending order, the merge at their start.
+    fn cursors(&self, i: usize) -> [Option<Cursor<'_>>; 2] {
+        let mut own = [None, None];
+        for (cursor, side) in own.iter_mut().zip(self.jacobian.sides(i)) {
+            let (inv_mass, inv_inertia) = self.jacobian.inverse(side.body);
+            *cursor = Some(Cursor {
+                list: &self.touching[self.first[side.body]..self.first[side.body + 1]],
+                inv_mass,
+                own: touch(i, side),
+                turned: side.arms.map(|arm| *inv_inertia * arm),
+                at: 0,
+            });
+        }
+        own
+    }
+
+    /// Adds to A_ij the term of the body of `own` (row i's), `t` contact j's touch of it:
+    /// s_i s_j ((e_i . e_j) / m + (I^-1 (r_i x e_i)) . (r_j x e_j)).
+    fn add(&self, block: &mut Block, own: &Cursor, (i, j): (usize, usize), t: &Touch) {
+        let e = self.directions;
+        for (r, line) in block.iter_mut().enumerate() {
+            for (col, v) in line.iter_mut().enumerate() {
+                let lin = e[i][r].dot(e[j][col]) * own.inv_mass;
+                *v += own.own.sign * t.sign * (lin + own.turned[r].dot(t.arms[col]));
+            }
+        }
+    }
+
+    /// Raises the diagonal of A_ii.
+    fn regularise(block: &mut Block) {
+        for (r, line) in block.iter_mut().enumerate() {
+            line[r] *= 1.0 + REGULARISATION;
+        }
+    }
+
+    /// Blocks in row `i`: the contacts sharing a moving body with contact i, i included.
+    pub fn len(&self, i: usize) -> usize {
+        match self.cursors(i) {
+            [Some(a), Some(b)] => {
+                let shared = a
+                    .list
+                    .iter()
+                    .filter(|t| {
+                        b.list
+                            .binary_search_by_key(&t.contact, |u| u.contact)
+                            .is_ok()
+                    })
+                    .count();
+                a.list.len() + b.list.len() - shared
+            }
+            [Some(a), None] => a.list.len(),
+            _ => 0,
+        }
+    }
+
+    /// Row `i` into `columns` (the contacts j: i first, then ascending) and `values` (A_ij),
+    /// both emptied first.
+    pub fn row(&self, i: usize, columns: &mut Vec<usize>, values: &mut Vec<Block>) {
+        columns.clear();
+        values.clear();
+        let mut own = self.cursors(i);
+        // The merge: the next neighbour j is the smallest contact left in either list.
+        while let Some(j) = own.iter().flatten().filter_map(Cursor::next).min() {
+            let mut block = [[0.0; 3]; 3];
+            for own in own.iter_mut().flatten() {
+                if let Some(t) = own.list.get(own.at).filter(|t| t.contact == j) {
+                    own.at += 1;
+                    self.add(&mut block, own, (i, j), t);
+                }
+            }
+            if j == i {
+                Self::regularise(&mut block);
+            }
+            columns.push(j);
+            values.push(block);
+        }
+        // The diagonal block first, its neighbours after it in ascending order.
+        let diagonal = columns.partition_point(|&j| j < i);
+        columns[..=diagonal].rotate_right(1);
+        values[..=diagonal].rotate_right(1);
+    }
+
+    /// The diagonal of A_ii alone, as [`Self::row`] computes it.
+    pub fn diagonal(&self, i: usize) -> [f64; 3] {
+        let mut block = [[0.0; 3]; 3];
+        for own in self.cursors(i).iter().flatten() {
+            self.add(&mut block, own, (i, i), &own.own);
+        }
+        Self::regularise(&mut block);
+        [0, 1, 2].map(|r| block[r][r])
+    }
+}
 
 /// The blocks of A in compressed rows (see the module's diagram).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -34,136 +215,20 @@ pub struct Blocks {
     value: Vec<Block>,
 }
 
-/// One contact as one body sees it: which contact, the sign its impulse acts on the body with,
-/// and the lever arms r x e of its three directions about the body's centre.
-#[derive(Clone, Copy)]
-struct Touch {
-    contact: usize,
-    sign: f64,
-    arms: [DVec3; 3],
-}
-
-/// One body of the contact whose row is being built.
-struct Side<'a> {
-    body: usize,
-    /// The contacts touching the body.
-    list: &'a [Touch],
-    inv_mass: f64,
-    /// The sign of the row's contact on the body.
-    sign: f64,
-    /// I^-1 (r x e) of the row's contact's three directions.
-    turned: [DVec3; 3],
-    /// How far the merge has read `list`.
-    at: usize,
-}
-
-impl Side<'_> {
-    /// The contact the merge reads next from this body's list.
-    fn next(&self) -> Option<usize> {
-        self.list.get(self.at).map(|t| t.contact)
-    }
-}
-
-/// The moving bodies of contact `c` with the sign of its impulse on each: a pushed along the
-/// normal, b against it.
-fn sides(c: &Contact) -> impl Iterator<Item = (usize, f64)> {
-    [Some((c.a, 1.0)), c.b.map(|b| (b, -1.0))]
-        .into_iter()
-        .flatten()
-}
-
 impl Blocks {
-    /// The blocks of `contacts` (unit `directions`, normal first) among `bodies`:
-    /// A_ij = sum over the moving bodies k that i and j share of s_i s_j (e_i . e_j / m_k +
-    /// (I_k^-1 (r_i x e_i)) . (r_j x e_j)), the bodies' terms added in ascending k, and the
-    /// diagonal blocks' own diagonal raised by [`REGULARISATION`]. Each row is the merge of
-    /// the contact lists of its one or two bodies, so no block is looked up in a map.
-    pub fn assemble(bodies: &[Body], contacts: &[Contact], directions: &[[DVec3; 3]]) -> Self {
-        // The contacts touching each body, in contact order: body k's are touching[first[k]
-        // .. first[k + 1]].
-        let mut first = vec![0; bodies.len() + 1];
-        for (k, _) in contacts.iter().flat_map(sides) {
-            first[k + 1] += 1;
-        }
-        for k in 0..bodies.len() {
-            first[k + 1] += first[k];
-        }
-        let mut next = first.clone();
-        let empty = Touch {
-            contact: 0,
-            sign: 0.0,
-            arms: [DVec3::ZERO; 3],
-        };
-        let mut touching = vec![empty; first[bodies.len()]];
-        for (i, c) in contacts.iter().enumerate() {
-            for (k, sign) in sides(c) {
-                let r = c.point - bodies[k].position;
-                touching[next[k]] = Touch {
-                    contact: i,
-                    sign,
-                    arms: directions[i].map(|e| r.cross(e)),
-                };
-                next[k] += 1;
-            }
-        }
-        let inertia: Vec<DMat3> = bodies.iter().map(Body::inv_inertia_world).collect();
-        // Each body's n contacts give at most n^2 blocks (fewer where two share both bodies).
-        let most = (0..bodies.len())
-            .map(|k| (first[k + 1] - first[k]).pow(2))
-            .sum();
+    /// Every row of `rows`.
+    pub(super) fn assemble(rows: &Rows) -> Self {
+        let contacts = rows.jacobian.contacts();
         let mut blocks = Blocks {
-            start: Vec::with_capacity(contacts.len() + 1),
-            column: Vec::with_capacity(most),
-            value: Vec::with_capacity(most),
+            start: Vec::with_capacity(contacts + 1),
+            ..Blocks::default()
         };
         blocks.start.push(0);
-        for (i, c) in contacts.iter().enumerate() {
-            // Contact i's one or two bodies, by index.
-            let mut own: [Option<Side>; 2] = [None, None];
-            for (slot, (k, sign)) in own.iter_mut().zip(sides(c)) {
-                let r = c.point - bodies[k].position;
-                *slot = Some(Side {
-                    body: k,
-                    list: &touching[first[k]..first[k + 1]],
-                    inv_mass: bodies[k].inv_mass,
-                    sign,
-                    turned: directions[i].map(|e| inertia[k] * r.cross(e)),
-                    at: 0,
-                });
-            }
-            if let [Some(a), Some(b)] = &own {
-                if b.body < a.body {
-                    own.swap(0, 1);
-                }
-            }
-            let row = blocks.column.len();
-            // Merge the lists: the next neighbour j is the smallest contact left in either.
-            while let Some(j) = own.iter().flatten().filter_map(Side::next).min() {
-                let mut block = [[0.0; 3]; 3];
-                for side in own.iter_mut().flatten() {
-                    let Some(t) = side.list.get(side.at).filter(|t| t.contact == j) else {
-                        continue;
-                    };
-                    side.at += 1;
-                    for (r, line) in block.iter_mut().enumerate() {
-                        for (col, v) in line.iter_mut().enumerate() {
-                            let lin = directions[i][r].dot(directions[j][col]) * side.inv_mass;
-                            *v += side.sign * t.sign * (lin + side.turned[r].dot(t.arms[col]));
-                        }
-                    }
-                }
-                if j == i {
-                    for (r, line) in block.iter_mut().enumerate() {
-                        line[r] *= 1.0 + REGULARISATION;
-                    }
-                }
-                blocks.column.push(j);
-                blocks.value.push(block);
-            }
-            // The diagonal block first, its neighbours after it in ascending order.
-            let diagonal = row + blocks.column[row..].partition_point(|&j| j < i);
-            blocks.column[row..=diagonal].rotate_right(1);
-            blocks.value[row..=diagonal].rotate_right(1);
+        let (mut columns, mut values) = (Vec::new(), Vec::new());
+        for i in 0..contacts {
+            rows.row(i, &mut columns, &mut values);
+            blocks.column.extend_from_slice(&columns);
+            blocks.value.extend_from_slice(&values);
             blocks.start.push(blocks.column.len());
         }
         blocks
@@ -178,20 +243,6 @@ impl Blocks {
     pub fn row(&self, i: usize) -> (&[usize], &[Block]) {
         let range = self.start[i]..self.start[i + 1];
         (&self.column[range.clone()], &self.value[range])
-    }
-
-    /// A_ii.
-    pub fn diagonal(&self, i: usize) -> &Block {
-        &self.value[self.start[i]]
-    }
-
-    /// The most blocks in one row: K before the GPU layout rounds it up.
-    pub fn widest(&self) -> usize {
-        self.start
-            .windows(2)
-            .map(|w| w[1] - w[0])
-            .max()
-            .unwrap_or(0)
     }
 
     /// A x + c into `out`, `c(i)` contact i's term: one pass through the blocks in order.

@@ -34,6 +34,7 @@ pub struct Contact {
 pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
     let travel: Vec<f64> = bodies.iter().map(|b| dt * b.fastest_point()).collect();
     let mut out = Vec::new();
+    let mut clipping = Clipping::default();
     for (i, body) in bodies.iter().enumerate() {
         if body.asleep.is_none() {
             ground(i, body, margin + travel[i], &mut out);
@@ -50,7 +51,7 @@ pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
         }
         match (a.shape, b.shape) {
             (Shape::Cube { half: ha }, Shape::Cube { half: hb }) => {
-                cube_cube(i, a, ha, j, b, hb, margin, &mut out)
+                cube_cube((i, a, ha), (j, b, hb), margin, &mut out, &mut clipping)
             }
             (Shape::Ball { radius }, Shape::Cube { half }) => {
                 ball_cube(i, a, radius, j, b, half, margin, &mut out)
@@ -180,16 +181,21 @@ enum AxisKind {
     Edges(usize, usize),
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The narrow phase's buffers, kept from pair to pair: a face's polygon as it is clipped and
+/// the points it leaves.
+#[derive(Default)]
+struct Clipping {
+    polygon: Vec<DVec3>,
+    clipped: Vec<DVec3>,
+    points: Vec<(DVec3, f64)>,
+}
+
 fn cube_cube(
-    ia: usize,
-    a: &Body,
-    ha: f64,
-    ib: usize,
-    b: &Body,
-    hb: f64,
+    (ia, a, ha): (usize, &Body, f64),
+    (ib, b, hb): (usize, &Body, f64),
     margin: f64,
     out: &mut Vec<Contact>,
+    clipping: &mut Clipping,
 ) {
     let (ra, rb) = (a.rotation(), b.rotation());
     let axes_a = [ra.x_axis, ra.y_axis, ra.z_axis];
@@ -255,7 +261,7 @@ fn cube_cube(
             k,
             chosen.normal,
             margin,
-            out,
+            (out, clipping),
         ),
         AxisKind::FaceB(k) => face_contacts(
             ia,
@@ -269,7 +275,7 @@ fn cube_cube(
             k,
             -chosen.normal,
             margin,
-            out,
+            (out, clipping),
         ),
         AxisKind::Edges(i, j) => {
             // Supporting edges: A's edge along axes_a[i] furthest along +n, B's along -n.
@@ -325,7 +331,7 @@ fn face_contacts(
     k: usize,
     n: DVec3,
     margin: f64,
-    out: &mut Vec<Contact>,
+    (out, clipping): (&mut Vec<Contact>, &mut Clipping),
 ) {
     let face_centre = rf.position + n * h_ref;
     let (u, v) = (axes_ref[(k + 1) % 3], axes_ref[(k + 2) % 3]);
@@ -341,27 +347,32 @@ fn face_contacts(
     let facing = -axes_inc[m] * axes_inc[m].dot(n).signum();
     let centre = inc.position + facing * h_inc;
     let (t1, t2) = (axes_inc[(m + 1) % 3] * h_inc, axes_inc[(m + 2) % 3] * h_inc);
-    let mut polygon = vec![
+    let Clipping {
+        polygon,
+        clipped,
+        points,
+    } = clipping;
+    polygon.clear();
+    polygon.extend([
         centre + t1 + t2,
         centre - t1 + t2,
         centre - t1 - t2,
         centre + t1 - t2,
-    ];
+    ]);
     for (dir, limit) in [(u, h_ref), (-u, h_ref), (v, h_ref), (-v, h_ref)] {
-        polygon = clip(&polygon, dir, dir.dot(rf.position) + limit);
+        clip(polygon, dir, dir.dot(rf.position) + limit, clipped);
+        std::mem::swap(polygon, clipped);
         if polygon.is_empty() {
             return;
         }
     }
-    let mut points: Vec<(DVec3, f64)> = polygon
-        .into_iter()
-        .filter_map(|p| {
-            let separation = n.dot(p - face_centre);
-            (separation <= margin).then_some((p - n * (0.5 * separation), -separation))
-        })
-        .collect();
-    reduce_to_four(&mut points);
-    out.extend(points.into_iter().map(|(point, depth)| Contact {
+    points.clear();
+    points.extend(polygon.iter().filter_map(|&p| {
+        let separation = n.dot(p - face_centre);
+        (separation <= margin).then_some((p - n * (0.5 * separation), -separation))
+    }));
+    reduce_to_four(points);
+    out.extend(points.iter().map(|&(point, depth)| Contact {
         a: i_inc,
         b: Some(i_ref),
         point,
@@ -370,9 +381,9 @@ fn face_contacts(
     }));
 }
 
-/// Sutherland-Hodgman: the part of the polygon where dir . p <= offset.
-fn clip(polygon: &[DVec3], dir: DVec3, offset: f64) -> Vec<DVec3> {
-    let mut out = Vec::with_capacity(polygon.len() + 1);
+/// Sutherland-Hodgman: the part of the polygon where dir . p <= offset, into `out`.
+fn clip(polygon: &[DVec3], dir: DVec3, offset: f64, out: &mut Vec<DVec3>) {
+    out.clear();
     for (i, &p) in polygon.iter().enumerate() {
         let q = polygon[(i + 1) % polygon.len()];
         let (dp, dq) = (dir.dot(p) - offset, dir.dot(q) - offset);
@@ -383,7 +394,6 @@ fn clip(polygon: &[DVec3], dir: DVec3, offset: f64) -> Vec<DVec3> {
             out.push(p + (q - p) * (dp / (dp - dq)));
         }
     }
-    out
 }
 
 /// Keeps at most four points: the deepest, then each time the one furthest from those kept.
@@ -391,27 +401,27 @@ fn reduce_to_four(points: &mut Vec<(DVec3, f64)>) {
     if points.len() <= 4 {
         return;
     }
-    let mut kept = vec![points
+    let deepest = points
         .iter()
         .copied()
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .expect("more than four points")];
-    while kept.len() < 4 {
-        let next = points
+        .expect("more than four points");
+    let mut kept = [deepest; 4];
+    for n in 1..4 {
+        let far = |p: &(DVec3, f64)| {
+            kept[..n]
+                .iter()
+                .map(|k| k.0.distance_squared(p.0))
+                .fold(f64::INFINITY, f64::min)
+        };
+        kept[n] = points
             .iter()
             .copied()
-            .max_by(|a, b| {
-                let far = |p: &(DVec3, f64)| {
-                    kept.iter()
-                        .map(|k| k.0.distance_squared(p.0))
-                        .fold(f64::INFINITY, f64::min)
-                };
-                far(a).total_cmp(&far(b))
-            })
+            .max_by(|a, b| far(a).total_cmp(&far(b)))
             .expect("more than four points");
-        kept.push(next);
     }
-    *points = kept;
+    points.clear();
+    points.extend(kept);
 }
 
 #[cfg(test)]

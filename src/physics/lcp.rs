@@ -24,9 +24,12 @@
 
 use glam::DVec3;
 
-use super::blocks::Blocks;
+use std::cell::OnceCell;
+
+use super::blocks::{Blocks, Rows, REGULARISATION};
 use super::body::Body;
 use super::contact::Contact;
+use super::jacobian::{Jacobian, Run};
 use crate::solver::ContactLayout;
 
 /// How the LCP is laid out for the GPU.
@@ -40,14 +43,19 @@ pub enum Mode {
 }
 
 /// One frame's contact LCP in float64.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ContactLcp {
     /// The contacts, in the order of the unknowns.
     pub contacts: Vec<Contact>,
     /// Normal, tangent 1, tangent 2 of each contact.
     pub directions: Vec<[DVec3; 3]>,
-    /// For each contact i, every j with a non-zero block A_ij (i itself first, then ascending).
-    pub blocks: Blocks,
+    /// J and M^-1: A = J M^-1 J^T (+ the regularisation) without its blocks.
+    pub jacobian: Jacobian,
+    /// The diagonal of each A_ii (regularised).
+    pub diagonal: Vec<[f64; 3]>,
+    /// A's blocks in float64, built the first time a float64 solver asks ([`Self::blocks`]):
+    /// a frame on the GPU never needs them.
+    blocks: OnceCell<Blocks>,
     /// b of each contact: the velocity along the three directions before any impulse, minus the
     /// correction target on the normal row, m/s.
     pub b: Vec<[f64; 3]>,
@@ -97,12 +105,16 @@ impl ContactLcp {
                 ]
             })
             .collect();
-        let blocks = Blocks::assemble(bodies, &contacts, &directions);
+        let jacobian = Jacobian::new(bodies, &contacts, &directions);
+        let rows = Rows::new(&jacobian, &directions);
+        let diagonal = (0..contacts.len()).map(|i| rows.diagonal(i)).collect();
         let island = contacts.iter().map(|c| roots[c.a]).collect();
         ContactLcp {
             contacts,
             directions,
-            blocks,
+            jacobian,
+            diagonal,
+            blocks: OnceCell::new(),
             b,
             mu,
             x0,
@@ -140,11 +152,38 @@ impl ContactLcp {
         }
     }
 
-    /// w = A x + b for all contacts.
+    /// For each contact i, every j with a non-zero block A_ij (i itself first, then
+    /// ascending), built on the first call.
+    pub fn blocks(&self) -> &Blocks {
+        self.blocks
+            .get_or_init(|| Blocks::assemble(&Rows::new(&self.jacobian, &self.directions)))
+    }
+
+    /// w = A x + b for all contacts, through A's blocks: the float64 solvers' product.
     pub fn w(&self, x: &[[f64; 3]]) -> Vec<[f64; 3]> {
         let mut w = vec![[0.0; 3]; x.len()];
-        self.blocks.product(x, |i| self.b[i], &mut w);
+        self.blocks().product(x, |i| self.b[i], &mut w);
         w
+    }
+
+    /// A x + c(i) for each contact i of `run` into `out` (`x` and `out`: the run's), through J:
+    /// A = J M^-1 J^T plus the regularisation of the diagonal, a tenth of the work of a product
+    /// through A's blocks, its sums rounded differently (last bits). For the estimates of a
+    /// frame, not its solve. `moved`: room for one (velocity, spin) per body.
+    fn product_through_j(
+        &self,
+        run: &Run,
+        (x, c): (&[[f64; 3]], impl Fn(usize) -> [f64; 3]),
+        out: &mut [[f64; 3]],
+        moved: &mut [(DVec3, DVec3)],
+    ) {
+        self.jacobian.product(run, &self.directions, x, out, moved);
+        let share = REGULARISATION / (1.0 + REGULARISATION);
+        let diagonal = &self.diagonal[run.contacts()];
+        for (i, ((w, d), x)) in out.iter_mut().zip(diagonal).zip(x).enumerate() {
+            let c = c(i);
+            *w = [0, 1, 2].map(|r| w[r] + share * d[r] * x[r] + c[r]);
+        }
     }
 
     /// Projects one contact's impulses onto x_n >= 0, |x_t| <= mu x_n.
@@ -170,47 +209,57 @@ impl ContactLcp {
 
     /// 1 / diag(A) of each contact's three rows.
     fn inverse_diagonal(&self) -> Vec<[f64; 3]> {
-        (0..self.blocks.rows())
-            .map(|i| {
-                let own = self.blocks.diagonal(i);
-                [0, 1, 2].map(|r| 1.0 / own[r][r])
-            })
-            .collect()
+        self.diagonal.iter().map(|d| d.map(|v| 1.0 / v)).collect()
     }
 
     /// The largest eigenvalue of D A (D = 1 / diag(A)), estimated by 20 power iterations on the
     /// symmetric D^1/2 A D^1/2 from a fixed start: a Rayleigh quotient, so never above the true
     /// value (8.1 for the standing wall, whose true value is 8.9). Projected Jacobi converges
-    /// for steps above -2 / lambda.
+    /// for steps above -2 / lambda. The products go through J: the estimate differs from one
+    /// through A's blocks in its last bits (2e-15 relative), which the float32 step it gives
+    /// keeps (every frame of the fingerprinted scenes).
     pub fn lambda_max(&self) -> f64 {
         let root: Vec<[f64; 3]> = self
             .inverse_diagonal()
             .iter()
             .map(|d| d.map(f64::sqrt))
             .collect();
-        // A fixed start with no zero component, so that the estimate is deterministic.
-        let mut v: Vec<[f64; 3]> = (0..root.len())
-            .map(|i| [0, 1, 2].map(|r| 1.0 + ((3 * i + r) * 7919 % 97) as f64 / 194.0))
-            .collect();
-        let (mut u, mut next) = (v.clone(), v.clone());
-        let mut lambda = 0.0;
-        for _ in 0..20 {
-            let norm = v.iter().flatten().map(|a| a * a).sum::<f64>().sqrt();
-            for ((u, v), s) in u.iter_mut().zip(&v).zip(&root) {
-                *u = [0, 1, 2].map(|r| v[r] / norm * s[r]);
+        let mut moved = vec![(DVec3::ZERO, DVec3::ZERO); self.jacobian.bodies()];
+        // Island by island (A has no block between two), each in the cache for all its
+        // iterations: unnormalised, v_I = (D^1/2 A D^1/2)^k v0_I (growing as lambda^k, about
+        // 9^19 at most here), and the Rayleigh quotient of the whole v, scale-free, is
+        // sum_I v_I . (D^1/2 A D^1/2 v)_I / sum_I |v_I|^2 at the last iteration.
+        let (mut num, mut den) = (0.0, 0.0);
+        let mut first = 0;
+        for size in self.island_runs() {
+            let run = self.jacobian.run(first..first + size);
+            let root = &root[first..first + size];
+            // A fixed start with no zero component, so that the estimate is deterministic.
+            let mut v: Vec<[f64; 3]> = (first..first + size)
+                .map(|i| [0, 1, 2].map(|r| 1.0 + ((3 * i + r) * 7919 % 97) as f64 / 194.0))
+                .collect();
+            let (mut u, mut next) = (v.clone(), v.clone());
+            for k in 0..20 {
+                for ((u, v), s) in u.iter_mut().zip(&v).zip(root) {
+                    *u = [0, 1, 2].map(|r| v[r] * s[r]);
+                }
+                self.product_through_j(&run, (&u, |_| [0.0; 3]), &mut next, &mut moved);
+                for (m, s) in next.iter_mut().zip(root) {
+                    *m = [0, 1, 2].map(|r| m[r] * s[r]);
+                }
+                if k < 19 {
+                    std::mem::swap(&mut v, &mut next);
+                }
             }
-            self.blocks.product(&u, |_| [0.0; 3], &mut next);
-            for (m, s) in next.iter_mut().zip(&root) {
-                *m = [0, 1, 2].map(|r| m[r] * s[r]);
-            }
-            lambda = v
-                .iter()
-                .zip(&next)
-                .map(|(v, m)| (0..3).map(|r| v[r] / norm * m[r]).sum::<f64>())
-                .sum();
-            std::mem::swap(&mut v, &mut next);
+            num += dot(&v, &next);
+            den += dot(&v, &v);
+            first += size;
         }
-        lambda
+        if den > 0.0 {
+            num / den
+        } else {
+            0.0
+        }
     }
 
     /// Accelerated projected Jacobi in float64, the twin of the GPU's
@@ -251,9 +300,13 @@ impl ContactLcp {
     }
 
     /// How far `x` is from solving the LCP: the largest |x - proj(x - (Ax + b))| over all rows,
-    /// which is |min(x_n, w_n)| on normal rows; zero exactly at a solution, m/s.
+    /// which is |min(x_n, w_n)| on normal rows; zero exactly at a solution, m/s. A x through J
+    /// (every frame's statistics).
     pub fn residual(&self, x: &[[f64; 3]]) -> f64 {
-        let w = self.w(x);
+        let mut w = vec![[0.0; 3]; x.len()];
+        let mut moved = vec![(DVec3::ZERO, DVec3::ZERO); self.jacobian.bodies()];
+        let run = self.jacobian.run(0..x.len());
+        self.product_through_j(&run, (x, |i| self.b[i]), &mut w, &mut moved);
         x.iter()
             .zip(&w)
             .map(|(x, w)| {
@@ -267,8 +320,9 @@ impl ContactLcp {
     pub fn dense(&self) -> Vec<f64> {
         let n = self.size();
         let mut a = vec![0.0; n * n];
-        for i in 0..self.blocks.rows() {
-            let (columns, values) = self.blocks.row(i);
+        let blocks = self.blocks();
+        for i in 0..blocks.rows() {
+            let (columns, values) = blocks.row(i);
             for (j, block) in columns.iter().zip(values) {
                 for r in 0..3 {
                     for c in 0..3 {
@@ -284,27 +338,45 @@ impl ContactLcp {
     pub fn gpu_layout(&self, mode: Mode) -> ContactLayout {
         let contacts = self.contacts.len();
         let rows = 4 * contacts;
+        // A's rows straight from J into float32, one at a time.
+        let a = Rows::new(&self.jacobian, &self.directions);
         let count = match mode {
             Mode::Dense => contacts,
-            Mode::Blocks => self.blocks.widest().div_ceil(4) * 4,
+            Mode::Blocks => {
+                (0..contacts)
+                    .map(|i| a.len(i))
+                    .max()
+                    .unwrap_or(0)
+                    .div_ceil(4)
+                    * 4
+            }
         };
         let width = 4 * count;
-        let mut matrix = vec![0.0f32; rows * width];
-        let mut neighbours = (mode == Mode::Blocks).then(|| vec![-1.0f32; rows * count / 4]);
+        // Contact after contact, its 4 rows of the matrix and of the neighbour lists are
+        // written in a small buffer, then appended: the large vectors are written once, in
+        // order, and never cleared first.
+        let mut matrix = Vec::with_capacity(rows * width);
+        let mut neighbours = (mode == Mode::Blocks).then(|| Vec::with_capacity(rows * count / 4));
+        let (mut lines, mut lists) = (vec![0.0f32; 4 * width], vec![-1.0f32; count]);
+        let (mut columns, mut values) = (Vec::new(), Vec::new());
         for i in 0..contacts {
-            let (columns, values) = self.blocks.row(i);
-            for (s, (&j, block)) in columns.iter().zip(values).enumerate() {
+            a.row(i, &mut columns, &mut values);
+            for (s, (&j, block)) in columns.iter().zip(&values).enumerate() {
                 let slot = if mode == Mode::Dense { j } else { s };
                 for (r, line) in block.iter().enumerate() {
-                    let at = (4 * i + r) * width + 4 * slot;
-                    for (m, v) in matrix[at..at + 3].iter_mut().zip(line) {
+                    let at = r * width + 4 * slot;
+                    for (m, v) in lines[at..at + 3].iter_mut().zip(line) {
                         *m = *v as f32;
                     }
                 }
-                if let Some(list) = neighbours.as_mut() {
-                    list[(4 * i + s % 4) * (count / 4) + s / 4] = j as f32;
-                }
+                lists[(s % 4) * (count / 4) + s / 4] = j as f32;
             }
+            matrix.extend_from_slice(&lines);
+            lines.fill(0.0);
+            if let Some(list) = neighbours.as_mut() {
+                list.extend_from_slice(&lists);
+            }
+            lists.fill(-1.0);
         }
         ContactLayout {
             width,
@@ -345,6 +417,15 @@ impl ContactLcp {
     }
 }
 
+/// The dot product of two vectors of 3 per contact.
+fn dot(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+    a.iter()
+        .flatten()
+        .zip(b.iter().flatten())
+        .map(|(a, b)| a * b)
+        .sum()
+}
+
 /// Two unit tangents completing `n` to a right-handed orthonormal basis, chosen the same way
 /// for the same normal (so warm-started friction keeps its meaning).
 pub fn tangents(n: DVec3) -> (DVec3, DVec3) {
@@ -371,4 +452,97 @@ pub(super) fn body_islands(bodies: usize, contacts: &[Contact]) -> Vec<usize> {
         }
     }
     (0..bodies).map(|i| root(&mut parent, i)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::DVec3;
+
+    use super::super::{wall, Settings, WallSpec, World};
+    use super::*;
+
+    /// A frame of three walls, the front one hit by the ball: islands of several sizes,
+    /// contacts with the ground, between cubes and with the ball.
+    fn busy() -> ContactLcp {
+        let spec = WallSpec {
+            walls: 3,
+            ..WallSpec::default()
+        };
+        let mut world = World::new(wall(&spec), Settings::default());
+        let front = -4.0 * spec.edge;
+        world.throw_ball(
+            DVec3::new(0.0, 2.0, front - 3.0),
+            DVec3::new(0.0, 0.0, 15.0),
+            0.5,
+            100.0,
+        );
+        for _ in 0..16 {
+            world.step_cpu().unwrap();
+        }
+        world.begin_frame()
+    }
+
+    /// The products through J (J M^-1 J^T plus the regularisation, island by island) and
+    /// through A's blocks are the same product: to the last bits for A x, and for the largest
+    /// eigenvalue of D A, which a plain power iteration through the blocks estimates.
+    #[test]
+    fn products_through_j_and_through_the_blocks_agree() {
+        let lcp = busy();
+        let n = lcp.contacts.len();
+        assert!(
+            lcp.island_runs().len() > 1 && n > 500,
+            "{n} contacts, {:?}",
+            lcp.island_runs()
+        );
+        let x: Vec<[f64; 3]> = (0..n)
+            .map(|i| [0, 1, 2].map(|r| ((5 * i + 3 * r) % 11) as f64 - 4.5))
+            .collect();
+        let mut through_j = vec![[0.0; 3]; n];
+        let mut moved = vec![(DVec3::ZERO, DVec3::ZERO); lcp.jacobian.bodies()];
+        let run = lcp.jacobian.run(0..n);
+        lcp.product_through_j(&run, (&x, |_| [0.0; 3]), &mut through_j, &mut moved);
+        let mut through_blocks = vec![[0.0; 3]; n];
+        lcp.blocks().product(&x, |_| [0.0; 3], &mut through_blocks);
+        let scale = through_blocks
+            .iter()
+            .flatten()
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        for (j, b) in through_j
+            .iter()
+            .flatten()
+            .zip(through_blocks.iter().flatten())
+        {
+            assert!((j - b).abs() <= 1e-12 * scale, "{j} against {b} of {scale}");
+        }
+        // The power iteration through the blocks, all islands at once, normalised.
+        let root: Vec<[f64; 3]> = lcp
+            .diagonal
+            .iter()
+            .map(|d| d.map(|v| v.sqrt().recip()))
+            .collect();
+        let mut v: Vec<[f64; 3]> = (0..n)
+            .map(|i| [0, 1, 2].map(|r| 1.0 + ((3 * i + r) * 7919 % 97) as f64 / 194.0))
+            .collect();
+        let mut lambda = 0.0;
+        for _ in 0..20 {
+            let norm = dot(&v, &v).sqrt();
+            let u: Vec<[f64; 3]> = v
+                .iter()
+                .zip(&root)
+                .map(|(v, s)| [0, 1, 2].map(|r| v[r] / norm * s[r]))
+                .collect();
+            let mut next = vec![[0.0; 3]; n];
+            lcp.blocks().product(&u, |_| [0.0; 3], &mut next);
+            next.iter_mut()
+                .zip(&root)
+                .for_each(|(m, s)| *m = [0, 1, 2].map(|r| m[r] * s[r]));
+            lambda = dot(&v, &next) / norm;
+            v = next;
+        }
+        let estimate = lcp.lambda_max();
+        assert!(
+            estimate > 1.0 && (estimate - lambda).abs() <= 1e-12 * lambda,
+            "{estimate} against {lambda}"
+        );
+    }
 }
