@@ -130,7 +130,7 @@ on_both_backends! {
         // against the same float64 twin.
         if kind == BackendKind::WebGpu {
             let mut layout = lcp.gpu_layout(Mode::Blocks);
-            layout.factors = Some(lcp.factors(&start));
+            layout.factors = Some(lcp.factors());
             let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
             assert_eq!(system.factors.as_ref().map(|f| f.count), Some(100), "one workgroup per wall");
             let x = contact_nesterov_compute(gpu.as_ref(), &system, &system.x0, (step, lcp.mu as f32), 4).unwrap();

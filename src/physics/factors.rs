@@ -3,7 +3,6 @@
 //! body instead of A's block rows).
 
 use super::blocks::REGULARISATION;
-use super::body::Body;
 use super::lcp::ContactLcp;
 use crate::solver::{ContactFactors, ContactLayout, JACOBIAN_TEXELS};
 
@@ -18,32 +17,38 @@ impl ContactLcp {
         }
     }
 
-    /// The factors of this LCP's matrix for `bodies` (the bodies it was assembled for, at the
-    /// same positions): J from the contact directions and lever arms, M^-1 from the bodies.
-    pub fn factors(&self, bodies: &[Body]) -> ContactFactors {
+    /// The factors of this LCP's matrix in float32, from its J and M^-1
+    /// ([`super::jacobian::Jacobian`]).
+    pub fn factors(&self) -> ContactFactors {
         let contacts = self.contacts.len();
         // Body slots in the order of the contacts: each island's bodies are one run.
-        let mut slot = vec![usize::MAX; bodies.len()];
+        let mut slot: Vec<usize> = Vec::new();
+        let mut bodies_of_slots: Vec<usize> = Vec::new();
         let mut members: Vec<Vec<usize>> = Vec::new();
         let mut island_bodies: Vec<usize> = Vec::new();
         let mut jacobian = vec![0.0f32; 4 * contacts * JACOBIAN_TEXELS];
-        for (c, contact) in self.contacts.iter().enumerate() {
+        for c in 0..contacts {
             if c == 0 || self.island[c] != self.island[c - 1] {
                 island_bodies.push(0);
             }
             let mut slots = [0.0f32; 2];
-            for (side, body) in [Some(contact.a), contact.b].into_iter().enumerate() {
-                let Some(k) = body else { continue };
+            for s in self.jacobian.sides(c) {
+                let k = s.body;
+                if slot.len() <= k {
+                    slot.resize(k + 1, usize::MAX);
+                }
                 if slot[k] == usize::MAX {
                     slot[k] = members.len();
                     members.push(Vec::new());
+                    bodies_of_slots.push(k);
                     *island_bodies.last_mut().expect("an island") += 1;
                 }
+                // Side 0: body a (the impulse's sign +1), side 1: body b.
+                let side = usize::from(s.sign < 0.0);
                 members[slot[k]].push(2 * c + side);
                 slots[side] = (slot[k] + 1) as f32;
-                let r = contact.point - bodies[k].position;
-                for (d, e) in self.directions[c].iter().enumerate() {
-                    let arm = r.cross(*e).as_vec3().to_array();
+                for (d, arm) in s.arms.iter().enumerate() {
+                    let arm = arm.as_vec3().to_array();
                     let texel = [arm[0], arm[1], arm[2], 0.0];
                     ContactFactors::put(
                         &mut jacobian,
@@ -67,21 +72,12 @@ impl ContactLcp {
         let longest = members.iter().map(Vec::len).max().unwrap_or(0);
         let body_width = 3 + longest.div_ceil(4);
         let mut data = vec![-1.0f32; 4 * members.len() * body_width];
-        let mut bodies_of_slots = vec![0; members.len()];
-        for (k, &s) in slot.iter().enumerate() {
-            if s != usize::MAX {
-                bodies_of_slots[s] = k;
-            }
-        }
         for (s, list) in members.iter().enumerate() {
-            let body = &bodies[bodies_of_slots[s]];
-            let inertia = body
-                .inv_inertia_world()
-                .transpose()
-                .as_mat3()
-                .to_cols_array_2d();
+            let (inv_mass, inv_inertia) = self.jacobian.inverse(bodies_of_slots[s]);
+            // Rows of the (symmetric) inverse inertia: the transpose's columns.
+            let inertia = inv_inertia.transpose().as_mat3().to_cols_array_2d();
             for (row, line) in inertia.iter().enumerate() {
-                let w = if row == 0 { body.inv_mass as f32 } else { 0.0 };
+                let w = if row == 0 { inv_mass as f32 } else { 0.0 };
                 ContactFactors::put(
                     &mut data,
                     body_width,

@@ -91,7 +91,7 @@ pub async fn gpu_frame_timed(
         // rows are ten times the data), else A's rows too.
         let layout = match mode {
             Mode::Blocks => {
-                let factors = lcp.factors(&world.bodies);
+                let factors = lcp.factors();
                 if solver::solves_from_factors(gpu, method, &lcp.island_runs(), &factors) {
                     lcp.factored_layout(factors)
                 } else {
