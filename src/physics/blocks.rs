@@ -77,16 +77,22 @@ impl Own {
         }
     }
 
-    /// Adds to A_ij this body's term, `t` contact j's touch of it:
+    /// Adds to A_ij this body's term, `t` contact j's touch of it, `dots` the products
+    /// e_i . e_j of the two contacts' directions ([`dots`]):
     /// s_i s_j ((e_i . e_j) / m + (I^-1 (r_i x e_i)) . (r_j x e_j)).
-    fn add(&self, block: &mut Block, e: &[[DVec3; 3]], (i, j): (usize, usize), t: &Touch) {
-        for (r, line) in block.iter_mut().enumerate() {
-            for (col, v) in line.iter_mut().enumerate() {
-                let lin = e[i][r].dot(e[j][col]) * self.inv_mass;
+    fn add(&self, block: &mut Block, dots: &Block, t: &Touch) {
+        for (r, (line, dots)) in block.iter_mut().zip(dots).enumerate() {
+            for (col, (v, dot)) in line.iter_mut().zip(dots).enumerate() {
+                let lin = dot * self.inv_mass;
                 *v += self.touch.sign * t.sign * (lin + self.turned[r].dot(t.arms[col]));
             }
         }
     }
+}
+
+/// e_i[r] . e_j[col] for the directions of two contacts.
+fn dots(e_i: &[DVec3; 3], e_j: &[DVec3; 3]) -> Block {
+    e_i.map(|e| e_j.map(|f| e.dot(f)))
 }
 
 /// Raises the diagonal of A_ii.
@@ -99,10 +105,10 @@ fn regularise(block: &mut Block) {
 /// The diagonal of A_ii alone, as [`Rows::row`] computes it, for the contacts of `jacobian`
 /// (unit `directions`, normal first).
 pub(super) fn diagonal(jacobian: &Jacobian, directions: &[[DVec3; 3]], i: usize) -> [f64; 3] {
-    let mut block = [[0.0; 3]; 3];
+    let (mut block, dots) = ([[0.0; 3]; 3], dots(&directions[i], &directions[i]));
     for side in jacobian.sides(i) {
         let own = Own::new(jacobian, i, side);
-        own.add(&mut block, directions, (i, i), &own.touch);
+        own.add(&mut block, &dots, &own.touch);
     }
     regularise(&mut block);
     [0, 1, 2].map(|r| block[r][r])
@@ -197,13 +203,20 @@ impl<'a> Rows<'a> {
         columns.clear();
         values.clear();
         let mut own = self.cursors(i);
+        let e = self.directions;
+        // The contacts of one face's manifold lie side by side and share their directions:
+        // their products e_i . e_j are computed once.
+        let mut last = (i, dots(&e[i], &e[i]));
         // The merge: the next neighbour j is the smallest contact left in either list.
         while let Some(j) = own.iter().flatten().filter_map(Cursor::next).min() {
+            if e[j] != e[last.0] {
+                last = (j, dots(&e[i], &e[j]));
+            }
             let mut block = [[0.0; 3]; 3];
             for own in own.iter_mut().flatten() {
                 if let Some(t) = own.list.get(own.at).filter(|t| t.contact == j) {
                     own.at += 1;
-                    own.own.add(&mut block, self.directions, (i, j), t);
+                    own.own.add(&mut block, &last.1, t);
                 }
             }
             if j == i {
