@@ -57,15 +57,68 @@ fn touch(i: usize, side: &Side) -> Touch {
     }
 }
 
+/// Row i's contact on one of its bodies: what the body's term in each block of the row needs.
+#[derive(Clone, Copy)]
+struct Own {
+    /// 1 / the body's mass.
+    inv_mass: f64,
+    touch: Touch,
+    /// I^-1 (r x e) of the contact's three directions.
+    turned: [DVec3; 3],
+}
+
+impl Own {
+    fn new(jacobian: &Jacobian, i: usize, side: &Side) -> Self {
+        let (inv_mass, inv_inertia) = jacobian.inverse(side.body);
+        Own {
+            inv_mass,
+            touch: touch(i, side),
+            turned: side.arms.map(|arm| *inv_inertia * arm),
+        }
+    }
+
+    /// Adds to A_ij this body's term, `t` contact j's touch of it, `dots` the products
+    /// e_i . e_j of the two contacts' directions ([`dots`]):
+    /// s_i s_j ((e_i . e_j) / m + (I^-1 (r_i x e_i)) . (r_j x e_j)).
+    fn add(&self, block: &mut Block, dots: &Block, t: &Touch) {
+        for (r, (line, dots)) in block.iter_mut().zip(dots).enumerate() {
+            for (col, (v, dot)) in line.iter_mut().zip(dots).enumerate() {
+                let lin = dot * self.inv_mass;
+                *v += self.touch.sign * t.sign * (lin + self.turned[r].dot(t.arms[col]));
+            }
+        }
+    }
+}
+
+/// e_i[r] . e_j[col] for the directions of two contacts.
+fn dots(e_i: &[DVec3; 3], e_j: &[DVec3; 3]) -> Block {
+    e_i.map(|e| e_j.map(|f| e.dot(f)))
+}
+
+/// Raises the diagonal of A_ii.
+fn regularise(block: &mut Block) {
+    for (r, line) in block.iter_mut().enumerate() {
+        line[r] *= 1.0 + REGULARISATION;
+    }
+}
+
+/// The diagonal of A_ii alone, as [`Rows::row`] computes it, for the contacts of `jacobian`
+/// (unit `directions`, normal first).
+pub(super) fn diagonal(jacobian: &Jacobian, directions: &[[DVec3; 3]], i: usize) -> [f64; 3] {
+    let (mut block, dots) = ([[0.0; 3]; 3], dots(&directions[i], &directions[i]));
+    for side in jacobian.sides(i) {
+        let own = Own::new(jacobian, i, side);
+        own.add(&mut block, &dots, &own.touch);
+    }
+    regularise(&mut block);
+    [0, 1, 2].map(|r| block[r][r])
+}
+
 /// One body of the contact whose row is being built, and how far the merge has read the
 /// contacts touching it.
 struct Cursor<'a> {
     list: &'a [Touch],
-    inv_mass: f64,
-    /// The row's contact on the body.
-    own: Touch,
-    /// I^-1 (r x e) of the row's contact's three directions.
-    turned: [DVec3; 3],
+    own: Own,
     at: usize,
 }
 
@@ -115,35 +168,13 @@ impl<'a> Rows<'a> {
     fn cursors(&self, i: usize) -> [Option<Cursor<'_>>; 2] {
         let mut own = [None, None];
         for (cursor, side) in own.iter_mut().zip(self.jacobian.sides(i)) {
-            let (inv_mass, inv_inertia) = self.jacobian.inverse(side.body);
             *cursor = Some(Cursor {
                 list: &self.touching[self.first[side.body]..self.first[side.body + 1]],
-                inv_mass,
-                own: touch(i, side),
-                turned: side.arms.map(|arm| *inv_inertia * arm),
+                own: Own::new(self.jacobian, i, side),
                 at: 0,
             });
         }
         own
-    }
-
-    /// Adds to A_ij the term of the body of `own` (row i's), `t` contact j's touch of it:
-    /// s_i s_j ((e_i . e_j) / m + (I^-1 (r_i x e_i)) . (r_j x e_j)).
-    fn add(&self, block: &mut Block, own: &Cursor, (i, j): (usize, usize), t: &Touch) {
-        let e = self.directions;
-        for (r, line) in block.iter_mut().enumerate() {
-            for (col, v) in line.iter_mut().enumerate() {
-                let lin = e[i][r].dot(e[j][col]) * own.inv_mass;
-                *v += own.own.sign * t.sign * (lin + own.turned[r].dot(t.arms[col]));
-            }
-        }
-    }
-
-    /// Raises the diagonal of A_ii.
-    fn regularise(block: &mut Block) {
-        for (r, line) in block.iter_mut().enumerate() {
-            line[r] *= 1.0 + REGULARISATION;
-        }
     }
 
     /// Blocks in row `i`: the contacts sharing a moving body with contact i, i included.
@@ -172,17 +203,24 @@ impl<'a> Rows<'a> {
         columns.clear();
         values.clear();
         let mut own = self.cursors(i);
+        let e = self.directions;
+        // The contacts of one face's manifold lie side by side and share their directions:
+        // their products e_i . e_j are computed once.
+        let mut last = (i, dots(&e[i], &e[i]));
         // The merge: the next neighbour j is the smallest contact left in either list.
         while let Some(j) = own.iter().flatten().filter_map(Cursor::next).min() {
+            if e[j] != e[last.0] {
+                last = (j, dots(&e[i], &e[j]));
+            }
             let mut block = [[0.0; 3]; 3];
             for own in own.iter_mut().flatten() {
                 if let Some(t) = own.list.get(own.at).filter(|t| t.contact == j) {
                     own.at += 1;
-                    self.add(&mut block, own, (i, j), t);
+                    own.own.add(&mut block, &last.1, t);
                 }
             }
             if j == i {
-                Self::regularise(&mut block);
+                regularise(&mut block);
             }
             columns.push(j);
             values.push(block);
@@ -191,16 +229,6 @@ impl<'a> Rows<'a> {
         let diagonal = columns.partition_point(|&j| j < i);
         columns[..=diagonal].rotate_right(1);
         values[..=diagonal].rotate_right(1);
-    }
-
-    /// The diagonal of A_ii alone, as [`Self::row`] computes it.
-    pub fn diagonal(&self, i: usize) -> [f64; 3] {
-        let mut block = [[0.0; 3]; 3];
-        for own in self.cursors(i).iter().flatten() {
-            self.add(&mut block, own, (i, i), &own.own);
-        }
-        Self::regularise(&mut block);
-        [0, 1, 2].map(|r| block[r][r])
     }
 }
 

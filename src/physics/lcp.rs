@@ -26,7 +26,7 @@ use glam::DVec3;
 
 use std::cell::OnceCell;
 
-use super::blocks::{Blocks, Rows, REGULARISATION};
+use super::blocks::{self, Blocks, Rows, REGULARISATION};
 use super::body::Body;
 use super::contact::Contact;
 use super::jacobian::{Jacobian, Run};
@@ -106,8 +106,9 @@ impl ContactLcp {
             })
             .collect();
         let jacobian = Jacobian::new(bodies, &contacts, &directions);
-        let rows = Rows::new(&jacobian, &directions);
-        let diagonal = (0..contacts.len()).map(|i| rows.diagonal(i)).collect();
+        let diagonal = (0..contacts.len())
+            .map(|i| blocks::diagonal(&jacobian, &directions, i))
+            .collect();
         let island = contacts.iter().map(|c| roots[c.a]).collect();
         ContactLcp {
             contacts,

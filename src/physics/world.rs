@@ -159,10 +159,49 @@ pub struct World {
     pub stats: Stats,
     /// Energy present at the start plus every joule put in since (throws and pushes), J.
     energy_in: f64,
-    /// Last frame's contacts and those of the sleeping islands, ordered by their pair of bodies
-    /// (each pair's in the order they were found): a pair's are one run, found by binary
-    /// search.
-    remembered: Vec<Remembered>,
+    /// Last frame's contacts and those of the sleeping islands.
+    remembered: Memory,
+}
+
+/// Remembered contacts grouped by their body a, each body's in the order they were
+/// remembered: a contact's candidates are one short run, found without a search.
+#[derive(Debug, Clone, Default)]
+struct Memory {
+    contacts: Vec<Remembered>,
+    /// Body a's contacts are contacts[first[a] .. first[a + 1]] (bodies past the end have
+    /// none).
+    first: Vec<usize>,
+}
+
+impl Memory {
+    /// The contacts remembered with body a.
+    fn of(&self, a: usize) -> &[Remembered] {
+        match (self.first.get(a), self.first.get(a + 1)) {
+            (Some(&start), Some(&end)) => &self.contacts[start..end],
+            _ => &[],
+        }
+    }
+
+    /// Groups `contacts` by body a (a counting sort: stable, one pass) among `bodies` bodies.
+    fn group(&mut self, contacts: Vec<Remembered>, bodies: usize) {
+        let mut first = vec![0; bodies + 1];
+        for r in &contacts {
+            first[r.pair.0 + 1] += 1;
+        }
+        for k in 0..bodies {
+            first[k + 1] += first[k];
+        }
+        let mut next = first.clone();
+        let mut grouped = contacts.clone();
+        for r in contacts {
+            grouped[next[r.pair.0]] = r;
+            next[r.pair.0] += 1;
+        }
+        *self = Memory {
+            contacts: grouped,
+            first,
+        };
+    }
 }
 
 /// A remembered contact matches a new one of the same bodies within this distance, m.
@@ -176,7 +215,7 @@ impl World {
             settings,
             stats: Stats::default(),
             energy_in: 0.0,
-            remembered: Vec::new(),
+            remembered: Memory::default(),
         };
         world.energy_in = world.energy();
         world
@@ -199,7 +238,7 @@ impl World {
         if let Some(k) = self.ball_index() {
             self.energy_in -= self.bodies[k].energy(self.settings.gravity);
             self.bodies.remove(k);
-            self.remembered.clear();
+            self.remembered = Memory::default();
         }
         let ball = Body::ball(from, radius, mass, velocity);
         self.energy_in += ball.energy(self.settings.gravity);
@@ -336,8 +375,8 @@ impl World {
         // Sleeping contacts keep their impulses for when their island wakes.
         let bodies = &self.bodies;
         let asleep = |k: usize| bodies[k].asleep.is_some();
-        self.remembered
-            .retain(|r| asleep(r.pair.0) && r.pair.1.is_none_or(asleep));
+        let mut remembered = std::mem::take(&mut self.remembered.contacts);
+        remembered.retain(|r| asleep(r.pair.0) && r.pair.1.is_none_or(asleep));
         for ((c, dirs), x) in lcp.contacts.iter().zip(&lcp.directions).zip(x) {
             let j = dirs[0] * x[0] + dirs[1] * x[1] + dirs[2] * x[2];
             self.bodies[c.a].apply_impulse(j, c.point);
@@ -345,14 +384,13 @@ impl World {
                 self.bodies[b].apply_impulse(-j, c.point);
             }
             let a = &self.bodies[c.a];
-            self.remembered.push(Remembered {
+            remembered.push(Remembered {
                 pair: (c.a, c.b),
                 local: a.orientation.inverse() * (c.point - a.position),
                 impulse: j,
             });
         }
-        // Stable: each pair's contacts stay in the order they were remembered.
-        self.remembered.sort_by_key(|r| r.pair);
+        self.remembered.group(remembered, self.bodies.len());
         for b in self.bodies.iter_mut().filter(|b| b.asleep.is_none()) {
             b.integrate(self.settings.dt);
         }
@@ -438,11 +476,11 @@ impl World {
     fn warm_start(&self, c: &Contact) -> [f64; 3] {
         let a = &self.bodies[c.a];
         let local = a.orientation.inverse() * (c.point - a.position);
-        let pair = (c.a, c.b);
-        let first = self.remembered.partition_point(|r| r.pair < pair);
-        let Some(old) = self.remembered[first..]
+        let Some(old) = self
+            .remembered
+            .of(c.a)
             .iter()
-            .take_while(|r| r.pair == pair)
+            .filter(|r| r.pair.1 == c.b)
             .map(|r| (r, r.local.distance(local)))
             .filter(|(_, d)| *d < MATCH_DISTANCE)
             .min_by(|a, b| a.1.total_cmp(&b.1))
