@@ -204,12 +204,13 @@ impl<'a> Rows<'a> {
         values.clear();
         let mut own = self.cursors(i);
         let e = self.directions;
-        // The contacts of one face's manifold lie side by side and share their directions:
-        // their products e_i . e_j are computed once.
+        // The contacts of one face's manifold lie side by side and share their directions
+        // (the tangents are a function of the normal): their products e_i . e_j are computed
+        // once.
         let mut last = (i, dots(&e[i], &e[i]));
         // The merge: the next neighbour j is the smallest contact left in either list.
         while let Some(j) = own.iter().flatten().filter_map(Cursor::next).min() {
-            if e[j] != e[last.0] {
+            if e[j][0] != e[last.0][0] {
                 last = (j, dots(&e[i], &e[j]));
             }
             let mut block = [[0.0; 3]; 3];

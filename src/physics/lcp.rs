@@ -167,7 +167,8 @@ impl ContactLcp {
         w
     }
 
-    /// A x + c(i) for each contact i of `run` into `out` (`x` and `out`: the run's), through J:
+    /// A x + c(i) for each contact i of `run` into `out` (`x` and `out`: the run's; i counts
+    /// all contacts), through J:
     /// A = J M^-1 J^T plus the regularisation of the diagonal, a tenth of the work of a product
     /// through A's blocks, its sums rounded differently (last bits). For the estimates of a
     /// frame, not its solve. `moved`: room for one (velocity, spin) per body.
@@ -181,7 +182,7 @@ impl ContactLcp {
         self.jacobian.product(run, &self.directions, x, out, moved);
         let share = REGULARISATION / (1.0 + REGULARISATION);
         let diagonal = &self.diagonal[run.contacts()];
-        for (i, ((w, d), x)) in out.iter_mut().zip(diagonal).zip(x).enumerate() {
+        for (((w, d), x), i) in out.iter_mut().zip(diagonal).zip(x).zip(run.contacts()) {
             let c = c(i);
             *w = [0, 1, 2].map(|r| w[r] + share * d[r] * x[r] + c[r]);
         }
@@ -306,8 +307,13 @@ impl ContactLcp {
     pub fn residual(&self, x: &[[f64; 3]]) -> f64 {
         let mut w = vec![[0.0; 3]; x.len()];
         let mut moved = vec![(DVec3::ZERO, DVec3::ZERO); self.jacobian.bodies()];
-        let run = self.jacobian.run(0..x.len());
-        self.product_through_j(&run, (x, |i| self.b[i]), &mut w, &mut moved);
+        let mut first = 0;
+        for size in self.island_runs() {
+            let run = self.jacobian.run(first..first + size);
+            let (x, w) = (&x[run.contacts()], &mut w[run.contacts()]);
+            self.product_through_j(&run, (x, |i| self.b[i]), w, &mut moved);
+            first += size;
+        }
         x.iter()
             .zip(&w)
             .map(|(x, w)| {
