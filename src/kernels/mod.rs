@@ -380,7 +380,8 @@ mod tests {
     }
 
     /// naga (the WGSL front end and validator wgpu uses) accepts the compute-path products
-    /// and the single-dispatch contact solver as generated, so a typo in their unrolled lines fails here, not at pipeline creation.
+    /// and the single-dispatch contact solver as generated, so a typo in their unrolled lines
+    /// fails here, not at pipeline creation.
     #[cfg(feature = "native")]
     #[test]
     fn naga_validates_the_compute_kernels() {

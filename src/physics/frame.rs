@@ -7,7 +7,7 @@
 use super::{ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::solver::{self, ContactLayout, ContactMethod, ContactSystem};
+use crate::solver::{self, ContactMethod, ContactSystem};
 
 /// Where one frame's milliseconds went, each part timed by the clock given to
 /// [`gpu_frame_timed`]. The CPU's parts come first; the GPU part is the upload, the solve and
@@ -88,20 +88,15 @@ pub async fn gpu_frame_timed(
         lap(&mut times.step);
         let mode = world.settings.mode;
         // The block layout as its factors alone where one dispatch will solve it (A's block
-        // rows are ten times the data), else A's rows too.
-        let layout = match mode {
-            Mode::Blocks => {
-                let factors = lcp.factors();
-                if solver::solves_from_factors(gpu, method, &lcp.island_runs(), &factors) {
-                    lcp.factored_layout(factors)
-                } else {
-                    ContactLayout {
-                        factors: Some(factors),
-                        ..lcp.gpu_layout(mode)
-                    }
-                }
-            }
-            Mode::Dense => lcp.gpu_layout(mode),
+        // rows are ten times the data), else A's rows alone.
+        let factors = (mode == Mode::Blocks)
+            .then(|| {
+                solver::single_dispatch_factors(gpu, method, &lcp.island_runs(), || lcp.factors())
+            })
+            .flatten();
+        let layout = match factors {
+            Some(factors) => lcp.factored_layout(factors),
+            None => lcp.gpu_layout(mode),
         };
         lap(&mut times.layout);
         let system = ContactSystem::upload(gpu, &layout).map_err(|e| match e {

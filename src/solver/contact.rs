@@ -342,11 +342,11 @@ fn group_threads(gpu: &Gpu) -> usize {
     }
 }
 
-/// Whether [`solve_contacts`] solves `system` by `method` in one compute dispatch: where compute
-/// kernels run on a hardware adapter, projected Jacobi in the dense layout, the accelerated
-/// solver in the block layout with islands of up to [`kernels::GROUP_MAX_CONTACTS`] contacts. A software
-/// renderer runs a dispatch's workgroups one after another on one core (SwiftShader: slower
-/// than the passes).
+/// Whether [`solve_contacts`] solves `system` by `method` in one compute dispatch, where compute
+/// kernels run: the accelerated solver wherever the system has its factors in workgroup-sized
+/// groups of islands; projected Jacobi in the dense layout on a hardware adapter only (a
+/// software renderer runs that dispatch's workgroups one after another on one core, slower
+/// than the passes on SwiftShader).
 fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> bool {
     let caps = gpu.capabilities();
     caps.compute
@@ -356,18 +356,21 @@ fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> 
         }
 }
 
-/// Whether [`solve_contacts`] will solve a block-layout system with these `factors` and islands
-/// of `islands` contacts by `method` in one dispatch: then A's block rows need not be built or
-/// uploaded ([`ContactLayout::count`] 0).
-pub fn solves_from_factors(
+/// The factors (made by `factors`, only where the method and the device could use them) of a
+/// block-layout system with islands of `islands` contacts, where [`solve_contacts`] will solve
+/// it by `method` in one dispatch from them: then A's block rows need not be built or uploaded
+/// ([`ContactLayout::count`] 0). `None` where it will run passes over A's rows.
+pub fn single_dispatch_factors(
     gpu: &Gpu,
     method: ContactMethod,
     islands: &[usize],
-    factors: &ContactFactors,
-) -> bool {
-    matches!(method, ContactMethod::Nesterov { .. })
-        && gpu.capabilities().compute
-        && FactorSystem::groups(islands, factors, islands.iter().sum()).is_some()
+    factors: impl FnOnce() -> ContactFactors,
+) -> Option<ContactFactors> {
+    if !matches!(method, ContactMethod::Nesterov { .. }) || !gpu.capabilities().compute {
+        return None;
+    }
+    let factors = factors();
+    FactorSystem::groups(islands, &factors, islands.iter().sum()).map(|_| factors)
 }
 
 /// `iterations` iterations of `method` on `system` from `x0`, the fastest way the device has:

@@ -114,13 +114,15 @@ impl FactorSystem {
         let (rows, cols) = wrap.shape(JACOBIAN_TEXELS);
         let jacobian = wrap.wrap(&factors.jacobian, JACOBIAN_TEXELS, 0.0);
         let width = factors.body_width;
-        let body_wrap = ContactWrap::new(factors.body_count.max(1), width, gpu.tile_limit())?;
-        let mut bodies = factors.bodies.clone();
-        bodies.resize(4 * factors.body_count.max(1) * width, -1.0);
+        let body_wrap = ContactWrap::new(factors.body_count, width, gpu.tile_limit())?;
         let (body_rows, body_cols) = body_wrap.shape(width);
         Ok(Some(FactorSystem {
             jacobian: gpu.upload(&jacobian, rows, cols)?,
-            bodies: gpu.upload(&body_wrap.wrap(&bodies, width, -1.0), body_rows, body_cols)?,
+            bodies: gpu.upload(
+                &body_wrap.wrap(&factors.bodies, width, -1.0),
+                body_rows,
+                body_cols,
+            )?,
             body_width: width,
             regularisation: factors.regularisation,
             groups: gpu.upload(&texels, texels.len(), 1)?,

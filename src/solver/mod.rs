@@ -18,7 +18,8 @@ pub use cg::{cg, cg_poisson_2d, CgOptions};
 pub use cg_float_float::cg_float_float;
 pub use contact::{
     contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
-    contact_step, solve_contacts, solves_from_factors, ContactLayout, ContactMethod, ContactSystem,
+    contact_step, single_dispatch_factors, solve_contacts, ContactLayout, ContactMethod,
+    ContactSystem,
 };
 pub use contact_factors::{island_groups, ContactFactors, FactorSystem, JACOBIAN_TEXELS};
 pub use contact_wrap::ContactWrap;
