@@ -10,6 +10,7 @@
 
 pub mod backend;
 pub mod error;
+mod event_loop;
 pub mod gpu;
 #[cfg(feature = "native")]
 pub mod instructions;

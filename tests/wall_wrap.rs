@@ -1,6 +1,6 @@
 //! Browser tests of the wall's contact system wrapped into segments (`ContactWrap`: contact c
 //! at texel row c % H of segment c / H), each on both backends: against the plain layout, bit
-//! for bit, and against float64; 100 walls past one texture. In a file of their own: in
+//! for bit, and against float64; 100 walls past one texture; a long solve in chunks, cancelled. In a file of their own: in
 //! `tests/wall.rs`'s one browser session, after its 30 s test, they made a later WebGPU test
 //! hold the renderer past chromedriver's limit (three runs of three; the cause was not found).
 #![cfg(target_arch = "wasm32")]
@@ -12,9 +12,11 @@ use common::wall::{
     busy_layout, largest_difference, largest_gap, now, settings, throw, WRAPPING_LIMIT,
 };
 use texla::backend::BackendKind;
+use texla::error::Error;
 use texla::physics::{gpu_frame, wall, Mode, Settings, WallSpec, World};
 use texla::solver::{
-    contact_jacobi, contact_nesterov, contact_nesterov_compute, ContactMethod, ContactSystem,
+    contact_jacobi, contact_nesterov, contact_nesterov_compute, solve_contacts, ContactMethod,
+    ContactSystem,
 };
 use wasm_bindgen_test::*;
 
@@ -142,5 +144,39 @@ on_both_backends! {
                 .fold(0.0f64, f64::max);
             assert!(worst <= 1e-3 * scale, "one dispatch: worst {worst} of {scale}");
         }
+    }
+
+    async fn long_solves_run_in_chunks_and_can_be_cancelled(kind) {
+        // A frame's solve by passes (the busy frame's block rows; WebGL2 always solves by
+        // passes) waits for the GPU and asks whether to go on after 128 passes, then about every
+        // 50 ms: the chunks change nothing (the same passes, bit for bit), and a "no" ends it
+        // there with `Cancelled`, so a long frame neither holds the page nor runs to its end.
+        let gpu = device(kind).await;
+        let (lcp, mut layout) = busy_layout();
+        layout.factors = None; // (with them WebGPU solves in one dispatch)
+        let (step, mu) = ((-1.0 / lcp.lambda_max()) as f32, lcp.mu as f32);
+        let method = ContactMethod::Nesterov { step, mu };
+        let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
+        let asked = std::cell::Cell::new(0);
+        let go_on = || {
+            asked.set(asked.get() + 1);
+            true
+        };
+        let chunked = solve_contacts(gpu.as_ref(), &system, &system.x0, method, 300, &go_on).await.unwrap();
+        let whole = contact_nesterov(gpu.as_ref(), &system, &system.x0, (step, mu), 300).unwrap();
+        assert!(asked.get() >= 1, "{kind:?}: 300 passes never paused");
+        let (chunked, whole) = (system.read(gpu.as_ref(), &chunked).await.unwrap(), system.read(gpu.as_ref(), &whole).await.unwrap());
+        assert!(chunked == whole, "{kind:?}: the chunks changed the impulses");
+        asked.set(0);
+        let stop = || {
+            asked.set(asked.get() + 1);
+            false
+        };
+        let jacobi = ContactMethod::Jacobi { omega: -0.1 };
+        let e = solve_contacts(gpu.as_ref(), &system, &system.x0, jacobi, 2000, &stop).await.err().unwrap();
+        assert!(matches!(e, Error::Cancelled) && asked.get() == 1, "{kind:?}: {e} after {} questions", asked.get());
+        // Within the first chunk there is nothing to ask: the default frame (80) never pauses.
+        let short = solve_contacts(gpu.as_ref(), &system, &system.x0, jacobi, 80, &stop).await;
+        assert!(short.is_ok() && asked.get() == 1);
     }
 }

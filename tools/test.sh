@@ -21,4 +21,4 @@ WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome
 
 build_pkg
 step "end-to-end: the served page in headless Chromium, on both backends"
-(cd tests/e2e && node --test page.test.mjs tutorial.test.mjs api-fuzz.test.mjs float-float.test.mjs)
+(cd tests/e2e && node --test page.test.mjs tutorial.test.mjs api-fuzz.test.mjs float-float.test.mjs loss.test.mjs)

@@ -165,6 +165,13 @@ pub trait Backend: Sized + 'static {
     /// Resolves once all submitted GPU work has finished (for timing).
     fn finish(&self) -> impl Future<Output = Result<()>>;
 
+    /// Resolves once all submitted GPU work has finished, the page running meanwhile (long
+    /// work waits for the GPU this way between chunks): [`Backend::finish`] by default, for a
+    /// backend whose finish does not hold the page.
+    fn settle(&self) -> impl Future<Output = Result<()>> {
+        self.finish()
+    }
+
     /// Frees the buffers kept from large transfers for the next one (none by default).
     fn release_kept(&self) {}
 }
@@ -207,6 +214,8 @@ pub trait DynBackend {
     fn read<'a>(&'a self, texture: &'a dyn Any, layout: Layout) -> LocalFuture<'a, Result<Values>>;
     /// See [`Backend::finish`].
     fn finish(&self) -> LocalFuture<'_, Result<()>>;
+    /// See [`Backend::settle`].
+    fn settle(&self) -> LocalFuture<'_, Result<()>>;
     /// See [`Backend::release_kept`].
     fn release_kept(&self);
     /// The backend itself, for code that knows which one it opened (the native benchmark).
@@ -281,6 +290,10 @@ impl<B: Backend> DynBackend for B {
 
     fn finish(&self) -> LocalFuture<'_, Result<()>> {
         Box::pin(Backend::finish(self))
+    }
+
+    fn settle(&self) -> LocalFuture<'_, Result<()>> {
+        Box::pin(Backend::settle(self))
     }
 
     fn release_kept(&self) {

@@ -8,7 +8,7 @@ mod scene;
 
 pub use scene::SceneRenderer;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -34,6 +34,12 @@ pub struct WebGl2 {
     canvas: web_sys::HtmlCanvasElement,
     /// The same context as `gl`, for what glow does not offer (its loss).
     context: web_sys::WebGl2RenderingContext,
+    /// Set by the canvas's `webglcontextlost` event and never cleared: every object of this
+    /// context went with it, even once the browser restores the context for a page that asked
+    /// (a new backend replaces this one).
+    was_lost: Rc<Cell<bool>>,
+    /// The listener that sets `was_lost`, removed with the backend.
+    on_lost: wasm_bindgen::closure::Closure<dyn FnMut()>,
 }
 
 /// A linked kernel and the locations of its uniforms.
@@ -94,6 +100,16 @@ fn link(gl: &glow::Context, what: &str, vertex: &str, fragment: &str) -> Result<
             }
             None => Ok(program),
         }
+    }
+}
+
+impl Drop for WebGl2 {
+    fn drop(&mut self) {
+        use wasm_bindgen::JsCast;
+        let _ = self.canvas.remove_event_listener_with_callback(
+            "webglcontextlost",
+            self.on_lost.as_ref().unchecked_ref(),
+        );
     }
 }
 
@@ -174,6 +190,11 @@ impl WebGl2 {
                 web_sys::WebGl2RenderingContext::MAX_COLOR_ATTACHMENTS,
             ))
             .max(1);
+        let was_lost = Rc::new(Cell::new(false));
+        let flag = was_lost.clone();
+        let on_lost = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || flag.set(true));
+        let _ = canvas
+            .add_event_listener_with_callback("webglcontextlost", on_lost.as_ref().unchecked_ref());
         let gl = Rc::new(glow::Context::from_webgl2_context(context.clone()));
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
@@ -197,6 +218,8 @@ impl WebGl2 {
             sync,
             multi,
             canvas: context_canvas,
+            was_lost,
+            on_lost,
         })
     }
 
@@ -242,7 +265,10 @@ impl WebGl2 {
 
     /// Fails if the context was lost or GL recorded an error.
     fn check_errors(&self) -> Result<()> {
-        gl_errors(&self.gl)
+        match Backend::lost(self) {
+            Some(why) => Err(Error::Lost(why)),
+            None => gl_errors(&self.gl),
+        }
     }
 
     /// The scene renderer of this context (see [`SceneRenderer`]).
@@ -275,8 +301,7 @@ impl Backend for WebGl2 {
     }
 
     fn lost(&self) -> Option<String> {
-        self.context
-            .is_context_lost()
+        (self.was_lost.get() || self.context.is_context_lost())
             .then(|| "the WebGL2 context was lost".into())
     }
 
@@ -457,6 +482,26 @@ impl Backend for WebGl2 {
             );
             self.gl.bind_framebuffer(glow::FRAMEBUFFER, None);
         }
+        self.check_errors()
+    }
+
+    /// A fence after the work so far, polled once a turn of the event loop until the GPU
+    /// passes it: the page runs while the GPU works (a read-back would hold it).
+    async fn settle(&self) -> Result<()> {
+        // SAFETY: a fence of this context, deleted once it is passed or the context lost.
+        let fence = unsafe { self.gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0) }
+            .map_err(Error::Gpu)?;
+        unsafe { self.gl.flush() };
+        loop {
+            crate::event_loop::next_turn().await;
+            if Backend::lost(self).is_some()
+                || unsafe { self.gl.get_sync_status(fence) } == glow::SIGNALED
+            {
+                break;
+            }
+        }
+        // SAFETY: as above.
+        unsafe { self.gl.delete_sync(fence) };
         self.check_errors()
     }
 }

@@ -68,6 +68,10 @@ pub struct WebGpu {
 /// for the first submission of a long solver loop.
 const BATCH: usize = 32;
 
+/// Turns of the event loop a failed read-back waits for `device.lost` to settle (see
+/// [`WebGpu::lost_or`]); a turn is a few ms.
+const LOSS_TURNS: usize = 25;
+
 /// The state textures share with their backend.
 #[derive(Default)]
 struct Shared {
@@ -87,6 +91,14 @@ pub struct Texture {
     /// Names this texture in the bind group cache.
     id: u64,
     shared: Rc<Shared>,
+}
+
+impl Drop for WebGpu {
+    /// Frees the device's memory now rather than whenever the page's garbage collector gets to
+    /// it: a page (or a test run) that opens device after device would otherwise hold them all.
+    fn drop(&mut self) {
+        self.device.destroy();
+    }
 }
 
 impl Drop for Texture {
@@ -261,6 +273,21 @@ impl WebGpu {
     /// Turns errors reported since the last check into one `Error::Gpu`.
     fn check_errors(&self) -> Result<()> {
         take_errors(&self.errors)
+    }
+
+    /// `failure` (a read-back that failed), or [`Error::Lost`] where the device was lost: a
+    /// device destroyed from outside fails its read-backs a turn or two before `device.lost`
+    /// settles, so this waits up to [`LOSS_TURNS`] turns of the event loop for it to say so.
+    pub(crate) async fn lost_or(&self, failure: Error) -> Error {
+        for turn in 0..=LOSS_TURNS {
+            if let Some(why) = Backend::lost(self) {
+                return Error::Lost(why);
+            }
+            if turn < LOSS_TURNS {
+                crate::event_loop::next_turn().await;
+            }
+        }
+        failure
     }
 
     /// Records work (a pass or a copy) into the pending command buffer, submitted before anything
@@ -487,8 +514,9 @@ impl Backend for WebGpu {
             let _ = tx.send(());
         });
         self.wait()?;
-        rx.await
-            .map_err(|_| Error::Gpu("the device was lost".into()))?;
+        if rx.await.is_err() {
+            return Err(self.lost_or(Error::Gpu("the device was lost".into())).await);
+        }
         self.idle();
         self.check_errors()
     }

@@ -266,7 +266,13 @@ impl Gpu {
     /// on; what can be restored has to be uploaded again (the JS API does that from its CPU
     /// copies). Resolves to `false`, doing nothing, when the GPU was not lost. Fails, leaving
     /// the GPU lost, when no new backend opens yet or it offers less than the lost one did.
+    /// A loss not reported yet (a WebGPU device destroyed a moment ago, before `device.lost`
+    /// settled) is found by a one-texel round trip first.
     pub async fn restore(&self) -> Result<bool> {
+        if self.lost().is_none() {
+            let probe = self.upload(&[0.0], 1, 1)?;
+            let _ = self.read(&probe).await;
+        }
         let Some(why) = self.lost() else {
             return Ok(false);
         };
@@ -355,6 +361,15 @@ impl Gpu {
         self.alive()?;
         let backend = self.backend();
         backend.finish().await
+    }
+
+    /// Resolves once all GPU work submitted so far has finished, like [`Gpu::finish`], but
+    /// without holding the page while it waits (WebGL2 polls a fence across turns of the event
+    /// loop): what long work calls between its chunks.
+    pub async fn settle(&self) -> Result<()> {
+        self.alive()?;
+        let backend = self.backend();
+        backend.settle().await
     }
 
     /// Live and pooled textures, in counts and bytes, and the peak bytes held at once.

@@ -183,8 +183,8 @@ impl Gpgpu {
     ) -> Result<GpuMatrix, JsValue> {
         known_options(&options, "matmul", &["transposeA", "transposeB"])?;
         let transpose = (
-            super::options::option_bool(&options, "transposeA"),
-            super::options::option_bool(&options, "transposeB"),
+            super::options::option_bool_or(&options, "transposeA", false)?,
+            super::options::option_bool_or(&options, "transposeB", false)?,
         );
         if let Some((a, b)) = self.float_float_operands("matmul", a, b)? {
             if transpose != (false, false) {

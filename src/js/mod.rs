@@ -61,7 +61,7 @@ export interface LcpOptions { omega?: number; iterations?: number; x0?: GpuMatri
 /** Options of `Gpgpu.lcpJacobiCompute`: as `LcpOptions`, without progress, plus the number of
  * workgroups that share the rows (1 needs no GPU-wide barrier). */
 export interface LcpComputeOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
-  workgroups?: number; }
+  workgroups?: number; onProgress?: (iteration: number, of: number, residual: null) => void; signal?: AbortSignal; }
 /** What the solvers resolve to: the solution stays on the GPU (float-float, `x.floatFloat`,
  * where `cg` was given float-float A and b from `uploadFloat64`). */
 export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;

@@ -7,7 +7,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
 use super::options::{
-    dimension, known_options, object, option_bool, option_count, option_number, option_value,
+    dimension, known_options, object, option_bool_or, option_count, option_number, option_value,
 };
 use super::solve::observer;
 use crate::error::{Error, Result};
@@ -70,6 +70,7 @@ impl Gpgpu {
         })();
         future_to_promise(async move {
             let (f, k, (u0, v0), seed, opts) = args?;
+            let mut observe = observer(&options)?;
             let gpu = device.as_ref();
             let mut rng = Rng::new(seed);
             let mut start = |given: Option<Matrix>, rows: usize| match given {
@@ -81,7 +82,7 @@ impl Gpgpu {
                 check_non_negative(gpu, name, m).await?;
             }
             let t0 = js_sys::Date::now();
-            let r = nmf::factorize(gpu, &f, (&u0, &v0), opts, &mut observer(&options)).await?;
+            let r = nmf::factorize(gpu, &f, (&u0, &v0), opts, &mut observe).await?;
             let ms = (js_sys::Date::now() - t0) / r.iterations.max(1) as f64;
             let (checks, errors): (Vec<f64>, Vec<f64>) =
                 r.errors.iter().map(|&(i, e)| (i as f64, e)).unzip();
@@ -148,7 +149,7 @@ fn nmf_options(options: &JsValue) -> Result<NmfOptions> {
         iterations: option_count(options, "iterations")?.unwrap_or(defaults.iterations),
         rule,
         order,
-        normalize: option_bool(options, "normalize"),
+        normalize: option_bool_or(options, "normalize", false)?,
         eps: option_number(options, "eps")?.map_or(defaults.eps, |e| e as f32),
         check_every: option_count(options, "checkEvery")?.unwrap_or(defaults.check_every),
     })

@@ -46,8 +46,14 @@ pub(super) fn option_count(options: &JsValue, key: &str) -> Result<Option<usize>
         .map(|v| v.map(|v| v as usize))
 }
 
-pub(super) fn option_bool(options: &JsValue, key: &str) -> bool {
-    option_value(options, key).as_bool().unwrap_or(false)
+/// A tolerance option: a finite number, 0 or more (0 runs every iteration), if given.
+pub(super) fn option_tolerance(options: &JsValue, key: &str) -> Result<Option<f64>, Error> {
+    match option_number(options, key)? {
+        Some(t) if t < 0.0 => Err(Error::Argument(format!(
+            "option {key} must be 0 or positive, got {t}"
+        ))),
+        t => Ok(t),
+    }
 }
 
 /// A true/false option, `default` when not given; anything else is an error.

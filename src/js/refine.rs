@@ -8,7 +8,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
-use super::options::{known_options, option_count, option_number, option_value};
+use super::options::{known_options, option_count, option_tolerance, option_value};
 use super::solve::observer;
 use crate::error::Error;
 use crate::solver::{self, InnerSolver, RefineOptions, Refinement};
@@ -46,7 +46,7 @@ impl Gpgpu {
         let wrap = self.wrap_float_float_fn();
         future_to_promise(async move {
             let (a, b, opts) = args?;
-            let mut observe = observer(&options);
+            let mut observe = observer(&options)?;
             let s = solver::refine(&device, &a, &b, opts, &mut observe).await?;
             Ok(result(wrap(s.x.clone()).into(), &s).into())
         })
@@ -80,8 +80,8 @@ fn refine_options(options: &JsValue) -> Result<RefineOptions, Error> {
     };
     Ok(RefineOptions {
         solver,
-        tol: option_number(options, "tol")?.unwrap_or(d.tol),
-        inner_tol: option_number(options, "innerTol")?.unwrap_or(d.inner_tol),
+        tol: option_tolerance(options, "tol")?.unwrap_or(d.tol),
+        inner_tol: option_tolerance(options, "innerTol")?.unwrap_or(d.inner_tol),
         max_outer: option_count(options, "maxOuter")?.unwrap_or(d.max_outer),
         max_inner: option_count(options, "maxInner")?.unwrap_or(d.max_inner),
     })

@@ -8,7 +8,8 @@ use wasm_bindgen_futures::future_to_promise;
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::GpuMatrix;
 use super::options::{
-    dimension, known_options, object, option_bool, option_count, option_number, option_value,
+    dimension, known_options, object, option_bool_or, option_count, option_number,
+    option_tolerance, option_value,
 };
 use crate::error::Error;
 use crate::gpu::{self, Gpu};
@@ -90,7 +91,7 @@ impl Gpgpu {
                 &["tol", "maxIter", "checkEvery", "onProgress", "signal"],
             )?;
             let opts = solver::JacobiOptions {
-                tol: option_number(&options, "tol")?.unwrap_or(defaults.tol),
+                tol: option_tolerance(&options, "tol")?.unwrap_or(defaults.tol),
                 max_iter: option_count(&options, "maxIter")?.unwrap_or(defaults.max_iter),
                 check_every: option_count(&options, "checkEvery")?.unwrap_or(defaults.check_every),
             };
@@ -138,10 +139,11 @@ impl Gpgpu {
         )
     }
 
-    /// Projected Jacobi for the LCP with every iteration in ONE compute dispatch (WebGPU only;
-    /// on WebGL2 the promise rejects with a clear error). Options as `lcpJacobi` (no progress:
-    /// nothing comes back until the end), plus `workgroups` (default: 1 on a software adapter,
-    /// else one per 16 rows, at most 128).
+    /// Projected Jacobi for the LCP with many iterations in ONE compute dispatch (WebGPU only;
+    /// on WebGL2 the promise rejects with a clear error): up to 64 iterations in one, a longer
+    /// run in dispatches of about 100 ms, with `onProgress` and `signal` between them. Options
+    /// as `lcpJacobi`, plus `workgroups` (default: 1 on a software adapter, else one per 16
+    /// rows, at most 128).
     #[wasm_bindgen(js_name = lcpJacobiCompute, unchecked_return_type = "Promise<SolveResult>")]
     pub fn lcp_jacobi_compute(
         &self,
@@ -153,7 +155,15 @@ impl Gpgpu {
             known_options(
                 &options,
                 "lcpJacobiCompute",
-                &["omega", "iterations", "x0", "residual", "workgroups"],
+                &[
+                    "omega",
+                    "iterations",
+                    "x0",
+                    "residual",
+                    "workgroups",
+                    "onProgress",
+                    "signal",
+                ],
             )?;
             let (x0, opts) = self.lcp_options(&options)?;
             let workgroups = option_count(&options, "workgroups")?;
@@ -162,9 +172,10 @@ impl Gpgpu {
         self.solve(
             options.clone(),
             args,
-            |device, (a, b, x0, opts, workgroups), _observe| {
+            |device, (a, b, x0, opts, workgroups), observe| {
                 Box::pin(async move {
-                    solver::lcp_jacobi_compute(device, &a, &b, x0.as_ref(), opts, workgroups).await
+                    let x0 = x0.as_ref();
+                    solver::lcp_jacobi_compute(device, &a, &b, x0, opts, workgroups, observe).await
                 })
             },
         )
@@ -224,26 +235,40 @@ const CG_OPTIONS: &[&str] = &["x0", "tol", "maxIter", "fused", "onProgress", "si
 fn cg_settings(options: &JsValue) -> Result<solver::CgOptions, Error> {
     let defaults = solver::CgOptions::default();
     Ok(solver::CgOptions {
-        tol: option_number(options, "tol")?.unwrap_or(defaults.tol),
+        tol: option_tolerance(options, "tol")?.unwrap_or(defaults.tol),
         max_iter: option_count(options, "maxIter")?.unwrap_or(defaults.max_iter),
-        fused: option_bool(options, "fused"),
+        fused: option_bool_or(options, "fused", false)?,
     })
 }
 
 /// What follows a long run for the page: `options.onProgress(iteration, of, measure)` hears of
 /// each progress report, and `options.signal` (an AbortSignal) cancels the run once aborted.
-pub(super) fn observer(options: &JsValue) -> impl FnMut(solver::Progress) -> bool {
-    let on_progress = option_value(options, "onProgress")
-        .dyn_into::<js_sys::Function>()
-        .ok();
+/// Anything else given for either (a string, `true`) is refused rather than ignored.
+pub(super) fn observer(options: &JsValue) -> Result<impl FnMut(solver::Progress) -> bool, Error> {
+    let given = |v: &JsValue| !(v.is_undefined() || v.is_null());
+    let on_progress = option_value(options, "onProgress");
+    let on_progress = match on_progress.dyn_into::<js_sys::Function>() {
+        Ok(f) => Some(f),
+        Err(v) if given(&v) => {
+            return Err(Error::Argument(
+                "option onProgress must be a function".into(),
+            ))
+        }
+        Err(_) => None,
+    };
     let signal = option_value(options, "signal");
-    move |p: solver::Progress| {
+    if given(&signal) && option_value(&signal, "aborted").as_bool().is_none() {
+        return Err(Error::Argument(
+            "option signal must be an AbortSignal".into(),
+        ));
+    }
+    Ok(move |p: solver::Progress| {
         if let Some(f) = &on_progress {
             let measure = p.residual.map_or(JsValue::NULL, JsValue::from);
             let _ = f.call3(&JsValue::NULL, &p.iteration.into(), &p.of.into(), &measure);
         }
         !option_value(&signal, "aborted").as_bool().unwrap_or(false)
-    }
+    })
 }
 
 /// What the solvers resolve to: `{x, iterations, residuals, converged, passes, readbacks}`,
@@ -279,7 +304,8 @@ impl Gpgpu {
         let wrap = self.wrap_fn();
         future_to_promise(async move {
             let args = args?;
-            let s = call(device.as_ref(), args, &mut observer(&options)).await?;
+            let mut observe = observer(&options)?;
+            let s = call(device.as_ref(), args, &mut observe).await?;
             Ok(solution_object(wrap(s.x.clone()).into(), &s).into())
         })
     }
@@ -296,7 +322,7 @@ impl Gpgpu {
         })();
         future_to_promise(async move {
             let (x0, opts) = args?;
-            let mut observe = observer(&options);
+            let mut observe = observer(&options)?;
             let s =
                 solver::cg_float_float(&device, &a, &b, x0.as_ref(), opts, &mut observe).await?;
             Ok(solution_object(wrap(s.x.clone()).into(), &s).into())

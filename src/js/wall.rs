@@ -99,7 +99,11 @@ impl Wall {
                 (s.world.clone(), s.generation)
             };
             let start = now_ms();
-            let result = physics::gpu_frame(device.as_ref(), &mut world, &now_ms).await;
+            // Asked between the chunks of a long solve: `cancel()` or `reset()` stops it there.
+            let current = || state.borrow().generation == generation;
+            let result = physics::gpu_frame_timed(device.as_ref(), &mut world, &now_ms, &current)
+                .await
+                .map(|(lcp, impulses, times)| (lcp, impulses, times.gpu()));
             let mut s = state.borrow_mut();
             if s.generation != generation {
                 return Err(Error::Simulation(ABANDONED.into()).into());

@@ -59,15 +59,17 @@ pub async fn gpu_frame(
     world: &mut World,
     now: &dyn Fn() -> f64,
 ) -> Result<(ContactLcp, Vec<[f64; 3]>, f64)> {
-    let (lcp, impulses, times) = gpu_frame_timed(gpu, world, now).await?;
+    let (lcp, impulses, times) = gpu_frame_timed(gpu, world, now, &|| true).await?;
     Ok((lcp, impulses, times.gpu()))
 }
 
-/// [`gpu_frame`], with the time of each of its parts.
+/// [`gpu_frame`], with the time of each of its parts; a long solve asks `go_on` between its
+/// chunks whether to go on, and fails with [`Error::Cancelled`] when not.
 pub async fn gpu_frame_timed(
     gpu: &Gpu,
     world: &mut World,
     now: &dyn Fn() -> f64,
+    go_on: &dyn Fn() -> bool,
 ) -> Result<(ContactLcp, Vec<[f64; 3]>, FrameTimes)> {
     let mut times = FrameTimes::default();
     let mut clock = now();
@@ -131,7 +133,7 @@ pub async fn gpu_frame_timed(
         }
         times.bytes = textures.iter().map(|m| 4 * m.rows() * m.cols()).sum();
         lap(&mut times.upload);
-        let x = solver::solve_contacts(gpu, &system, &system.x0, method, iterations)?;
+        let x = solver::solve_contacts(gpu, &system, &system.x0, method, iterations, go_on).await?;
         let data = system.read(gpu, &x).await?;
         lap(&mut times.solve);
         let step = match method {

@@ -9,6 +9,7 @@
 //! texel rows (100 walls: 42,000) still runs in one texture per matrix.
 
 use crate::error::{Error, Result};
+use crate::event_loop::now_ms;
 use crate::gpu::Gpu;
 use crate::kernels::{self, Program};
 use crate::matrix::Matrix;
@@ -231,8 +232,26 @@ pub fn contact_nesterov(
     check_rows(system)?;
     check_impulses(system, x0)?;
     check_step(step, mu)?;
+    let (x, _) = nesterov_passes(
+        gpu,
+        system,
+        (x0.clone(), x0.clone()),
+        (step, mu),
+        iterations,
+    )?;
+    Ok(x)
+}
+
+/// `iterations` passes of [`contact_nesterov`] from the impulses `x` and the extrapolation `y`
+/// of an earlier pass; returns both.
+fn nesterov_passes(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    (mut x, mut y): (Matrix, Matrix),
+    (step, mu): (f32, f32),
+    iterations: usize,
+) -> Result<(Matrix, Matrix)> {
     let dense = if system.dense { 1.0 } else { 0.0 };
-    let (mut x, mut y) = (x0.clone(), x0.clone());
     for _ in 0..iterations {
         let inputs = [
             &system.matrix,
@@ -254,7 +273,7 @@ pub fn contact_nesterov(
         y = next.pop().expect("two targets");
         x = next.pop().expect("two targets");
     }
-    Ok(x)
+    Ok((x, y))
 }
 
 /// [`contact_nesterov`] with EVERY iteration in one compute dispatch
@@ -373,26 +392,69 @@ pub fn single_dispatch_factors(
     FactorSystem::groups(islands, &factors, islands.iter().sum()).map(|_| factors)
 }
 
+/// Passes a frame runs before it first waits for the GPU and gives the page a turn: more than
+/// the default frame's (so that frame never pauses), few enough that a long one pauses early.
+/// Natively (the benchmark) there is no page to keep alive: no pause.
+const FIRST_CHUNK: usize = if cfg!(target_arch = "wasm32") {
+    128
+} else {
+    usize::MAX
+};
+
 /// `iterations` iterations of `method` on `system` from `x0`, the fastest way the device has:
-/// all in one compute dispatch (see [`single_dispatch`]) or one pass per iteration.
-pub fn solve_contacts(
+/// all in one compute dispatch (see [`single_dispatch`]) or one pass per iteration. Passes run
+/// in chunks of about 50 ms of GPU time after the first [`FIRST_CHUNK`]: between chunks the
+/// page gets a turn while the GPU catches up ([`Gpu::settle`]), and `go_on` is asked whether to
+/// go on ([`Error::Cancelled`] when not), so no frame holds the page and a long one can be
+/// cancelled.
+pub async fn solve_contacts(
     gpu: &Gpu,
     system: &ContactSystem,
     x0: &Matrix,
     method: ContactMethod,
     iterations: usize,
+    go_on: &dyn Fn() -> bool,
 ) -> Result<Matrix> {
-    let one = single_dispatch(gpu, system, method);
-    match method {
-        ContactMethod::Jacobi { omega } if one => {
-            contact_jacobi_compute(gpu, system, x0, (omega, iterations), None)
-        }
-        ContactMethod::Jacobi { omega } => contact_jacobi(gpu, system, x0, omega, iterations),
-        ContactMethod::Nesterov { step, mu } if one => {
-            contact_nesterov_compute(gpu, system, x0, (step, mu), iterations)
-        }
-        ContactMethod::Nesterov { step, mu } => {
-            contact_nesterov(gpu, system, x0, (step, mu), iterations)
+    if single_dispatch(gpu, system, method) {
+        return match method {
+            ContactMethod::Jacobi { omega } => {
+                contact_jacobi_compute(gpu, system, x0, (omega, iterations), None)
+            }
+            ContactMethod::Nesterov { step, mu } => {
+                contact_nesterov_compute(gpu, system, x0, (step, mu), iterations)
+            }
+        };
+    }
+    if let ContactMethod::Nesterov { step, mu } = method {
+        check_rows(system)?;
+        check_impulses(system, x0)?;
+        check_step(step, mu)?;
+    }
+    let (mut state, mut done, mut chunk) = ((x0.clone(), x0.clone()), 0, FIRST_CHUNK);
+    while done < iterations {
+        let (start, count) = (now_ms(), chunk.min(iterations - done));
+        state = match method {
+            ContactMethod::Jacobi { omega } => {
+                let x = contact_jacobi(gpu, system, &state.0, omega, count)?;
+                (x.clone(), x)
+            }
+            ContactMethod::Nesterov { step, mu } => {
+                nesterov_passes(gpu, system, state, (step, mu), count)?
+            }
+        };
+        done += count;
+        if done < iterations {
+            gpu.settle().await?;
+            if !go_on() {
+                return Err(Error::Cancelled);
+            }
+            let took = now_ms() - start;
+            chunk = match took {
+                t if t < 25.0 => 2 * chunk,
+                t if t > 100.0 => (chunk / 2).max(1),
+                _ => chunk,
+            };
         }
     }
+    Ok(state.0)
 }

@@ -3,9 +3,10 @@
 //! D = diag(A)^-1, omega negative in the seed's convention (-0.1 there).
 
 use super::solution::{
-    breathe, check_finite, check_omega, check_system, inverse_diagonal, Observer, Progress,
+    breathe, check_finite, check_omega, check_system, inverse_diagonal, now_ms, Observer, Progress,
     Solution,
 };
+use super::MAX_KERNEL_ITERATIONS;
 use crate::error::{Error, Result};
 use crate::gpu::{Counts, Gpu};
 use crate::kernels::Expr;
@@ -76,10 +77,21 @@ pub async fn lcp_jacobi(
     solution(gpu, (a, b, x), &options, start, None).await
 }
 
-/// The same iteration as [`lcp_jacobi`], every iteration in ONE compute dispatch (WebGPU only;
+/// Iterations of [`lcp_jacobi_compute`]'s first dispatch, at most: the first chance to cancel
+/// comes after them. Natively (the benchmark) there is no page to keep alive: one dispatch.
+const FIRST_DISPATCH: usize = if cfg!(target_arch = "wasm32") {
+    64
+} else {
+    MAX_KERNEL_ITERATIONS
+};
+
+/// The same iteration as [`lcp_jacobi`], many iterations in ONE compute dispatch (WebGPU only;
 /// on WebGL2 a clear `Unsupported` error): see [`super::lcp_jacobi_blocks`]. `workgroups`
 /// overrides the device's choice. Reads back the diagonal (to refuse a zero) and, if asked, the
-/// residual; nothing in between, so there is no progress to report until it is done.
+/// residual. Up to [`FIRST_DISPATCH`] iterations are one dispatch; a longer run is a chain of
+/// dispatches of about 100 ms of GPU time each, each starting from the last one's x, with
+/// `observe` told of the progress (and cancelling) between them: no dispatch holds the GPU for
+/// long enough to be stopped by a watchdog, and no run is beyond cancelling.
 pub async fn lcp_jacobi_compute(
     gpu: &Gpu,
     a: &Matrix,
@@ -87,26 +99,44 @@ pub async fn lcp_jacobi_compute(
     x0: Option<&Matrix>,
     options: LcpOptions,
     workgroups: Option<usize>,
+    observe: Observer<'_>,
 ) -> Result<Solution> {
     let n = check_system(a, b, x0)?;
     let start = gpu.counts();
     // Refuses a zero diagonal with the same message as the fragment path.
     inverse_diagonal(gpu, a, options.omega).await?;
-    let zero;
-    let x0 = match x0 {
-        Some(x0) => x0,
-        None => {
-            zero = gpu.fill(n, 1, 0.0)?;
-            &zero
-        }
+    let mut x = match x0 {
+        Some(x0) => x0.clone(),
+        None => gpu.fill(n, 1, 0.0)?,
     };
-    let x = super::lcp_jacobi_blocks(
-        gpu,
-        (a, b, x0),
-        None,
-        (options.omega, options.iterations),
-        (workgroups, None),
-    )?;
+    let (mut done, mut chunk) = (0, FIRST_DISPATCH);
+    while done < options.iterations {
+        let (began, count) = (now_ms(), chunk.min(options.iterations - done));
+        x = super::lcp_jacobi_blocks(
+            gpu,
+            (a, b, &x),
+            None,
+            (options.omega, count),
+            (workgroups, None),
+        )?;
+        done += count;
+        if done < options.iterations {
+            gpu.settle().await?;
+            let progress = Progress {
+                iteration: done,
+                of: options.iterations,
+                residual: None,
+            };
+            if !observe(progress) {
+                return Err(Error::Cancelled);
+            }
+            chunk = match now_ms() - began {
+                t if t < 50.0 => 2 * chunk,
+                t if t > 200.0 => (chunk / 2).max(1),
+                _ => chunk,
+            };
+        }
+    }
     let nan = "projected Jacobi (single dispatch) gave NaN: A or b holds NaN or infinity, or \
                this GPU did not run the solver's workgroups side by side (try workgroups = 1)";
     solution(gpu, (a, b, x), &options, start, Some(nan)).await

@@ -101,19 +101,7 @@ pub(crate) fn check_finite(what: &str, iteration: usize, value: f64) -> Result<(
     }
 }
 
-/// Milliseconds of the page's clock (`Date.now()`). Natively (the native benchmark) there is no
-/// event loop to give turns to, and `js_sys` cannot be called: always 0, so [`breathe`] never
-/// pauses.
-pub(crate) fn now_ms() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        js_sys::Date::now()
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        0.0
-    }
-}
+pub(crate) use crate::event_loop::now_ms;
 
 /// Lets the page breathe during a long run: where more than 30 ms passed since the last pause,
 /// waits for one turn of the browser's event loop (a read-back on WebGL2 never does), so that
@@ -123,19 +111,6 @@ pub(crate) async fn breathe(last: &mut f64) {
     if now - *last < 30.0 {
         return;
     }
-    let pause = js_sys::Promise::new(&mut |resolve, _| {
-        let set_timeout = js_sys::Reflect::get(&js_sys::global(), &"setTimeout".into())
-            .ok()
-            .and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok());
-        match set_timeout {
-            Some(f) => {
-                let _ = f.call2(&wasm_bindgen::JsValue::NULL, &resolve, &0.into());
-            }
-            None => {
-                let _ = resolve.call0(&wasm_bindgen::JsValue::NULL);
-            }
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(pause).await;
+    crate::event_loop::next_turn().await;
     *last = now_ms();
 }

@@ -56,14 +56,16 @@ export function launch({ webgpu = true, webgl = true } = {}) {
 /**
  * Runs `fn` (a function evaluated in the page, with `arg` plus `backend`) in a fresh page of
  * the served repository for each backend, and resolves to what each returned, in order.
+ * `init`, if given, is a script run in each page before its own (Playwright's addInitScript).
  */
-export async function onEachBackend(fn, arg = {}, backends = ["webgpu", "webgl2"]) {
+export async function onEachBackend(fn, arg = {}, backends = ["webgpu", "webgl2"], init = null) {
   const srv = await serve();
   const browser = await launch();
   const out = [];
   try {
     for (const backend of backends) {
       const page = await browser.newPage();
+      if (init) await page.addInitScript(init);
       await page.goto(`${srv.url}www/style.css`);
       out.push(await page.evaluate(fn, { ...arg, backend }));
       await page.close();

@@ -268,12 +268,15 @@ impl WebGpu {
         });
         let destination = direct.then(|| destination(layout.rows * layout.cols));
         self.wait()?;
-        let mapped = rx
-            .await
-            .map_err(|_| Error::Gpu("read-back was cancelled".into()))?;
+        let mapped = match rx.await {
+            Ok(mapped) => mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}"))),
+            Err(_) => Err(Error::Gpu("read-back was cancelled".into())),
+        };
         self.idle();
         self.check_errors()?;
-        mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}")))?;
+        if let Err(failure) = mapped {
+            return Err(self.lost_or(failure).await);
+        }
         let values = {
             let view = staging
                 .get_mapped_range(..size)

@@ -190,7 +190,13 @@ pub fn figure3(gpu: &Gpu, o: &Options) -> Result<()> {
     if gpu.capabilities().compute {
         let (ms, min_ms, iterations, x) = to_read_back(gpu, runs, || {
             let s = block_on(solver::lcp_jacobi_compute(
-                gpu, &la, &lb, None, options, None,
+                gpu,
+                &la,
+                &lb,
+                None,
+                options,
+                None,
+                &mut |_| true,
             ))?;
             Ok((s.x, s.iterations))
         })?;

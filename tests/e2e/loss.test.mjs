@@ -1,0 +1,161 @@
+// A GPU lost from outside texla, as a GPU reset or the page itself would lose it, in headless
+// Chromium on both backends: WebGL2's context lost and restored by the browser for a page that
+// asked to have it back (preventDefault on webglcontextlost), and a WebGPU device destroyed,
+// with texla's own Gpgpu used and restored at once. And option values of the wrong kind, which
+// must be refused with a message that names the option, not read as false or as a tolerance.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { onEachBackend } from "./browser.mjs";
+
+/** Run in each page before its scripts: records the contexts and devices the page opens. */
+const RECORDER = `
+window.lossContexts = [];
+window.lossDevices = [];
+{
+  const getContext = HTMLCanvasElement.prototype.getContext;
+  HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
+    const c = getContext.call(this, type, ...rest);
+    if (type === "webgl2" && c && !window.lossContexts.includes(c)) window.lossContexts.push(c);
+    return c;
+  };
+  if (typeof GPUAdapter !== "undefined") {
+    const requestDevice = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = async function (...args) {
+      const d = await requestDevice.apply(this, args);
+      window.lossDevices.push(d);
+      return d;
+    };
+  }
+}`;
+
+/** Runs in the page: loses texla's context or device from outside; what texla said of it. */
+async function loseFromOutside({ backend }) {
+  const texla = await import("/pkg/texla.js");
+  await texla.default();
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const message = async (f) => {
+    try {
+      await f();
+      return "no error";
+    } catch (e) {
+      return e instanceof Error ? e.message : `a non-Error: ${e}`;
+    }
+  };
+  const gpu = await texla.Gpgpu.create(backend);
+  const a = gpu.upload(new Float32Array([1, 2, 3, 4]), 2, 2);
+  const b = gpu.upload(new Float32Array([5, 6, 7, 8]), 2, 2);
+  const out = { backend };
+  if (backend === "webgl2") {
+    const ctx = window.lossContexts.at(-1);
+    const canvas = ctx.canvas;
+    canvas.addEventListener("webglcontextlost", (e) => e.preventDefault());
+    const lost = new Promise((r) => canvas.addEventListener("webglcontextlost", r, { once: true }));
+    const restored = new Promise((r) => canvas.addEventListener("webglcontextrestored", r, { once: true }));
+    const ext = ctx.getExtension("WEBGL_lose_context");
+    ext.loseContext();
+    await lost;
+    await sleep(100); // (restoreContext() in the lost event's own task is ignored)
+    ext.restoreContext();
+    out.restoredEvent = await Promise.race([restored.then(() => true), sleep(5000).then(() => false)]);
+    out.contextLostNow = ctx.isContextLost();
+  } else {
+    window.lossDevices.at(-1).destroy();
+    // At once, before device.lost has settled: an operation, then restore() itself.
+    out.atOnce = await message(async () => gpu.matmul(a, b).read());
+  }
+  out.lost = gpu.lost() ?? null;
+  out.product = await message(async () => gpu.matmul(a, b).read());
+  const r = await gpu.restore();
+  out.restore = { restored: r.restored, lost: r.lost };
+  out.lostAfter = gpu.lost() ?? null;
+  out.a = Array.from(await a.read());
+  out.ab = Array.from(await gpu.matmul(a, b).read());
+  return out;
+}
+
+/** Runs in the page: a WebGPU device destroyed and restore() called in the same turn. */
+async function restoreAtOnce({ backend }) {
+  const texla = await import("/pkg/texla.js");
+  await texla.default();
+  const gpu = await texla.Gpgpu.create(backend);
+  const a = gpu.upload(new Float32Array([1, 2, 3, 4]), 2, 2);
+  window.lossDevices.at(-1).destroy();
+  const lostBefore = gpu.lost() ?? null;
+  const r = await gpu.restore();
+  return { lostBefore, restore: { restored: r.restored, lost: r.lost }, square: Array.from(await gpu.square(a).read()) };
+}
+
+test("a context or device lost from outside texla is found, named and restored on both backends", async () => {
+  const results = await onEachBackend(loseFromOutside, {}, ["webgpu", "webgl2"], RECORDER);
+  for (const r of results) {
+    const went = /^the GPU went away \(the (WebGL2 context|WebGPU device) was lost/;
+    if (r.backend === "webgl2") {
+      // The browser gave the context back, but every texture and program of it is gone.
+      assert.equal(r.restoredEvent, true, "webglcontextrestored fired");
+      assert.equal(r.contextLostNow, false);
+    } else {
+      assert.match(r.atOnce, went, "an operation at once says the device went away");
+    }
+    assert.match(r.lost ?? "", /^the (WebGL2 context|WebGPU device) was lost/, `${r.backend}: gpu.lost() names the loss`);
+    assert.match(r.product, went, r.backend);
+    // A and B come back; on WebGPU the product made at once was never read, and is lost.
+    assert.deepEqual(r.restore, { restored: 2, lost: r.backend === "webgpu" ? 1 : 0 }, r.backend);
+    assert.equal(r.lostAfter, null, r.backend);
+    assert.deepEqual(r.a, [1, 2, 3, 4], r.backend);
+    assert.deepEqual(r.ab, [19, 22, 43, 50], r.backend);
+  }
+});
+
+test("restore() at once after a WebGPU device is destroyed from outside finds the loss itself", async () => {
+  const [r] = await onEachBackend(restoreAtOnce, {}, ["webgpu"], RECORDER);
+  assert.equal(r.lostBefore, null, "device.lost has not settled yet");
+  assert.deepEqual(r.restore, { restored: 1, lost: 0 });
+  assert.deepEqual(r.square, [7, 10, 15, 22]);
+});
+
+/** Runs in the page: options of the wrong kind; each call's error message, or what it gave. */
+async function wrongKinds({ backend }) {
+  const texla = await import("/pkg/texla.js");
+  await texla.default();
+  const gpu = await texla.Gpgpu.create(backend);
+  const m22 = () => gpu.upload(new Float32Array([4, 1, 1, 3]), 2, 2);
+  const v2 = () => gpu.upload(new Float32Array([1, 2]), 2, 1);
+  const f23 = () => gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6]), 2, 3);
+  const calls = [
+    ["transposeA", () => gpu.matmul(m22(), m22(), { transposeA: "yes" })],
+    ["transposeB", () => gpu.matmul(m22(), m22(), { transposeB: 1 })],
+    ["fused", () => gpu.cg(m22(), v2(), { fused: "yes" })],
+    ["normalize", () => gpu.nmf(f23(), 1, { iterations: 2, normalize: 1 })],
+    ["onProgress", () => gpu.cg(m22(), v2(), { onProgress: "log" })],
+    ["onProgress", () => gpu.lcpJacobi(m22(), v2(), { onProgress: {} })],
+    ["signal", () => gpu.jacobi(m22(), v2(), { signal: true })],
+    ["signal", () => gpu.nmf(f23(), 1, { iterations: 2, signal: {} })],
+    ["tol", () => gpu.cg(m22(), v2(), { tol: -1e-6 })],
+    ["tol", () => gpu.jacobi(m22(), v2(), { tol: -1 })],
+    ["tol", () => gpu.refine(gpu.uploadFloat64(new Float64Array([4, 1, 1, 3]), 2, 2), gpu.uploadFloat64(new Float64Array([1, 2]), 2, 1), { tol: -1 })],
+    ["innerTol", () => gpu.refine(gpu.uploadFloat64(new Float64Array([4, 1, 1, 3]), 2, 2), gpu.uploadFloat64(new Float64Array([1, 2]), 2, 1), { innerTol: -0.5 })],
+  ];
+  const out = [];
+  for (const [option, call] of calls) {
+    try {
+      await call();
+      out.push([option, "accepted"]);
+    } catch (e) {
+      out.push([option, e instanceof Error ? e.message : String(e)]);
+    }
+  }
+  // The right kinds still work: tol 0 runs every iteration, a real signal and onProgress.
+  const heard = [];
+  const r = await gpu.cg(m22(), v2(), { tol: 0, maxIter: 2, fused: false, onProgress: (i) => heard.push(i), signal: new AbortController().signal });
+  return { out, iterations: r.iterations, heard: heard.length };
+}
+
+test("options of the wrong kind are refused with a message that names them, on both backends", async () => {
+  for (const r of await onEachBackend(wrongKinds)) {
+    for (const [option, said] of r.out) {
+      assert.match(said, new RegExp(`option ${option} must be`), `${option}: ${said}`);
+    }
+    assert.equal(r.iterations, 2);
+    assert.ok(r.heard >= 1);
+  }
+});
