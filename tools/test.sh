@@ -7,11 +7,9 @@ source tools/setup.sh
 setup_test
 
 step "native tests (packing, index math, float64 reference)"
-cargo test
-# With naga (the native feature): Table 5's instruction record is current, and the generated
-# linear-expression kernels validate.
-cargo test --features native --test instructions
-cargo test --features native --lib naga_validates
+# With naga (the native feature) too: Table 5's instruction record is current, and the generated
+# kernels validate. One build: the native feature only adds (wgpu's Vulkan backend, naga).
+cargo test --features native
 
 step "browser tests in headless Chrome, each on WebGPU and on WebGL2"
 # The wall tests simulate frames on a CPU-emulated GPU (the default wall stands 30 s of
