@@ -13,7 +13,8 @@
 //! Timing: every operation runs once to build its pipeline, then in batches of back-to-back runs
 //! between two waits for the GPU (`finish` polls the device until the queue is idle); the
 //! median batch is reported. Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`,
-//! `--no-products`, `--no-wall`, `--no-nmf`, `--quick` (fewer variants), `--lcp-n 400`,
+//! `--no-products`, `--no-wall`, `--no-nmf`, `--quick` (fewer variants), `--paths TEXT` (only
+//! the products whose name contains TEXT, without run-time checks), `--lcp-n 400`,
 //! `--lcp-iterations 800`, `--walls 1,10,100` (the wall's scenes), `--wall-frames 20` (frames
 //! timed in every wall case), `--wall-copies` (several walls asleep as copies of one),
 //! `--wall-cpu` (the wall's awake scenes only; every wall line is followed by its frame's parts).
@@ -211,8 +212,13 @@ fn products(gpu: &Gpu, o: &Options) -> Result<()> {
             Box::new(move |g, a, b| g.mul_compute_split(a, b, 8, slices)),
         ));
     }
+    let mut levels = check_levels();
+    if let Some(only) = &o.paths {
+        paths.retain(|(name, _)| name.contains(only.as_str()));
+        levels.retain(|(level, _)| *level == "no run-time checks");
+    }
     let mut rows: Vec<Row> = Vec::new();
-    for (level, checks) in check_levels() {
+    for (level, checks) in levels {
         webgpu(gpu).set_runtime_checks(checks);
         for (name, op) in &paths {
             let mut row = Row {

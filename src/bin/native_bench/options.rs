@@ -25,6 +25,8 @@ pub struct Options {
     pub nmf: bool,
     /// Fewer product variants.
     pub quick: bool,
+    /// `--paths TEXT`: only the products whose name contains TEXT, only without run-time checks.
+    pub paths: Option<String>,
     /// Order of the dense LCP.
     pub lcp_n: usize,
     /// Projected-Jacobi iterations of the dense LCP.
@@ -86,6 +88,7 @@ pub fn options() -> Options {
         wall_cpu: false,
         nmf: true,
         quick: false,
+        paths: None,
         lcp_n: 400,
         lcp_iterations: 800,
         instructions: false,
@@ -121,6 +124,10 @@ pub fn options() -> Options {
         match args[i].as_str() {
             "--sizes" => {
                 o.sizes = value(i).split(',').filter_map(|s| s.parse().ok()).collect();
+                i += 1;
+            }
+            "--paths" => {
+                o.paths = Some(value(i));
                 i += 1;
             }
             "--batches" => {
