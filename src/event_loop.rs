@@ -36,3 +36,16 @@ pub(crate) async fn next_turn() {
         let _ = wasm_bindgen_futures::JsFuture::from(pause).await;
     }
 }
+
+/// The size of the next chunk of long work after one of `chunk` steps took `ms`: doubled where
+/// it took under half of `target` ms, halved (to 1 at least) where over twice it, so that the
+/// page gets a turn about every `target` ms of GPU time.
+pub(crate) fn next_chunk(chunk: usize, ms: f64, target: f64) -> usize {
+    if ms < target / 2.0 {
+        chunk.saturating_mul(2)
+    } else if ms > 2.0 * target {
+        (chunk / 2).max(1)
+    } else {
+        chunk
+    }
+}

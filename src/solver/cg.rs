@@ -193,7 +193,7 @@ pub(super) async fn iterate<S: Vectors>(
     let mut rr = space.dot(&r, &r).await?;
     let mut residuals = vec![relative(rr)];
     let mut p = r.clone();
-    let mut last_pause = super::solution::now_ms();
+    let mut last_pause = crate::event_loop::now_ms();
     let mut iterations = 0;
     while relative(rr) > options.tol && iterations < options.max_iter {
         let s = space.apply(&p)?;

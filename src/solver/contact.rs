@@ -9,7 +9,7 @@
 //! texel rows (100 walls: 42,000) still runs in one texture per matrix.
 
 use crate::error::{Error, Result};
-use crate::event_loop::now_ms;
+use crate::event_loop::{next_chunk, now_ms};
 use crate::gpu::Gpu;
 use crate::kernels::{self, Program};
 use crate::matrix::Matrix;
@@ -448,12 +448,7 @@ pub async fn solve_contacts(
             if !go_on() {
                 return Err(Error::Cancelled);
             }
-            let took = now_ms() - start;
-            chunk = match took {
-                t if t < 25.0 => 2 * chunk,
-                t if t > 100.0 => (chunk / 2).max(1),
-                _ => chunk,
-            };
+            chunk = next_chunk(chunk, now_ms() - start, 50.0);
         }
     }
     Ok(state.0)

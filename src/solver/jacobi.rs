@@ -49,7 +49,7 @@ pub async fn jacobi(
     let mut residuals = vec![1.0];
     // One pass: x + d .* (b - w) with w = A x.
     let update = Expr::parse("a + d * (b - c)")?;
-    let mut last_pause = super::solution::now_ms();
+    let mut last_pause = crate::event_loop::now_ms();
     let mut iterations = 0;
     let mut converged = false;
     let every = options.check_every.max(1);

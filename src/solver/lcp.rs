@@ -3,11 +3,12 @@
 //! D = diag(A)^-1, omega negative in the seed's convention (-0.1 there).
 
 use super::solution::{
-    breathe, check_finite, check_omega, check_system, inverse_diagonal, now_ms, Observer, Progress,
+    breathe, check_finite, check_omega, check_system, inverse_diagonal, Observer, Progress,
     Solution,
 };
 use super::MAX_KERNEL_ITERATIONS;
 use crate::error::{Error, Result};
+use crate::event_loop::{next_chunk, now_ms};
 use crate::gpu::{Counts, Gpu};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
@@ -56,7 +57,7 @@ pub async fn lcp_jacobi(
         None => gpu.fill(n, 1, 0.0)?,
     };
     let step = Expr::parse("max(a + (b + c) * d, 0)")?;
-    let mut last_pause = super::solution::now_ms();
+    let mut last_pause = now_ms();
     let every = options.progress_every.max(1);
     for k in 1..=options.iterations {
         let w = gpu.mul_vec(a, &x)?;
@@ -130,11 +131,7 @@ pub async fn lcp_jacobi_compute(
             if !observe(progress) {
                 return Err(Error::Cancelled);
             }
-            chunk = match now_ms() - began {
-                t if t < 50.0 => 2 * chunk,
-                t if t > 200.0 => (chunk / 2).max(1),
-                _ => chunk,
-            };
+            chunk = next_chunk(chunk, now_ms() - began, 100.0);
         }
     }
     let nan = "projected Jacobi (single dispatch) gave NaN: A or b holds NaN or infinity, or \

@@ -1,6 +1,7 @@
 //! What a solver returns, and how a caller follows and cancels a run.
 
 use crate::error::{Error, Result};
+use crate::event_loop::now_ms;
 use crate::gpu::{Counts, Gpu};
 use crate::kernels::{Expr, Func2};
 use crate::matrix::Matrix;
@@ -100,8 +101,6 @@ pub(crate) fn check_finite(what: &str, iteration: usize, value: f64) -> Result<(
         )))
     }
 }
-
-pub(crate) use crate::event_loop::now_ms;
 
 /// Lets the page breathe during a long run: where more than 30 ms passed since the last pause,
 /// waits for one turn of the browser's event loop (a read-back on WebGL2 never does), so that
