@@ -14,7 +14,8 @@ use common::wall::{
 use texla::backend::BackendKind;
 use texla::physics::{gpu_frame, wall, Mode, Settings, WallSpec, World};
 use texla::solver::{
-    contact_jacobi, contact_nesterov, contact_nesterov_compute, ContactMethod, ContactSystem,
+    contact_jacobi, contact_nesterov, contact_nesterov_compute, contact_nesterov_factored,
+    ContactMethod, ContactSystem,
 };
 use wasm_bindgen_test::*;
 
@@ -38,6 +39,7 @@ on_both_backends! {
             let mut got = vec![
                 contact_jacobi(gpu.as_ref(), &system, x0, -0.1, 30).unwrap(),
                 contact_nesterov(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap(),
+                contact_nesterov_factored(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap(),
             ];
             if kind == BackendKind::WebGpu {
                 got.push(contact_nesterov_compute(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap());
@@ -132,7 +134,7 @@ on_both_backends! {
             let mut layout = lcp.gpu_layout(Mode::Blocks);
             layout.factors = Some(lcp.factors());
             let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
-            assert_eq!(system.factors.as_ref().map(|f| f.count), Some(100), "one workgroup per wall");
+            assert_eq!(system.factors.as_ref().and_then(|f| f.groups.as_ref()).map(|g| g.count), Some(100), "one workgroup per wall");
             let x = contact_nesterov_compute(gpu.as_ref(), &system, &system.x0, (step, lcp.mu as f32), 4).unwrap();
             let got = &system.read(gpu.as_ref(), &x).await.unwrap();
             let worst = exact
