@@ -13,7 +13,7 @@ use texla::physics::gpu_frame;
 use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
 use texla::solver::{
     contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
-    ContactSystem,
+    contact_nesterov_factored, ContactSystem,
 };
 use wasm_bindgen_test::*;
 
@@ -48,8 +48,8 @@ async fn gpu_solve(
 /// a hit included.
 #[wasm_bindgen_test]
 async fn backends_agree_frame_by_frame() {
-    // WebGPU solves from the matrix's factors in one dispatch, WebGL2 from its block rows in
-    // passes: the same iterations in float32, summed in other orders. Standing, the backends and
+    // WebGPU solves from the matrix's factors in one dispatch, WebGL2 from them in two passes
+    // per iteration: the same iterations in float32, summed in other orders. Standing, the backends and
     // the float64 world stay within 0.1 mm. The ball's impact is chaotic in float32: after it
     // both backends part from float64 at the same rate (1.4 and 1.6 cm after 8 frames, 1.9 cm
     // from each other, measured), so there the bound is 4 cm; a wrong solve is metres off.
@@ -212,6 +212,39 @@ on_both_backends! {
         assert!(worst <= 1e-3 * scale, "worst {worst} of {scale}");
         let dense = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
         let e = contact_nesterov_compute(gpu.as_ref(), &dense, &x0, (step as f32, 0.6), 1).unwrap_err();
+        assert!(e.to_string().contains("block layout with the matrix's factors"), "{e}");
+    }
+
+    async fn factored_passes_match_float64(kind) {
+        // Two fragment passes per accelerated iteration from the matrix's factors alone (the
+        // layout the frame uploads: no block rows), against the same iterations in float64,
+        // within the bound of the block-row passes; the dense layout has no factors and says so.
+        let gpu = device(kind).await;
+        let (lcp, _) = busy_layout();
+        let step = -1.0 / lcp.lambda_max();
+        let layout = lcp.factored_layout(lcp.factors());
+        let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
+        assert_eq!(system.count, 0, "the factors alone");
+        let x0 = system.x0.clone();
+        let x = contact_nesterov_factored(gpu.as_ref(), &system, &x0, (step as f32, lcp.mu as f32), 60).unwrap();
+        let got = system.read(gpu.as_ref(), &x).await.unwrap();
+        assert_eq!(got.len(), 4 * lcp.contacts.len());
+        let exact = lcp.solve_nesterov(step, 60);
+        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
+        let mut worst = 0.0f64;
+        for (i, e) in exact.iter().enumerate() {
+            let g = |r: usize| f64::from(got[4 * i + r]);
+            for (r, e) in e.iter().enumerate() {
+                worst = worst.max((g(r) - e).abs());
+            }
+            assert_eq!(g(3), 0.0, "padding rows stay zero");
+            let limit = (lcp.mu * g(0)) as f32 as f64;
+            assert!(g(0) >= 0.0 && g(1).abs() <= limit * (1.0 + 1e-6) && g(2).abs() <= limit * (1.0 + 1e-6));
+        }
+        assert!(worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
+        let dense = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
+        let e = contact_nesterov_factored(gpu.as_ref(), &dense, &x0, (step as f32, 0.6), 1).unwrap_err();
         assert!(e.to_string().contains("block layout with the matrix's factors"), "{e}");
     }
 

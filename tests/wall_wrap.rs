@@ -15,8 +15,8 @@ use texla::backend::BackendKind;
 use texla::error::Error;
 use texla::physics::{gpu_frame, wall, Mode, Settings, WallSpec, World};
 use texla::solver::{
-    contact_jacobi, contact_nesterov, contact_nesterov_compute, solve_contacts, ContactMethod,
-    ContactSystem,
+    contact_jacobi, contact_nesterov, contact_nesterov_compute, contact_nesterov_factored,
+    solve_contacts, ContactLayout, ContactMethod, ContactSystem,
 };
 use wasm_bindgen_test::*;
 
@@ -40,6 +40,7 @@ on_both_backends! {
             let mut got = vec![
                 contact_jacobi(gpu.as_ref(), &system, x0, -0.1, 30).unwrap(),
                 contact_nesterov(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap(),
+                contact_nesterov_factored(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap(),
             ];
             if kind == BackendKind::WebGpu {
                 got.push(contact_nesterov_compute(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap());
@@ -134,7 +135,7 @@ on_both_backends! {
             let mut layout = lcp.gpu_layout(Mode::Blocks);
             layout.factors = Some(lcp.factors());
             let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
-            assert_eq!(system.factors.as_ref().map(|f| f.count), Some(100), "one workgroup per wall");
+            assert_eq!(system.factors.as_ref().and_then(|f| f.groups.as_ref()).map(|g| g.count), Some(100), "one workgroup per wall");
             let x = contact_nesterov_compute(gpu.as_ref(), &system, &system.x0, (step, lcp.mu as f32), 4).unwrap();
             let got = &system.read(gpu.as_ref(), &x).await.unwrap();
             let worst = exact
@@ -147,36 +148,47 @@ on_both_backends! {
     }
 
     async fn long_solves_run_in_chunks_and_can_be_cancelled(kind) {
-        // A frame's solve by passes (the busy frame's block rows; WebGL2 always solves by
-        // passes) waits for the GPU and asks whether to go on after 128 passes, then about every
-        // 50 ms: the chunks change nothing (the same passes, bit for bit), and a "no" ends it
-        // there with `Cancelled`, so a long frame neither holds the page nor runs to its end.
+        // A frame's solve by passes (the busy frame's block rows, and its factors on WebGL2,
+        // where no single dispatch takes them) waits for the GPU and asks whether to go on after
+        // 128 passes, then about every 50 ms: the chunks change nothing (the same passes, bit
+        // for bit), and a "no" ends it there with `Cancelled`, so a long frame neither holds the
+        // page nor runs to its end.
         let gpu = device(kind).await;
-        let (lcp, mut layout) = busy_layout();
-        layout.factors = None; // (with them WebGPU solves in one dispatch)
+        let (lcp, layout) = busy_layout();
         let (step, mu) = ((-1.0 / lcp.lambda_max()) as f32, lcp.mu as f32);
         let method = ContactMethod::Nesterov { step, mu };
-        let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
+        let rows = ContactLayout { factors: None, ..layout.clone() };
+        let mut systems = vec![ContactSystem::upload(gpu.as_ref(), &rows).unwrap()];
+        if kind == BackendKind::WebGl2 {
+            systems.push(ContactSystem::upload(gpu.as_ref(), &layout).unwrap());
+        }
         let asked = std::cell::Cell::new(0);
         let go_on = || {
             asked.set(asked.get() + 1);
             true
         };
-        let chunked = solve_contacts(gpu.as_ref(), &system, &system.x0, method, 300, &go_on).await.unwrap();
-        let whole = contact_nesterov(gpu.as_ref(), &system, &system.x0, (step, mu), 300).unwrap();
-        assert!(asked.get() >= 1, "{kind:?}: 300 passes never paused");
-        let (chunked, whole) = (system.read(gpu.as_ref(), &chunked).await.unwrap(), system.read(gpu.as_ref(), &whole).await.unwrap());
-        assert!(chunked == whole, "{kind:?}: the chunks changed the impulses");
+        for system in &systems {
+            asked.set(0);
+            let chunked = solve_contacts(gpu.as_ref(), system, &system.x0, method, 300, &go_on).await.unwrap();
+            let whole = match system.factors {
+                Some(_) => contact_nesterov_factored(gpu.as_ref(), system, &system.x0, (step, mu), 300),
+                None => contact_nesterov(gpu.as_ref(), system, &system.x0, (step, mu), 300),
+            };
+            assert!(asked.get() >= 1, "{kind:?}: 300 passes never paused");
+            let chunked = system.read(gpu.as_ref(), &chunked).await.unwrap();
+            let whole = system.read(gpu.as_ref(), &whole.unwrap()).await.unwrap();
+            assert!(chunked == whole, "{kind:?}: the chunks changed the impulses");
+        }
         asked.set(0);
         let stop = || {
             asked.set(asked.get() + 1);
             false
         };
-        let jacobi = ContactMethod::Jacobi { omega: -0.1 };
-        let e = solve_contacts(gpu.as_ref(), &system, &system.x0, jacobi, 2000, &stop).await.err().unwrap();
+        let (system, jacobi) = (&systems[0], ContactMethod::Jacobi { omega: -0.1 });
+        let e = solve_contacts(gpu.as_ref(), system, &system.x0, jacobi, 2000, &stop).await.err().unwrap();
         assert!(matches!(e, Error::Cancelled) && asked.get() == 1, "{kind:?}: {e} after {} questions", asked.get());
         // Within the first chunk there is nothing to ask: the default frame (80) never pauses.
-        let short = solve_contacts(gpu.as_ref(), &system, &system.x0, jacobi, 80, &stop).await;
+        let short = solve_contacts(gpu.as_ref(), system, &system.x0, jacobi, 80, &stop).await;
         assert!(short.is_ok() && asked.get() == 1);
     }
 }

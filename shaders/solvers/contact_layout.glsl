@@ -5,9 +5,12 @@ int contact_height() {
     return u_shapes[0].w;
 }
 
-ivec2 contact_texel(int c) {
-    int h = contact_height();
+ivec2 contact_place(int c, int h) {
     return ivec2(c / h, c % h);
+}
+
+ivec2 contact_texel(int c) {
+    return contact_place(c, contact_height());
 }
 
 int contact_column(int segment, int k, int w) {

@@ -13,7 +13,12 @@ fn contact_height() -> i32 {
 // Where contact c lies: (segment, texel row); in a one-column-per-contact texture (x, b,
 // 1 / diag(A), mu) that is its texel.
 fn contact_texel(c: i32) -> vec2<i32> {
-    let h = contact_height();
+    return contact_place(c, contact_height());
+}
+
+// Where item c of a wrap of h rows per segment lies: (segment, texel row). The contacts' wrap
+// (h = H) from a kernel whose output is not contact-shaped, or the bodies' own wrap.
+fn contact_place(c: i32, h: i32) -> vec2<i32> {
     return vec2<i32>(c / h, c % h);
 }
 

@@ -1,5 +1,6 @@
 //! The LCP solvers' kernels: projected Jacobi in one compute dispatch, and one pass of the
-//! wall's contact LCP with friction: projected Jacobi, or accelerated with momentum.
+//! wall's contact LCP with friction: projected Jacobi, or accelerated with momentum (from A's
+//! block rows in one pass, or from its factors in two, or every iteration in one dispatch).
 
 use std::borrow::Cow;
 
@@ -89,6 +90,20 @@ pub const CONTACT_JACOBI: Kernel =
 /// per contact, dense, mu; two render targets, the new x and the new y.
 pub const CONTACT_NESTEROV: Kernel =
     contact_kernel!("contact_nesterov", &["a", "b", "c", "d", "e", "f"], 2);
+
+/// The first pass of a factored accelerated iteration (`src/solver/contact_factors.rs`): the
+/// bodies' velocities v = M^-1 J^T y, two texels per body slot (linear, angular) in the bodies'
+/// wrap: inputs J, the bodies, y; param texel columns per body.
+pub const CONTACT_VELOCITIES: Kernel = contact_kernel!("contact_velocities", &["a", "b", "c"], 1);
+
+/// The second pass of a factored accelerated iteration: [`CONTACT_NESTEROV`]'s step with A y as
+/// J v + R y: inputs J, v (from [`CONTACT_VELOCITIES`]), y, x, b, 1/diag; params step, mu,
+/// regularisation; two render targets, the new x and the new y.
+pub const CONTACT_NESTEROV_FACTORED: Kernel = contact_kernel!(
+    "contact_nesterov_factored",
+    &["a", "b", "c", "d", "e", "f"],
+    2
+);
 
 /// Contacts a group of small islands fills up to: one per thread of a hardware workgroup.
 pub const GROUP_PACK: usize = 256;

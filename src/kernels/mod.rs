@@ -54,8 +54,9 @@ pub use float_float::{
 };
 pub use functions::{Func, Func2};
 pub use lcp::{
-    contact_nesterov_group, lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV, GROUP_MAX_BODIES,
-    GROUP_MAX_CONTACTS, GROUP_PACK, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
+    contact_nesterov_group, lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV,
+    CONTACT_NESTEROV_FACTORED, CONTACT_VELOCITIES, GROUP_MAX_BODIES, GROUP_MAX_CONTACTS,
+    GROUP_PACK, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
 pub use linear::{
     linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
@@ -380,8 +381,8 @@ mod tests {
     }
 
     /// naga (the WGSL front end and validator wgpu uses) accepts the compute-path products
-    /// and the single-dispatch contact solver as generated, so a typo in their unrolled lines
-    /// fails here, not at pipeline creation.
+    /// and the single-dispatch contact solver as generated, and the factored contact passes,
+    /// so a typo in their unrolled lines fails here, not at pipeline creation.
     #[cfg(feature = "native")]
     #[test]
     fn naga_validates_the_compute_kernels() {
@@ -392,6 +393,8 @@ mod tests {
             SUM_SLICES,
             contact_nesterov_group(256),
             contact_nesterov_group(32),
+            CONTACT_VELOCITIES,
+            CONTACT_NESTEROV_FACTORED,
         ];
         kernels.extend(TILED_CHUNKS.map(matmul_tiled));
         for kernel in kernels {

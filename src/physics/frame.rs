@@ -89,12 +89,10 @@ pub async fn gpu_frame_timed(
         let method = world.method(&lcp);
         lap(&mut times.step);
         let mode = world.settings.mode;
-        // The block layout as its factors alone where one dispatch will solve it (A's block
+        // The block layout as its factors alone where the solver will read them (A's block
         // rows are ten times the data), else A's rows alone.
         let factors = (mode == Mode::Blocks)
-            .then(|| {
-                solver::single_dispatch_factors(gpu, method, &lcp.island_runs(), || lcp.factors())
-            })
+            .then(|| solver::factors_for_solve(method, || lcp.factors()))
             .flatten();
         let layout = match factors {
             Some(factors) => lcp.factored_layout(factors),
@@ -129,7 +127,8 @@ pub async fn gpu_frame_timed(
         let mut textures = vec![&system.matrix, &system.neighbours, &system.b];
         textures.extend([&system.inv_diag, &system.mu, &system.x0]);
         if let Some(f) = &system.factors {
-            textures.extend([&f.jacobian, &f.bodies, &f.groups]);
+            textures.extend([&f.jacobian, &f.bodies]);
+            textures.extend(f.groups.as_ref().map(|g| &g.texels));
         }
         times.bytes = textures.iter().map(|m| 4 * m.rows() * m.cols()).sum();
         lap(&mut times.upload);

@@ -68,9 +68,9 @@ pub struct ContactSystem {
     pub mu: Matrix,
     /// The warm start, 4H x S: the impulses every solver here starts from.
     pub x0: Matrix,
-    /// The matrix as its factors, in the groups of whole islands the single-dispatch solver's
-    /// workgroups take; `None` without factors or where an island is too large for one
-    /// workgroup.
+    /// The matrix as its factors (the block layout, where the layout has them): what the
+    /// factored passes read, with the groups of whole islands the single-dispatch solver's
+    /// workgroups take where it can run.
     pub factors: Option<FactorSystem>,
 }
 
@@ -93,7 +93,9 @@ impl ContactSystem {
             None => gpu.fill(1, 1, -1.0)?,
         };
         let factors = match (&layout.factors, &layout.neighbours) {
-            (Some(factors), Some(_)) => FactorSystem::upload(gpu, factors, &layout.islands, wrap)?,
+            (Some(factors), Some(_)) => {
+                Some(FactorSystem::upload(gpu, factors, &layout.islands, wrap)?)
+            }
             _ => None,
         };
         Ok(ContactSystem {
@@ -276,6 +278,77 @@ fn nesterov_passes(
     Ok((x, y))
 }
 
+/// [`contact_nesterov`] from the matrix's factors ([`ContactSystem::factors`], A = J M^-1 J^T +
+/// R), two fragment passes per iteration: the bodies' velocities v = M^-1 J^T y
+/// (`shaders/solvers/contact_velocities.*`, one texel pair per body), then the same step as
+/// [`contact_nesterov`] with A y = J v + R y (`contact_nesterov_factored.*`, two targets: x
+/// and y). About 13 texel fetches per contact and 4 per body's contact instead of A's block
+/// row (about 90 on the wall); any backend, islands of any size. The float64 twin is
+/// `physics::ContactLcp::solve_nesterov`.
+pub fn contact_nesterov_factored(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    x0: &Matrix,
+    (step, mu): (f32, f32),
+    iterations: usize,
+) -> Result<Matrix> {
+    check_impulses(system, x0)?;
+    check_step(step, mu)?;
+    let Some(f) = &system.factors else {
+        return Err(Error::Unsupported(
+            "the factored accelerated contact passes need the block layout with the matrix's \
+             factors"
+                .into(),
+        ));
+    };
+    let (x, _) = factored_passes(
+        gpu,
+        system,
+        f,
+        (x0.clone(), x0.clone()),
+        (step, mu),
+        iterations,
+    )?;
+    Ok(x)
+}
+
+/// `iterations` iterations of [`contact_nesterov_factored`] from the impulses `x` and the
+/// extrapolation `y` of an earlier one, with `f`, the system's factors; returns both.
+fn factored_passes(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    f: &FactorSystem,
+    (mut x, mut y): (Matrix, Matrix),
+    (step, mu): (f32, f32),
+    iterations: usize,
+) -> Result<(Matrix, Matrix)> {
+    for _ in 0..iterations {
+        let inputs = [&f.jacobian, &f.bodies, &y];
+        let v = gpu.run(
+            Program::new(
+                kernels::CONTACT_VELOCITIES,
+                inputs.iter().map(|m| m.layout()).collect(),
+                f.velocities,
+            )
+            .with_params(&[f.body_width as f32]),
+            &inputs,
+        )?;
+        let inputs = [&f.jacobian, &v, &y, &x, &system.b, &system.inv_diag];
+        let mut next = gpu.run_multi(
+            Program::new(
+                kernels::CONTACT_NESTEROV_FACTORED,
+                inputs.iter().map(|m| m.layout()).collect(),
+                x.layout(),
+            )
+            .with_params(&[step, mu, f.regularisation]),
+            &inputs,
+        )?;
+        y = next.pop().expect("two targets");
+        x = next.pop().expect("two targets");
+    }
+    Ok((x, y))
+}
+
 /// [`contact_nesterov`] with EVERY iteration in one compute dispatch
 /// (`shaders/solvers/contact_nesterov_group.wgsl`): the matrix as its factors, one workgroup
 /// per group of whole islands ([`ContactSystem::factors`]), WebGPU. Anything else is a clear
@@ -291,7 +364,11 @@ pub fn contact_nesterov_compute(
     check_step(step, mu)?;
     gpu.capabilities()
         .needs_compute("the single-dispatch accelerated contact solver")?;
-    let Some(f) = &system.factors else {
+    let Some((f, groups)) = system
+        .factors
+        .as_ref()
+        .and_then(|f| Some((f, f.groups.as_ref()?)))
+    else {
         return Err(Error::Unsupported(format!(
             "the single-dispatch accelerated contact solver needs the block layout with the \
              matrix's factors and islands of at most {} contacts and {} bodies",
@@ -305,7 +382,7 @@ pub fn contact_nesterov_compute(
         x0,
         &system.b,
         &system.inv_diag,
-        &f.groups,
+        &groups.texels,
     ];
     gpu.run(
         Program::new(
@@ -320,7 +397,7 @@ pub fn contact_nesterov_compute(
             mu,
             f.regularisation,
         ])
-        .with_workgroups(f.count),
+        .with_workgroups(groups.count),
         &inputs,
     )
 }
@@ -371,25 +448,24 @@ fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> 
     caps.compute
         && match method {
             ContactMethod::Jacobi { .. } => system.dense && !caps.software,
-            ContactMethod::Nesterov { .. } => system.factors.is_some(),
+            ContactMethod::Nesterov { .. } => {
+                system.factors.as_ref().is_some_and(|f| f.groups.is_some())
+            }
         }
 }
 
-/// The factors (made by `factors`, only where the method and the device could use them) of a
-/// block-layout system with islands of `islands` contacts, where [`solve_contacts`] will solve
-/// it by `method` in one dispatch from them: then A's block rows need not be built or uploaded
-/// ([`ContactLayout::count`] 0). `None` where it will run passes over A's rows.
-pub fn single_dispatch_factors(
-    gpu: &Gpu,
+/// The factors (made by `factors`, only where they will be read) of a block-layout system,
+/// where [`solve_contacts`] will solve it by `method` from them: the accelerated solver always
+/// does, in one dispatch where compute kernels run and every island fits a workgroup, else in
+/// two fragment passes per iteration ([`contact_nesterov_factored`]: about a seventh of the
+/// texel fetches of A's block rows; 3.6x faster frames on WebGL2 here). Then A's block rows
+/// need not be built or uploaded ([`ContactLayout::count`] 0). `None` for projected Jacobi,
+/// which runs passes over A's rows.
+pub fn factors_for_solve(
     method: ContactMethod,
-    islands: &[usize],
     factors: impl FnOnce() -> ContactFactors,
 ) -> Option<ContactFactors> {
-    if !matches!(method, ContactMethod::Nesterov { .. }) || !gpu.capabilities().compute {
-        return None;
-    }
-    let factors = factors();
-    FactorSystem::groups(islands, &factors, islands.iter().sum()).map(|_| factors)
+    matches!(method, ContactMethod::Nesterov { .. }).then(factors)
 }
 
 /// Passes a frame runs before it first waits for the GPU and gives the page a turn: more than
@@ -402,11 +478,12 @@ const FIRST_CHUNK: usize = if cfg!(target_arch = "wasm32") {
 };
 
 /// `iterations` iterations of `method` on `system` from `x0`, the fastest way the device has:
-/// all in one compute dispatch (see [`single_dispatch`]) or one pass per iteration. Passes run
-/// in chunks of about 50 ms of GPU time after the first [`FIRST_CHUNK`]: between chunks the
-/// page gets a turn while the GPU catches up ([`Gpu::settle`]), and `go_on` is asked whether to
-/// go on ([`Error::Cancelled`] when not), so no frame holds the page and a long one can be
-/// cancelled.
+/// all in one compute dispatch (see [`single_dispatch`]), or passes: the accelerated solver's
+/// two per iteration from the matrix's factors where the system has them, else one per
+/// iteration over A's rows. Passes run in chunks of about 50 ms of GPU time after the first
+/// [`FIRST_CHUNK`]: between chunks the page gets a turn while the GPU catches up
+/// ([`Gpu::settle`]), and `go_on` is asked whether to go on ([`Error::Cancelled`] when not), so
+/// no frame holds the page and a long one can be cancelled.
 pub async fn solve_contacts(
     gpu: &Gpu,
     system: &ContactSystem,
@@ -426,19 +503,24 @@ pub async fn solve_contacts(
         };
     }
     if let ContactMethod::Nesterov { step, mu } = method {
-        check_rows(system)?;
+        if system.factors.is_none() {
+            check_rows(system)?;
+        }
         check_impulses(system, x0)?;
         check_step(step, mu)?;
     }
     let (mut state, mut done, mut chunk) = ((x0.clone(), x0.clone()), 0, FIRST_CHUNK);
     while done < iterations {
         let (start, count) = (now_ms(), chunk.min(iterations - done));
-        state = match method {
-            ContactMethod::Jacobi { omega } => {
+        state = match (method, &system.factors) {
+            (ContactMethod::Jacobi { omega }, _) => {
                 let x = contact_jacobi(gpu, system, &state.0, omega, count)?;
                 (x.clone(), x)
             }
-            ContactMethod::Nesterov { step, mu } => {
+            (ContactMethod::Nesterov { step, mu }, Some(f)) => {
+                factored_passes(gpu, system, f, state, (step, mu), count)?
+            }
+            (ContactMethod::Nesterov { step, mu }, None) => {
                 nesterov_passes(gpu, system, state, (step, mu), count)?
             }
         };

@@ -1,6 +1,7 @@
-//! The contact LCP's matrix as its factors, for the single-dispatch solver: A = J M^-1 J^T + R,
-//! J the contacts' Jacobian (two bodies per contact), M^-1 the bodies' inverse masses and
-//! inertias, R the regularisation of each contact's own diagonal. The block rows
+//! The contact LCP's matrix as its factors, for the single-dispatch solver and the factored
+//! passes: A = J M^-1 J^T + R, J the contacts' Jacobian (two bodies per contact), M^-1 the
+//! bodies' inverse masses and inertias, R the regularisation of each contact's own diagonal.
+//! The block rows
 //! ([`super::ContactLayout::matrix`]) hold A itself, about 24 blocks of 3 x 3 per contact on the
 //! wall; the factors hold 9 texels per contact and 3 per body. One product A y is then two
 //! gathers, each over data it owns:
@@ -22,11 +23,18 @@
 //!
 //! Body slots number the moving bodies the contacts touch in the order of the contacts, so
 //! that each island's bodies, like its contacts, are one run.
+//!
+//! The single dispatch runs both gathers in each of its workgroups, one per group of whole
+//! islands, with a barrier between them; fragment passes (WebGL2 has no compute) run them as
+//! two passes per iteration over the same textures: `contact_velocities` writes v, two texels
+//! per body slot (linear, angular) in the bodies' wrap, `contact_nesterov_factored` reads it
+//! and steps the contacts ([`super::contact_nesterov_factored`]).
 
 use super::ContactWrap;
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::kernels;
+use crate::layout::Layout;
 use crate::matrix::Matrix;
 
 /// A contact LCP's matrix as its factors (see the module's diagram), row-major data of the
@@ -59,20 +67,31 @@ impl ContactFactors {
     }
 }
 
-/// [`ContactFactors`] on the GPU, with the groups of whole islands the single-dispatch solver's
-/// workgroups take.
+/// [`ContactFactors`] on the GPU: what the factored passes read, and the single-dispatch
+/// solver with its groups of whole islands.
 pub struct FactorSystem {
     /// J, wrapped as the contacts are ([`ContactWrap`]): 4H x 9S.
     pub jacobian: Matrix,
-    /// The bodies, wrapped alike in a wrap of their own (body slot k at texel row k % H_b of
-    /// segment k / H_b).
+    /// The bodies, wrapped alike in a wrap of their own ([`Self::body_wrap`]).
     pub bodies: Matrix,
+    /// Where the body slots lie: slot k at texel row k % H_b of segment k / H_b.
+    pub body_wrap: ContactWrap,
     /// Texel columns per body slot.
     pub body_width: usize,
+    /// The bodies' velocities v = M^-1 J^T y the factored passes make: two texel columns
+    /// (linear, angular) per segment of the bodies' wrap, 4H_b x 2S_b.
+    pub velocities: Layout,
     /// R's factor ([`ContactFactors::regularisation`]).
     pub regularisation: f32,
-    /// The groups, texel g = (first contact, end, first body slot, end): 4G x 1.
-    pub groups: Matrix,
+    /// The single-dispatch solver's workgroups, where compute kernels run and every island fits
+    /// one ([`kernels::GROUP_MAX_CONTACTS`] contacts, [`kernels::GROUP_MAX_BODIES`] bodies).
+    pub groups: Option<IslandGroups>,
+}
+
+/// The groups of whole islands the single-dispatch solver's workgroups take.
+pub struct IslandGroups {
+    /// Texel g = (first contact, end, first body slot, end): 4G x 1.
+    pub texels: Matrix,
     /// Groups G: the dispatch's workgroups.
     pub count: usize,
 }
@@ -99,35 +118,46 @@ impl FactorSystem {
     }
 
     /// Uploads `factors` of a system whose contacts lie as `wrap` says and whose islands have
-    /// `islands` contacts each; `None` where an island does not fit one workgroup
-    /// ([`kernels::GROUP_MAX_CONTACTS`] contacts, [`kernels::GROUP_MAX_BODIES`] bodies).
+    /// `islands` contacts each; the groups only where compute kernels run.
     pub fn upload(
         gpu: &Gpu,
         factors: &ContactFactors,
         islands: &[usize],
         wrap: ContactWrap,
-    ) -> Result<Option<Self>> {
-        let Some(groups) = Self::groups(islands, factors, wrap.slots()) else {
-            return Ok(None);
-        };
-        let texels: Vec<f32> = groups.iter().flatten().map(|&v| v as f32).collect();
+    ) -> Result<Self> {
+        let groups = gpu
+            .capabilities()
+            .compute
+            .then(|| Self::groups(islands, factors, wrap.slots()))
+            .flatten()
+            .map(|groups| {
+                let texels: Vec<f32> = groups.iter().flatten().map(|&v| v as f32).collect();
+                gpu.upload(&texels, texels.len(), 1)
+                    .map(|texels| IslandGroups {
+                        texels,
+                        count: groups.len(),
+                    })
+            })
+            .transpose()?;
         let (rows, cols) = wrap.shape(JACOBIAN_TEXELS);
         let jacobian = wrap.wrap(&factors.jacobian, JACOBIAN_TEXELS, 0.0);
         let width = factors.body_width;
         let body_wrap = ContactWrap::new(factors.body_count, width, gpu.tile_limit())?;
         let (body_rows, body_cols) = body_wrap.shape(width);
-        Ok(Some(FactorSystem {
+        let (v_rows, v_cols) = body_wrap.shape(2);
+        Ok(FactorSystem {
             jacobian: gpu.upload(&jacobian, rows, cols)?,
             bodies: gpu.upload(
                 &body_wrap.wrap(&factors.bodies, width, -1.0),
                 body_rows,
                 body_cols,
             )?,
+            body_wrap,
             body_width: width,
+            velocities: Layout::new(v_rows, v_cols, gpu.tile_limit() as u32)?,
             regularisation: factors.regularisation,
-            groups: gpu.upload(&texels, texels.len(), 1)?,
-            count: groups.len(),
-        }))
+            groups,
+        })
     }
 }
 

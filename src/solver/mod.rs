@@ -18,10 +18,12 @@ pub use cg::{cg, cg_poisson_2d, CgOptions};
 pub use cg_float_float::cg_float_float;
 pub use contact::{
     contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
-    contact_step, single_dispatch_factors, solve_contacts, ContactLayout, ContactMethod,
-    ContactSystem,
+    contact_nesterov_factored, contact_step, factors_for_solve, solve_contacts, ContactLayout,
+    ContactMethod, ContactSystem,
 };
-pub use contact_factors::{island_groups, ContactFactors, FactorSystem, JACOBIAN_TEXELS};
+pub use contact_factors::{
+    island_groups, ContactFactors, FactorSystem, IslandGroups, JACOBIAN_TEXELS,
+};
 pub use contact_wrap::ContactWrap;
 pub use jacobi::{jacobi, JacobiOptions};
 pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};

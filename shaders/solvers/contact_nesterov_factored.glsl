@@ -1,0 +1,42 @@
+// The factored iteration's second pass: the accelerated step from J and the bodies'
+// velocities; the twin of contact_nesterov_factored.wgsl, which explains it. Two render
+// targets: x and y.
+
+float advanced(float t) {
+    return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
+}
+
+vec3 velocity(int k, int part) {
+    if (k < 0) { return vec3(0.0); }
+    ivec2 at = contact_place(k, b_height());
+    return b_texel(2 * at.x + part, at.y).xyz;
+}
+
+void kernel(ivec2 texel, out vec4 r[2]) {
+    int i = texel.y;
+    int col = contact_column(texel.x, 0, 9);
+    vec4 head = a_texel(col, i);
+    vec4 tail = a_texel(col + 1, i);
+    int ka = int(head.w) - 1;
+    int kb = int(tail.w) - 1;
+    vec3 dv = velocity(ka, 0) - velocity(kb, 0);
+    vec3 wa = velocity(ka, 1);
+    vec3 wb = velocity(kb, 1);
+    vec4 y = c_texel(texel.x, i);
+    vec3 x = d_texel(texel.x, i).xyz;
+    vec3 p = f_texel(texel.x, i).xyz;
+    float regularisation = param(2) / (1.0 + param(2));
+    vec3 w = e_texel(texel.x, i).xyz + regularisation * mix(vec3(0.0), y.xyz / p, greaterThan(p, vec3(0.0)));
+    w.x += dot(head.xyz, dv) + dot(a_texel(col + 3, i).xyz, wa) - dot(a_texel(col + 6, i).xyz, wb);
+    w.y += dot(tail.xyz, dv) + dot(a_texel(col + 4, i).xyz, wa) - dot(a_texel(col + 7, i).xyz, wb);
+    w.z += dot(a_texel(col + 2, i).xyz, dv) + dot(a_texel(col + 5, i).xyz, wa) - dot(a_texel(col + 8, i).xyz, wb);
+    vec3 z = y.xyz + param(0) * p * w;
+    float n = max(z.x, 0.0);
+    float limit = param(1) * n;
+    vec3 next = vec3(n, clamp(z.yz, vec2(-limit), vec2(limit)));
+    bool restart = dot(y.xyz - next, next - x) > 0.0;
+    float t = restart ? 1.0 : advanced(y.w);
+    float beta = (t - 1.0) / advanced(t);
+    r[0] = vec4(next, 0.0);
+    r[1] = vec4(next + beta * (next - x), t);
+}
