@@ -68,9 +68,8 @@ pub struct WebGpu {
 /// for the first submission of a long solver loop.
 const BATCH: usize = 32;
 
-/// Turns of the event loop a failed read-back waits for `device.lost` to settle (see
-/// [`WebGpu::lost_or`]); a turn is a few ms.
-const LOSS_TURNS: usize = 25;
+/// Milliseconds a failed read-back waits for `device.lost` to settle (see [`WebGpu::lost_or`]).
+const LOSS_WAIT_MS: f64 = 100.0;
 
 /// The state textures share with their backend.
 #[derive(Default)]
@@ -277,15 +276,18 @@ impl WebGpu {
 
     /// `failure` (a read-back that failed), or [`Error::Lost`] where the device was lost: a
     /// device destroyed from outside fails its read-backs a turn or two before `device.lost`
-    /// settles, so this waits up to [`LOSS_TURNS`] turns of the event loop for it to say so.
+    /// settles, so this gives the event loop turns for up to [`LOSS_WAIT_MS`] for it to say so.
     pub(crate) async fn lost_or(&self, failure: Error) -> Error {
-        for turn in 0..=LOSS_TURNS {
+        let start = crate::event_loop::now_ms();
+        // (Natively the clock stands still and a turn passes at once: the count bounds it.)
+        for _ in 0..1000 {
             if let Some(why) = Backend::lost(self) {
                 return Error::Lost(why);
             }
-            if turn < LOSS_TURNS {
-                crate::event_loop::next_turn().await;
+            if crate::event_loop::now_ms() - start > LOSS_WAIT_MS {
+                break;
             }
+            crate::event_loop::next_turn().await;
         }
         failure
     }
