@@ -154,8 +154,13 @@ impl Body {
 
     /// Applies the impulse `j` (N s) at world point `p`.
     pub fn apply_impulse(&mut self, j: DVec3, p: DVec3) {
+        self.apply_impulse_turned(j, p, &self.inv_inertia_world());
+    }
+
+    /// [`Self::apply_impulse`] with the body's [`Self::inv_inertia_world`] already at hand.
+    pub fn apply_impulse_turned(&mut self, j: DVec3, p: DVec3, inv_inertia_world: &DMat3) {
         self.velocity += j * self.inv_mass;
-        self.spin += self.inv_inertia_world() * (p - self.position).cross(j);
+        self.spin += *inv_inertia_world * (p - self.position).cross(j);
     }
 
     /// Moves the body on by `dt` seconds at its current velocities (semi-implicit Euler).

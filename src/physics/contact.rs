@@ -66,10 +66,10 @@ pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
 }
 
 /// The broad phase, sweep and prune: the pairs `(i, j)`, `i < j`, in ascending order, whose
-/// bounding spheres grown by the margin and their travel may overlap along the axis on which the
-/// bodies spread widest (x for one wall, z across a row of walls). Sorting by where each
-/// interval starts, each body meets only those starting before its interval ends: O(n log n +
-/// pairs) instead of all n² pairs.
+/// bounding spheres grown by the margin and their travel may overlap: along the axis on which
+/// the bodies spread widest (x for one wall, z across a row of walls) and then along the other
+/// two. Sorting by where each interval starts, each body meets only those starting before its
+/// interval ends: O(n log n + pairs) instead of all n² pairs.
 fn close_pairs(bodies: &[Body], travel: &[f64], margin: f64) -> Vec<(usize, usize)> {
     let spread = |axis: usize| {
         let (lo, hi) = bodies
@@ -90,11 +90,21 @@ fn close_pairs(bodies: &[Body], travel: &[f64], margin: f64) -> Vec<(usize, usiz
     let start = |i: usize| bodies[i].position[axis] - half[i];
     let mut order: Vec<usize> = (0..bodies.len()).collect();
     order.sort_by(|a, b| start(*a).total_cmp(&start(*b)).then(a.cmp(b)));
+    // Pairs whose intervals overlap along the other two axes too: a row of walls overlaps
+    // along z wall by wall, so the sweep alone would keep all 1770 pairs of each wall's 60.
+    let near = |i: usize, j: usize| {
+        (0..3).all(|a| {
+            a == axis
+                || (bodies[i].position[a] - bodies[j].position[a]).abs() <= half[i] + half[j]
+        })
+    };
     let mut pairs = Vec::new();
     for (k, &i) in order.iter().enumerate() {
         let end = bodies[i].position[axis] + half[i];
         for &j in order[k + 1..].iter().take_while(|&&j| start(j) <= end) {
-            pairs.push((i.min(j), i.max(j)));
+            if near(i, j) {
+                pairs.push((i.min(j), i.max(j)));
+            }
         }
     }
     pairs.sort_unstable();

@@ -379,9 +379,10 @@ impl World {
         remembered.retain(|r| asleep(r.pair.0) && r.pair.1.is_none_or(asleep));
         for ((c, dirs), x) in lcp.contacts.iter().zip(&lcp.directions).zip(x) {
             let j = dirs[0] * x[0] + dirs[1] * x[1] + dirs[2] * x[2];
-            self.bodies[c.a].apply_impulse(j, c.point);
+            // The LCP's inverse inertia: the bodies have not turned since it was assembled.
+            self.bodies[c.a].apply_impulse_turned(j, c.point, lcp.jacobian.inverse(c.a).1);
             if let Some(b) = c.b {
-                self.bodies[b].apply_impulse(-j, c.point);
+                self.bodies[b].apply_impulse_turned(-j, c.point, lcp.jacobian.inverse(b).1);
             }
             let a = &self.bodies[c.a];
             remembered.push(Remembered {
