@@ -27,3 +27,20 @@ fn contact_column(segment: i32, k: i32, w: i32) -> i32 {
     return w * segment + k;
 }
 
+
+// The accelerated solver's step for one contact, shared by its kernels (contact_nesterov.wgsl
+// explains it): z = y + step D (A y + b) projected (normal >= 0, friction within mu times it)
+// into the new impulses; the counter of y restarts where the step turned back; the new
+// extrapolation from the new and the last impulses x. Returns (new x, 0) and (new y, counter).
+fn advanced(t: f32) -> f32 {
+    return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
+}
+fn nesterov_step(z: vec3<f32>, y: vec4<f32>, x: vec3<f32>, mu: f32) -> array<vec4<f32>, 2> {
+    let n = max(z.x, 0.0);
+    let limit = mu * n;
+    let next = vec3<f32>(n, clamp(z.yz, vec2<f32>(-limit), vec2<f32>(limit)));
+    let restart = dot(y.xyz - next, next - x) > 0.0;
+    let t = select(advanced(y.w), 1.0, restart);
+    let beta = (t - 1.0) / advanced(t);
+    return array<vec4<f32>, 2>(vec4<f32>(next, 0.0), vec4<f32>(next + beta * (next - x), t));
+}

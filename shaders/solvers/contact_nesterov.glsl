@@ -1,10 +1,6 @@
 // One iteration of accelerated projected Jacobi for the contact LCP; the twin of
 // contact_nesterov.wgsl, which explains it. Two render targets: x and y.
 
-float advanced(float t) {
-    return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
-}
-
 vec3 term(ivec2 me, int count, int s, int j) {
     int col = contact_column(me.x, min(4 * s, 4 * count - 4), 4 * count);
     ivec2 at = contact_texel(max(j, 0));
@@ -32,12 +28,5 @@ void kernel(ivec2 texel, out vec4 r[2]) {
     vec4 y = c_texel(texel.x, i);
     vec3 x = d_texel(texel.x, i).xyz;
     vec3 z = y.xyz + param(0) * f_texel(texel.x, i).xyz * w;
-    float n = max(z.x, 0.0);
-    float limit = param(3) * n;
-    vec3 next = vec3(n, clamp(z.yz, vec2(-limit), vec2(limit)));
-    bool restart = dot(y.xyz - next, next - x) > 0.0;
-    float t = restart ? 1.0 : advanced(y.w);
-    float beta = (t - 1.0) / advanced(t);
-    r[0] = vec4(next, 0.0);
-    r[1] = vec4(next + beta * (next - x), t);
+    nesterov_step(z, y, x, param(3), r[0], r[1]);
 }

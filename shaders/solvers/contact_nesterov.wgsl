@@ -19,10 +19,6 @@
 // e = b of the LCP, f = P = 1 / diag(A). param(0) = the step s (negative, seed convention), param(1) = blocks per
 // contact, param(2) = 1 for dense, param(3) = mu.
 
-fn advanced(t: f32) -> f32 {
-    return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
-}
-
 // Neighbour s's part of (A y)_i for the contact at `me` (segment, row): block s of its row
 // times y_j, zero where j < 0; the column is clamped so that every fetch stays inside the
 // contact's 4 * count columns of A.
@@ -54,11 +50,5 @@ fn kernel(texel: vec2<i32>) -> array<vec4<f32>, 2> {
     let y = c_texel(texel.x, i);
     let x = d_texel(texel.x, i).xyz;
     let z = y.xyz + param(0) * f_texel(texel.x, i).xyz * w;
-    let n = max(z.x, 0.0);
-    let limit = param(3) * n;
-    let next = vec3<f32>(n, clamp(z.yz, vec2<f32>(-limit), vec2<f32>(limit)));
-    let restart = dot(y.xyz - next, next - x) > 0.0;
-    let t = select(advanced(y.w), 1.0, restart);
-    let beta = (t - 1.0) / advanced(t);
-    return array<vec4<f32>, 2>(vec4<f32>(next, 0.0), vec4<f32>(next + beta * (next - x), t));
+    return nesterov_step(z, y, x, param(3));
 }

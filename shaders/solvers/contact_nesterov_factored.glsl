@@ -2,10 +2,6 @@
 // velocities; the twin of contact_nesterov_factored.wgsl, which explains it. Two render
 // targets: x and y.
 
-float advanced(float t) {
-    return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
-}
-
 vec3 velocity(int k, int part) {
     if (k < 0) { return vec3(0.0); }
     ivec2 at = contact_place(k, b_height());
@@ -31,12 +27,5 @@ void kernel(ivec2 texel, out vec4 r[2]) {
     w.y += dot(tail.xyz, dv) + dot(a_texel(col + 4, i).xyz, wa) - dot(a_texel(col + 7, i).xyz, wb);
     w.z += dot(a_texel(col + 2, i).xyz, dv) + dot(a_texel(col + 5, i).xyz, wa) - dot(a_texel(col + 8, i).xyz, wb);
     vec3 z = y.xyz + param(0) * p * w;
-    float n = max(z.x, 0.0);
-    float limit = param(1) * n;
-    vec3 next = vec3(n, clamp(z.yz, vec2(-limit), vec2(limit)));
-    bool restart = dot(y.xyz - next, next - x) > 0.0;
-    float t = restart ? 1.0 : advanced(y.w);
-    float beta = (t - 1.0) / advanced(t);
-    r[0] = vec4(next, 0.0);
-    r[1] = vec4(next + beta * (next - x), t);
+    nesterov_step(z, y, x, param(1), r[0], r[1]);
 }

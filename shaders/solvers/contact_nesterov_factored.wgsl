@@ -15,10 +15,6 @@
 // diagonal is 1 + R times J M^-1 J^T's, so R_c y_c = R / (1 + R) y_c / P_c). Padding contacts
 // (J, b and P zero) stay zero.
 
-fn advanced(t: f32) -> f32 {
-    return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
-}
-
 // Half `part` (0 linear, 1 angular) of v of body slot k (k < 0: the ground, at rest).
 fn velocity(k: i32, part: i32) -> vec3<f32> {
     if (k < 0) { return vec3<f32>(0.0); }
@@ -45,11 +41,5 @@ fn kernel(texel: vec2<i32>) -> array<vec4<f32>, 2> {
     w.y += dot(tail.xyz, dv) + dot(a_texel(col + 4, i).xyz, wa) - dot(a_texel(col + 7, i).xyz, wb);
     w.z += dot(a_texel(col + 2, i).xyz, dv) + dot(a_texel(col + 5, i).xyz, wa) - dot(a_texel(col + 8, i).xyz, wb);
     let z = y.xyz + param(0) * p * w;
-    let n = max(z.x, 0.0);
-    let limit = param(1) * n;
-    let next = vec3<f32>(n, clamp(z.yz, vec2<f32>(-limit), vec2<f32>(limit)));
-    let restart = dot(y.xyz - next, next - x) > 0.0;
-    let t = select(advanced(y.w), 1.0, restart);
-    let beta = (t - 1.0) / advanced(t);
-    return array<vec4<f32>, 2>(vec4<f32>(next, 0.0), vec4<f32>(next + beta * (next - x), t));
+    return nesterov_step(z, y, x, param(1));
 }

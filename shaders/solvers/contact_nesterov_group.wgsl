@@ -34,10 +34,6 @@ const PER_THREAD: u32 = MAX_CONTACTS / THREADS;
 var<workgroup> ys: array<f32, 3072>;
 var<workgroup> vs: array<f32, 1020>;
 
-fn advanced(t: f32) -> f32 {
-    return 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
-}
-
 // Texel k of contact c's row of J.
 fn jacobian(c: vec2<i32>, k: i32) -> vec3<f32> {
     return a_texel(contact_column(c.x, k, 9), c.y).xyz;
@@ -141,14 +137,10 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
                     w[d] += dot(e[d], dv) + dot(jacobian(me, 3 + d), wa) - dot(jacobian(me, 6 + d), wb);
                 }
                 let z = yk + step * p * w;
-                let n = max(z.x, 0.0);
-                let limit = mu * n;
-                let next = vec3<f32>(n, clamp(z.yz, vec2<f32>(-limit), vec2<f32>(limit)));
-                let restart = dot(yk - next, next - x[k]) > 0.0;
-                t[k] = select(advanced(t[k]), 1.0, restart);
-                let beta = (t[k] - 1.0) / advanced(t[k]);
-                y[k] = next + beta * (next - x[k]);
-                x[k] = next;
+                let stepped = nesterov_step(z, vec4<f32>(yk, t[k]), x[k], mu);
+                x[k] = stepped[0].xyz;
+                y[k] = stepped[1].xyz;
+                t[k] = stepped[1].w;
                 ys[3u * i] = y[k].x;
                 ys[3u * i + 1u] = y[k].y;
                 ys[3u * i + 2u] = y[k].z;

@@ -19,6 +19,10 @@ use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Program};
 use crate::layout::Layout;
 
+/// Texels from which a read-back first waits for the GPU without holding the page (see
+/// `WebGl2::read`): a 256 x 256 matrix.
+const SETTLE_TEXELS: usize = 64 * 256;
+
 /// A WebGL2 context that runs texla programs.
 pub struct WebGl2 {
     gl: Rc<glow::Context>,
@@ -440,6 +444,14 @@ impl Backend for WebGl2 {
 
     async fn read(&self, t: &Texture, layout: Layout) -> Result<Values> {
         let (width, height) = (layout.width(), layout.height());
+        if width * height >= SETTLE_TEXELS {
+            // readPixels would hold the page until the GPU has done everything before it (a
+            // product of two 1024 x 1024 matrices on a CPU-emulated GPU: about 2 s); a large
+            // result mostly follows large work, so its read waits for the GPU first without
+            // holding the page. A small one (a residual, a dot) is read at once: the wait costs
+            // a few ms, which would double a solver's time here.
+            Backend::settle(self).await?;
+        }
         let mut texels = vec![0.0f32; 4 * width * height];
         let gl = &self.gl;
         // SAFETY: the framebuffer holds a width x height RGBA32F texture; `texels` fits it.

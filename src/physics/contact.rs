@@ -94,8 +94,7 @@ fn close_pairs(bodies: &[Body], travel: &[f64], margin: f64) -> Vec<(usize, usiz
     // along z wall by wall, so the sweep alone would keep all 1770 pairs of each wall's 60.
     let near = |i: usize, j: usize| {
         (0..3).all(|a| {
-            a == axis
-                || (bodies[i].position[a] - bodies[j].position[a]).abs() <= half[i] + half[j]
+            a == axis || (bodies[i].position[a] - bodies[j].position[a]).abs() <= half[i] + half[j]
         })
     };
     let mut pairs = Vec::new();
