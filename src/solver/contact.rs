@@ -234,48 +234,9 @@ pub fn contact_nesterov(
     check_rows(system)?;
     check_impulses(system, x0)?;
     check_step(step, mu)?;
-    let (x, _) = nesterov_passes(
-        gpu,
-        system,
-        (x0.clone(), x0.clone()),
-        (step, mu),
-        iterations,
-    )?;
+    let start = (x0.clone(), x0.clone());
+    let (x, _) = accelerated_passes(gpu, system, None, start, (step, mu), iterations)?;
     Ok(x)
-}
-
-/// `iterations` passes of [`contact_nesterov`] from the impulses `x` and the extrapolation `y`
-/// of an earlier pass; returns both.
-fn nesterov_passes(
-    gpu: &Gpu,
-    system: &ContactSystem,
-    (mut x, mut y): (Matrix, Matrix),
-    (step, mu): (f32, f32),
-    iterations: usize,
-) -> Result<(Matrix, Matrix)> {
-    let dense = if system.dense { 1.0 } else { 0.0 };
-    for _ in 0..iterations {
-        let inputs = [
-            &system.matrix,
-            &system.neighbours,
-            &y,
-            &x,
-            &system.b,
-            &system.inv_diag,
-        ];
-        let mut next = gpu.run_multi(
-            Program::new(
-                kernels::CONTACT_NESTEROV,
-                inputs.iter().map(|m| m.layout()).collect(),
-                x.layout(),
-            )
-            .with_params(&[step, system.count as f32, dense, mu]),
-            &inputs,
-        )?;
-        y = next.pop().expect("two targets");
-        x = next.pop().expect("two targets");
-    }
-    Ok((x, y))
 }
 
 /// [`contact_nesterov`] from the matrix's factors ([`ContactSystem::factors`], A = J M^-1 J^T +
@@ -301,46 +262,58 @@ pub fn contact_nesterov_factored(
                 .into(),
         ));
     };
-    let (x, _) = factored_passes(
-        gpu,
-        system,
-        f,
-        (x0.clone(), x0.clone()),
-        (step, mu),
-        iterations,
-    )?;
+    let start = (x0.clone(), x0.clone());
+    let (x, _) = accelerated_passes(gpu, system, Some(f), start, (step, mu), iterations)?;
     Ok(x)
 }
 
-/// `iterations` iterations of [`contact_nesterov_factored`] from the impulses `x` and the
-/// extrapolation `y` of an earlier one, with `f`, the system's factors; returns both.
-fn factored_passes(
+/// `iterations` accelerated iterations from the impulses `x` and the extrapolation `y` of an
+/// earlier one; returns both. With `factors`, two passes each ([`contact_nesterov_factored`]),
+/// else one over A's block rows ([`contact_nesterov`]).
+fn accelerated_passes(
     gpu: &Gpu,
     system: &ContactSystem,
-    f: &FactorSystem,
+    factors: Option<&FactorSystem>,
     (mut x, mut y): (Matrix, Matrix),
     (step, mu): (f32, f32),
     iterations: usize,
 ) -> Result<(Matrix, Matrix)> {
+    let dense = if system.dense { 1.0 } else { 0.0 };
     for _ in 0..iterations {
-        let inputs = [&f.jacobian, &f.bodies, &y];
-        let v = gpu.run(
-            Program::new(
-                kernels::CONTACT_VELOCITIES,
-                inputs.iter().map(|m| m.layout()).collect(),
-                f.velocities,
-            )
-            .with_params(&[f.body_width as f32]),
-            &inputs,
-        )?;
-        let inputs = [&f.jacobian, &v, &y, &x, &system.b, &system.inv_diag];
+        let v; // the bodies' velocities, where the passes read the factors
+        let (kernel, first, second, params) = match factors {
+            Some(f) => {
+                let inputs = [&f.jacobian, &f.bodies, &y];
+                v = gpu.run(
+                    Program::new(
+                        kernels::CONTACT_VELOCITIES,
+                        inputs.iter().map(|m| m.layout()).collect(),
+                        f.velocities,
+                    )
+                    .with_params(&[f.body_width as f32]),
+                    &inputs,
+                )?;
+                let params = vec![step, mu, f.regularisation];
+                (kernels::CONTACT_NESTEROV_FACTORED, &f.jacobian, &v, params)
+            }
+            None => {
+                let params = vec![step, system.count as f32, dense, mu];
+                (
+                    kernels::CONTACT_NESTEROV,
+                    &system.matrix,
+                    &system.neighbours,
+                    params,
+                )
+            }
+        };
+        let inputs = [first, second, &y, &x, &system.b, &system.inv_diag];
         let mut next = gpu.run_multi(
             Program::new(
-                kernels::CONTACT_NESTEROV_FACTORED,
+                kernel,
                 inputs.iter().map(|m| m.layout()).collect(),
                 x.layout(),
             )
-            .with_params(&[step, mu, f.regularisation]),
+            .with_params(&params),
             &inputs,
         )?;
         y = next.pop().expect("two targets");
@@ -517,11 +490,8 @@ pub async fn solve_contacts(
                 let x = contact_jacobi(gpu, system, &state.0, omega, count)?;
                 (x.clone(), x)
             }
-            (ContactMethod::Nesterov { step, mu }, Some(f)) => {
-                factored_passes(gpu, system, f, state, (step, mu), count)?
-            }
-            (ContactMethod::Nesterov { step, mu }, None) => {
-                nesterov_passes(gpu, system, state, (step, mu), count)?
+            (ContactMethod::Nesterov { step, mu }, factors) => {
+                accelerated_passes(gpu, system, factors.as_ref(), state, (step, mu), count)?
             }
         };
         done += count;
