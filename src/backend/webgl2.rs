@@ -500,10 +500,14 @@ impl Backend for WebGl2 {
     /// A fence after the work so far, polled once a turn of the event loop until the GPU
     /// passes it: the page runs while the GPU works (a read-back would hold it).
     async fn settle(&self) -> Result<()> {
-        // SAFETY: a fence of this context, deleted once it is passed or the context lost.
-        let fence = unsafe { self.gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0) }
-            .map_err(Error::Gpu)?;
-        unsafe { self.gl.flush() };
+        // SAFETY (every block below): a fence of this context, queried until it is passed or
+        // the context is lost, then deleted once.
+        let fence = unsafe {
+            let fence = self.gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0);
+            self.gl.flush();
+            fence
+        }
+        .map_err(Error::Gpu)?;
         loop {
             crate::event_loop::next_turn().await;
             if Backend::lost(self).is_some()
@@ -512,7 +516,6 @@ impl Backend for WebGl2 {
                 break;
             }
         }
-        // SAFETY: as above.
         unsafe { self.gl.delete_sync(fence) };
         self.check_errors()
     }

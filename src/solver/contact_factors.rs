@@ -72,10 +72,9 @@ impl ContactFactors {
 pub struct FactorSystem {
     /// J, wrapped as the contacts are ([`ContactWrap`]): 4H x 9S.
     pub jacobian: Matrix,
-    /// The bodies, wrapped alike in a wrap of their own ([`Self::body_wrap`]).
+    /// The bodies, wrapped alike in a wrap of their own (body slot k at texel row k % H_b of
+    /// segment k / H_b).
     pub bodies: Matrix,
-    /// Where the body slots lie: slot k at texel row k % H_b of segment k / H_b.
-    pub body_wrap: ContactWrap,
     /// Texel columns per body slot.
     pub body_width: usize,
     /// The bodies' velocities v = M^-1 J^T y the factored passes make: two texel columns
@@ -152,7 +151,6 @@ impl FactorSystem {
                 body_rows,
                 body_cols,
             )?,
-            body_wrap,
             body_width: width,
             velocities: Layout::new(v_rows, v_cols, gpu.tile_limit() as u32)?,
             regularisation: factors.regularisation,
