@@ -75,6 +75,32 @@ for (const mib of sizes) {
     kept?.destroy();
   }
 
+  // Read-back, raw, split: kept MAP_READ buffers of `chunk` MiB each, filled by one submit,
+  // mapped together, copied into one array (fresh, or touched before).
+  for (const chunk of [4, 8, 16, 32].filter((c) => c < mib)) {
+    const parts = Array.from({ length: mib / chunk }, () => device.createBuffer({ size: chunk << 20, usage: B.MAP_READ | B.COPY_DST }));
+    const touched = new Float32Array(n).fill(1);
+    for (const into of ["fresh", "touched"]) {
+      const steps = { copyMap: [], js: [], unmap: [] };
+      for (let r = 0; r < reps; r++) {
+        let t = now();
+        const enc = device.createCommandEncoder();
+        parts.forEach((p, i) => enc.copyBufferToBuffer(src, i * (chunk << 20), p, 0, chunk << 20));
+        device.queue.submit([enc.finish()]);
+        await Promise.all(parts.map((p) => p.mapAsync(GPUMapMode.READ)));
+        let u = now(); steps.copyMap.push(u - t); t = u;
+        const out = into === "fresh" ? new Float32Array(n) : touched;
+        parts.forEach((p, i) => out.set(new Float32Array(p.getMappedRange()), i * (chunk << 18)));
+        u = now(); steps.js.push(u - t); t = u;
+        parts.forEach((p) => p.unmap());
+        steps.unmap.push(now() - t);
+        if (out[n - 1] !== data[n - 1]) throw new Error("split read-back is wrong");
+      }
+      record(`raw read, ${mib / chunk} kept x ${chunk} MiB, ${into}`, mib, steps);
+    }
+    parts.forEach((p) => p.destroy());
+  }
+
   // Calibration: the same copies between plain JavaScript arrays, and reading a kept mapping
   // without allocating (a sum, and a set into an array touched before).
   {
