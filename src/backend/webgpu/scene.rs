@@ -132,7 +132,12 @@ impl SceneRenderer {
                     compilation_options: Default::default(),
                     buffers: &[],
                 },
-                primitive: wgpu::PrimitiveState::default(),
+                // Back faces culled (`shaders/scene/`: every triangle turns counter-clockwise
+                // seen from outside).
+                primitive: wgpu::PrimitiveState {
+                    cull_mode: Some(wgpu::Face::Back),
+                    ..Default::default()
+                },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
                     depth_write_enabled: Some(true),
