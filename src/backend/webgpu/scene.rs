@@ -34,8 +34,11 @@ pub struct SceneRenderer {
 /// read-back buffer and put on a 2D canvas when the buffer maps, instead of into a WebGPU canvas
 /// context: on Chromium 156 with SwiftShader, `getCurrentTexture()` of any WebGPU canvas breaks
 /// every buffer mapping of every device that exists at that moment ("A valid external Instance
-/// reference no longer exists"), so the next read-back of the solver would fail. The copy costs
-/// one RGBA8 frame per draw.
+/// reference no longer exists"), so the next read-back of the solver would fail. That holds for
+/// a `<canvas>` and an `OffscreenCanvas`, in or out of the document, rgba8unorm or bgra8unorm,
+/// opaque or premultiplied (`node tests/e2e/wall-draw-probe.mjs 30 contexts`). The way round
+/// costs little: the copy, the mapping and `putImageData` together take about 1 ms of a frame
+/// whose rasterizing takes 10 or more on SwiftShader.
 struct SceneTarget {
     canvas: web_sys::HtmlCanvasElement,
     color: wgpu::Texture,
