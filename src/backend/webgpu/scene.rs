@@ -37,8 +37,8 @@ pub struct SceneRenderer {
 /// reference no longer exists"), so the next read-back of the solver would fail. That holds for
 /// a `<canvas>` and an `OffscreenCanvas`, in or out of the document, rgba8unorm or bgra8unorm,
 /// opaque or premultiplied (`node tests/e2e/wall-draw-probe.mjs 30 contexts`). The way round
-/// costs little: the copy, the mapping and `putImageData` together take about 1 ms of a frame
-/// whose rasterizing takes 10 or more on SwiftShader.
+/// costs little: the copy, the mapping and `putImageData` together take 1 to 3 ms of a frame
+/// whose rasterizing takes 8 to 14 on SwiftShader (load 4).
 struct SceneTarget {
     canvas: web_sys::HtmlCanvasElement,
     color: wgpu::Texture,
