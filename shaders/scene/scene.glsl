@@ -36,8 +36,11 @@ void main() {
     uint corner = v % 6u;
     vec2 offsets[6] = vec2[6](vec2(0.0, 0.0), vec2(1.0, 0.0), vec2(1.0, 1.0),
                               vec2(0.0, 0.0), vec2(1.0, 1.0), vec2(0.0, 1.0));
-    vec2 uv = (vec2(float(cell % s), float(cell / s)) + offsets[corner]) / float(s) * 2.0 - 1.0;
     uint axis = face % 3u;
+    // Mirrored on the three faces that look down an axis, so that every triangle turns
+    // counter-clockwise seen from outside: the renderers cull the faces turned away.
+    vec2 corner_uv = face >= 3u ? offsets[corner].yx : offsets[corner];
+    vec2 uv = (vec2(float(cell % s), float(cell / s)) + corner_uv) / float(s) * 2.0 - 1.0;
     vec3 n = unit(axis) * (face < 3u ? 1.0 : -1.0);
     vec3 p = n + uv.x * unit((axis + 1u) % 3u) + uv.y * unit((axis + 2u) % 3u);
     vec3 normal = n;

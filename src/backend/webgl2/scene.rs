@@ -75,6 +75,9 @@ impl Draw for SceneRenderer {
             gl.bind_framebuffer(glow::FRAMEBUFFER, None);
             gl.viewport(0, 0, width, height);
             gl.enable(glow::DEPTH_TEST);
+            // Back faces culled (`shaders/scene/`: every triangle turns counter-clockwise seen
+            // from outside; CCW front faces and BACK culling are WebGL2's defaults).
+            gl.enable(glow::CULL_FACE);
             gl.clear_color(0.80, 0.86, 0.93, 1.0);
             gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
             gl.use_program(Some(program));
@@ -102,6 +105,7 @@ impl Draw for SceneRenderer {
             }
             gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, None);
             gl.disable(glow::DEPTH_TEST);
+            gl.disable(glow::CULL_FACE);
             let fence = gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0);
             *self.drawn.borrow_mut() = fence.ok();
         }

@@ -34,8 +34,11 @@ pub struct SceneRenderer {
 /// read-back buffer and put on a 2D canvas when the buffer maps, instead of into a WebGPU canvas
 /// context: on Chromium 156 with SwiftShader, `getCurrentTexture()` of any WebGPU canvas breaks
 /// every buffer mapping of every device that exists at that moment ("A valid external Instance
-/// reference no longer exists"), so the next read-back of the solver would fail. The copy costs
-/// one RGBA8 frame per draw.
+/// reference no longer exists"), so the next read-back of the solver would fail. That holds for
+/// a `<canvas>` and an `OffscreenCanvas`, in or out of the document, rgba8unorm or bgra8unorm,
+/// opaque or premultiplied (`node tests/e2e/wall-draw-probe.mjs 30 contexts`). The way round
+/// costs little: the copy, the mapping and `putImageData` together take 1 to 3 ms of a frame
+/// whose rasterizing takes 8 to 14 on SwiftShader (load 4).
 struct SceneTarget {
     canvas: web_sys::HtmlCanvasElement,
     color: wgpu::Texture,
@@ -132,7 +135,12 @@ impl SceneRenderer {
                     compilation_options: Default::default(),
                     buffers: &[],
                 },
-                primitive: wgpu::PrimitiveState::default(),
+                // Back faces culled (`shaders/scene/`: every triangle turns counter-clockwise
+                // seen from outside).
+                primitive: wgpu::PrimitiveState {
+                    cull_mode: Some(wgpu::Face::Back),
+                    ..Default::default()
+                },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
                     depth_write_enabled: Some(true),
@@ -378,7 +386,8 @@ fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
 }
 
 /// Puts the mapped frame (`height` rows of `row` bytes, RGBA8) on `canvas` through its 2D
-/// context.
+/// context: the rows as they are, `row / 4` texels wide, of which the first `width` are put (a
+/// repacking loop over the bytes had cost 5 ms a frame).
 #[cfg(target_arch = "wasm32")]
 fn show_frame(
     canvas: &web_sys::HtmlCanvasElement,
@@ -396,16 +405,21 @@ fn show_frame(
         .dyn_into()
         .map_err(|_| "the canvas has no 2D context")?;
     let bytes = buffer.get_mapped_range(..).map_err(|e| e.to_string())?;
-    let pixels: Vec<u8> = bytes
-        .chunks_exact(row as usize)
-        .flat_map(|r| &r[..4 * width as usize])
-        .copied()
-        .collect();
     let image = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
-        wasm_bindgen::Clamped(&pixels),
-        width,
+        wasm_bindgen::Clamped(&bytes[..]),
+        row / 4,
         height,
     )
     .map_err(js)?;
-    context.put_image_data(&image, 0.0, 0.0).map_err(js)
+    context
+        .put_image_data_with_dirty_x_and_dirty_y_and_dirty_width_and_dirty_height(
+            &image,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            f64::from(width),
+            f64::from(height),
+        )
+        .map_err(js)
 }
