@@ -1,6 +1,6 @@
-// Wall frame times in headless Chromium, as the page runs them: `wall.step()` (contacts,
-// assembly, upload, solve, read-back, integration) and `wall.draw()` into a 640 x 360 canvas
-// until the GPU has finished it,
+// Wall frame times in headless Chromium, as the page runs them: on an animation frame,
+// `wall.step()` (contacts, assembly, upload, solve, read-back, integration) and `wall.draw()` into
+// a 640 x 360 canvas until the GPU has finished it,
 // on both backends, at the page's default settings (the texla preset, sleeping islands on).
 // Usage: node tests/e2e/wall-frames.mjs [standing frames = 300] [frames after the ball = 300]
 //        [walls = 1] [frames with sleeping off = min(standing, 120)] [backends = webgpu,webgl2]
@@ -32,7 +32,10 @@ const rows = (await onEachBackend(async ({ backend, standing, after, walls, awak
     const texla = await import("/pkg/texla.js");
     await texla.default();
     const gpu = await texla.Gpgpu.create(backend);
+    // Each frame starts on an animation frame, as the page's loop does (not timed): in a tight
+    // loop WebGL2 would skip nearly every draw, its last fence not yet seen as done.
     const frame = async (wall) => {
+      await new Promise(requestAnimationFrame);
       const t = performance.now();
       const s = await wall.step();
       const passes = window.scenePasses;
