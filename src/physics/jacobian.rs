@@ -86,18 +86,29 @@ impl Jacobian {
         (*inv_mass, inv_inertia)
     }
 
-    /// The contacts `contacts` and their moving bodies (each once): what a product of those
-    /// contacts alone reads, where no other contact shares their bodies (an island).
-    pub fn run(&self, contacts: Range<usize>) -> Run {
-        let mut bodies: Vec<usize> = self.sides[contacts.clone()]
+    /// Runs of consecutive contacts, `sizes` of them one after the other from the first, each
+    /// with its moving bodies (each once, in the order its contacts meet them): what a product
+    /// of one run's contacts alone reads, where no other contact shares their bodies (an
+    /// island).
+    pub fn runs(&self, sizes: &[usize]) -> Vec<Run> {
+        let mut seen = vec![usize::MAX; self.inverse.len()];
+        let mut first = 0;
+        sizes
             .iter()
-            .flatten()
-            .flatten()
-            .map(|side| side.body)
-            .collect();
-        bodies.sort_unstable();
-        bodies.dedup();
-        Run { contacts, bodies }
+            .enumerate()
+            .map(|(k, &size)| {
+                let contacts = first..first + size;
+                first += size;
+                let mut bodies = Vec::new();
+                for side in self.sides[contacts.clone()].iter().flatten().flatten() {
+                    if seen[side.body] != k {
+                        seen[side.body] = k;
+                        bodies.push(side.body);
+                    }
+                }
+                Run { contacts, bodies }
+            })
+            .collect()
     }
 
     /// J M^-1 J^T u of the contacts of `run` into `out`, `u` and `out` theirs (3 per
@@ -132,20 +143,23 @@ impl Jacobian {
             let (inv_mass, inv_inertia) = &self.inverse[k];
             moved[k] = (moved[k].0 * *inv_mass, *inv_inertia * moved[k].1);
         }
-        // J: those changes read along each contact's directions.
+        // J: those changes read along each contact's directions, the three at once: the
+        // directions (and arms) as the rows of a matrix, whose product with a vector sums
+        // each row's dot product in the same order as `dot` does.
+        let rows = |v: &[DVec3; 3]| DMat3::from_cols(v[0], v[1], v[2]).transpose();
         for ((sides, e), w) in sides.iter().zip(directions).zip(out) {
-            *w = [0.0; 3];
+            let e = rows(e);
+            let mut sum = DVec3::ZERO;
             for side in sides.iter().flatten() {
                 let (velocity, spin) = moved[side.body];
-                for (r, w) in w.iter_mut().enumerate() {
-                    *w += side.sign * (e[r].dot(velocity) + side.arms[r].dot(spin));
-                }
+                sum += (e * velocity + rows(&side.arms) * spin) * side.sign;
             }
+            *w = sum.to_array();
         }
     }
 }
 
-/// A run of contacts and their moving bodies ([`Jacobian::run`]).
+/// A run of contacts and their moving bodies ([`Jacobian::runs`]).
 pub struct Run {
     contacts: Range<usize>,
     bodies: Vec<usize>,
