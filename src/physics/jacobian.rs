@@ -143,18 +143,15 @@ impl Jacobian {
             let (inv_mass, inv_inertia) = &self.inverse[k];
             moved[k] = (moved[k].0 * *inv_mass, *inv_inertia * moved[k].1);
         }
-        // J: those changes read along each contact's directions, the three at once: the
-        // directions (and arms) as the rows of a matrix, whose product with a vector sums
-        // each row's dot product in the same order as `dot` does.
-        let rows = |v: &[DVec3; 3]| DMat3::from_cols(v[0], v[1], v[2]).transpose();
+        // J: those changes read along each contact's directions.
         for ((sides, e), w) in sides.iter().zip(directions).zip(out) {
-            let e = rows(e);
-            let mut sum = DVec3::ZERO;
+            *w = [0.0; 3];
             for side in sides.iter().flatten() {
                 let (velocity, spin) = moved[side.body];
-                sum += (e * velocity + rows(&side.arms) * spin) * side.sign;
+                for (r, w) in w.iter_mut().enumerate() {
+                    *w += side.sign * (e[r].dot(velocity) + side.arms[r].dot(spin));
+                }
             }
-            *w = sum.to_array();
         }
     }
 }
