@@ -254,10 +254,12 @@ fn cube_cube(
     for (i, ea) in axes_a.iter().enumerate() {
         for (j, eb) in axes_b.iter().enumerate() {
             let l = ea.cross(*eb);
-            if l.length() < 1e-6 {
+            let length = l.length();
+            if length < 1e-6 {
                 continue;
             }
-            let axis = test(l.normalize(), AxisKind::Edges(i, j));
+            // `normalize`'s arithmetic, the length found once.
+            let axis = test(l * length.recip(), AxisKind::Edges(i, j));
             if axis.separation > margin {
                 return;
             }
