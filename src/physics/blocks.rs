@@ -102,9 +102,8 @@ fn regularise(block: &mut Block) {
     }
 }
 
-/// The diagonal of A_ii alone, as [`Rows::row`] computes it, for the contacts of `jacobian`
-/// (unit `directions`, normal first).
-/// (The same sums and roundings as the block's, its diagonal entries alone.)
+/// The diagonal of A_ii alone, as [`Rows::row`] computes it (the same sums, in the same
+/// order), for the contacts of `jacobian` (unit `directions`, normal first).
 pub(super) fn diagonal(jacobian: &Jacobian, directions: &[[DVec3; 3]], i: usize) -> [f64; 3] {
     let e = &directions[i];
     let mut diagonal = [0.0; 3];

@@ -135,13 +135,8 @@ fn ground((i, body, r): (usize, &Body, &DMat3), margin: f64, out: &mut Vec<Conta
         Shape::Ball { radius } => touch(body.position - DVec3::Y * radius),
         Shape::Cube { half } => {
             for corner in 0..8 {
-                let s = |bit: usize| {
-                    if corner & (1 << bit) != 0 {
-                        half
-                    } else {
-                        -half
-                    }
-                };
+                // Bit 0 of the corner's index is +x, bit 1 +y, bit 2 +z.
+                let s = |bit: usize| [-half, half][(corner >> bit) & 1];
                 touch(body.position + *r * DVec3::new(s(0), s(1), s(2)));
             }
         }
