@@ -102,16 +102,19 @@ fn regularise(block: &mut Block) {
     }
 }
 
-/// The diagonal of A_ii alone, as [`Rows::row`] computes it, for the contacts of `jacobian`
-/// (unit `directions`, normal first).
+/// The diagonal of A_ii alone, as [`Rows::row`] computes it (the same sums, in the same
+/// order), for the contacts of `jacobian` (unit `directions`, normal first).
 pub(super) fn diagonal(jacobian: &Jacobian, directions: &[[DVec3; 3]], i: usize) -> [f64; 3] {
-    let (mut block, dots) = ([[0.0; 3]; 3], dots(&directions[i], &directions[i]));
+    let e = &directions[i];
+    let mut diagonal = [0.0; 3];
     for side in jacobian.sides(i) {
-        let own = Own::new(jacobian, i, side);
-        own.add(&mut block, &dots, &own.touch);
+        let (inv_mass, inv_inertia) = jacobian.inverse(side.body);
+        for (r, (d, arm)) in diagonal.iter_mut().zip(&side.arms).enumerate() {
+            let lin = e[r].dot(e[r]) * inv_mass;
+            *d += side.sign * side.sign * (lin + (*inv_inertia * *arm).dot(*arm));
+        }
     }
-    regularise(&mut block);
-    [0, 1, 2].map(|r| block[r][r])
+    diagonal.map(|d| d * (1.0 + REGULARISATION))
 }
 
 /// One body of the contact whose row is being built, and how far the merge has read the

@@ -137,21 +137,6 @@ impl Body {
         }
     }
 
-    /// The eight corners of a cube in world space (none for a ball), in the order of the bits
-    /// of their index: bit 0 is +x, bit 1 +y, bit 2 +z.
-    pub fn corners(&self) -> Vec<DVec3> {
-        let Shape::Cube { half } = self.shape else {
-            return Vec::new();
-        };
-        let r = self.rotation();
-        (0..8)
-            .map(|i| {
-                let s = |bit: usize| if i & (1 << bit) != 0 { half } else { -half };
-                self.position + r * DVec3::new(s(0), s(1), s(2))
-            })
-            .collect()
-    }
-
     /// Applies the impulse `j` (N s) at world point `p`.
     pub fn apply_impulse(&mut self, j: DVec3, p: DVec3) {
         self.apply_impulse_turned(j, p, &self.inv_inertia_world());

@@ -5,7 +5,7 @@
 //! against the side planes of the reference face and keeps up to 4 points (a resting cube gets
 //! its 4 corners); an edge axis gives the one point between the two closest edges.
 
-use glam::DVec3;
+use glam::{DMat3, DVec3};
 
 use super::body::{Body, Shape};
 
@@ -33,11 +33,13 @@ pub struct Contact {
 /// same list in the same order.
 pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
     let travel: Vec<f64> = bodies.iter().map(|b| dt * b.fastest_point()).collect();
+    // Each body's rotation matrix once, not once per pair.
+    let turned: Vec<DMat3> = bodies.iter().map(Body::rotation).collect();
     let mut out = Vec::new();
     let mut clipping = Clipping::default();
     for (i, body) in bodies.iter().enumerate() {
         if body.asleep.is_none() {
-            ground(i, body, margin + travel[i], &mut out);
+            ground((i, body, &turned[i]), margin + travel[i], &mut out);
         }
     }
     for (i, j) in close_pairs(bodies, &travel, margin) {
@@ -49,15 +51,20 @@ pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
         if a.position.distance(b.position) > a.reach() + b.reach() + margin {
             continue;
         }
+        let (ta, tb) = (&turned[i], &turned[j]);
         match (a.shape, b.shape) {
-            (Shape::Cube { half: ha }, Shape::Cube { half: hb }) => {
-                cube_cube((i, a, ha), (j, b, hb), margin, &mut out, &mut clipping)
-            }
+            (Shape::Cube { half: ha }, Shape::Cube { half: hb }) => cube_cube(
+                (i, a, ta, ha),
+                (j, b, tb, hb),
+                margin,
+                &mut out,
+                &mut clipping,
+            ),
             (Shape::Ball { radius }, Shape::Cube { half }) => {
-                ball_cube(i, a, radius, j, b, half, margin, &mut out)
+                ball_cube((i, a, radius), (j, b, tb, half), margin, &mut out)
             }
             (Shape::Cube { half }, Shape::Ball { radius }) => {
-                ball_cube(j, b, radius, i, a, half, margin, &mut out)
+                ball_cube((j, b, radius), (i, a, ta, half), margin, &mut out)
             }
             (Shape::Ball { .. }, Shape::Ball { .. }) => {}
         }
@@ -110,7 +117,9 @@ fn close_pairs(bodies: &[Body], travel: &[f64], margin: f64) -> Vec<(usize, usiz
     pairs
 }
 
-fn ground(i: usize, body: &Body, margin: f64, out: &mut Vec<Contact>) {
+/// Body `i`'s contacts with the ground: a ball's lowest point, a cube's corners (`r`: its
+/// rotation) closer than `margin`.
+fn ground((i, body, r): (usize, &Body, &DMat3), margin: f64, out: &mut Vec<Contact>) {
     let mut touch = |point: DVec3| {
         if point.y < margin {
             out.push(Contact {
@@ -124,22 +133,24 @@ fn ground(i: usize, body: &Body, margin: f64, out: &mut Vec<Contact>) {
     };
     match body.shape {
         Shape::Ball { radius } => touch(body.position - DVec3::Y * radius),
-        Shape::Cube { .. } => body.corners().into_iter().for_each(touch),
+        Shape::Cube { half } => {
+            for corner in 0..8 {
+                // Bit 0 of the corner's index is +x, bit 1 +y, bit 2 +z.
+                let s = |bit: usize| [-half, half][(corner >> bit) & 1];
+                touch(body.position + *r * DVec3::new(s(0), s(1), s(2)));
+            }
+        }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The contact of a ball with a cube (`r`: its rotation).
 fn ball_cube(
-    ib: usize,
-    ball: &Body,
-    radius: f64,
-    ic: usize,
-    cube: &Body,
-    half: f64,
+    (ib, ball, radius): (usize, &Body, f64),
+    (ic, cube, r, half): (usize, &Body, &DMat3, f64),
     margin: f64,
     out: &mut Vec<Contact>,
 ) {
-    let r = cube.rotation();
+    let r = *r;
     let local = r.transpose() * (ball.position - cube.position);
     let closest = local.clamp(DVec3::splat(-half), DVec3::splat(half));
     let diff = local - closest;
@@ -200,13 +211,12 @@ struct Clipping {
 }
 
 fn cube_cube(
-    (ia, a, ha): (usize, &Body, f64),
-    (ib, b, hb): (usize, &Body, f64),
+    (ia, a, ra, ha): (usize, &Body, &DMat3, f64),
+    (ib, b, rb, hb): (usize, &Body, &DMat3, f64),
     margin: f64,
     out: &mut Vec<Contact>,
     clipping: &mut Clipping,
 ) {
-    let (ra, rb) = (a.rotation(), b.rotation());
     let axes_a = [ra.x_axis, ra.y_axis, ra.z_axis];
     let axes_b = [rb.x_axis, rb.y_axis, rb.z_axis];
     let d = b.position - a.position;
@@ -239,10 +249,12 @@ fn cube_cube(
     for (i, ea) in axes_a.iter().enumerate() {
         for (j, eb) in axes_b.iter().enumerate() {
             let l = ea.cross(*eb);
-            if l.length() < 1e-6 {
+            let length = l.length();
+            if length < 1e-6 {
                 continue;
             }
-            let axis = test(l.normalize(), AxisKind::Edges(i, j));
+            // `normalize`'s arithmetic, the length found once.
+            let axis = test(l * length.recip(), AxisKind::Edges(i, j));
             if axis.separation > margin {
                 return;
             }
@@ -393,8 +405,8 @@ fn face_contacts(
 /// Sutherland-Hodgman: the part of the polygon where dir . p <= offset, into `out`.
 fn clip(polygon: &[DVec3], dir: DVec3, offset: f64, out: &mut Vec<DVec3>) {
     out.clear();
-    for (i, &p) in polygon.iter().enumerate() {
-        let q = polygon[(i + 1) % polygon.len()];
+    let next = polygon.iter().skip(1).chain(polygon.first());
+    for (&p, &q) in polygon.iter().zip(next) {
         let (dp, dq) = (dir.dot(p) - offset, dir.dot(q) - offset);
         if dp <= 0.0 {
             out.push(p);

@@ -86,18 +86,29 @@ impl Jacobian {
         (*inv_mass, inv_inertia)
     }
 
-    /// The contacts `contacts` and their moving bodies (each once): what a product of those
-    /// contacts alone reads, where no other contact shares their bodies (an island).
-    pub fn run(&self, contacts: Range<usize>) -> Run {
-        let mut bodies: Vec<usize> = self.sides[contacts.clone()]
+    /// Runs of consecutive contacts, `sizes` of them one after the other from the first, each
+    /// with its moving bodies (each once, in the order its contacts meet them): what a product
+    /// of one run's contacts alone reads, where no other contact shares their bodies (an
+    /// island).
+    pub fn runs(&self, sizes: &[usize]) -> Vec<Run> {
+        let mut seen = vec![usize::MAX; self.inverse.len()];
+        let mut first = 0;
+        sizes
             .iter()
-            .flatten()
-            .flatten()
-            .map(|side| side.body)
-            .collect();
-        bodies.sort_unstable();
-        bodies.dedup();
-        Run { contacts, bodies }
+            .enumerate()
+            .map(|(k, &size)| {
+                let contacts = first..first + size;
+                first += size;
+                let mut bodies = Vec::new();
+                for side in self.sides[contacts.clone()].iter().flatten().flatten() {
+                    if seen[side.body] != k {
+                        seen[side.body] = k;
+                        bodies.push(side.body);
+                    }
+                }
+                Run { contacts, bodies }
+            })
+            .collect()
     }
 
     /// J M^-1 J^T u of the contacts of `run` into `out`, `u` and `out` theirs (3 per
@@ -145,7 +156,7 @@ impl Jacobian {
     }
 }
 
-/// A run of contacts and their moving bodies ([`Jacobian::run`]).
+/// A run of contacts and their moving bodies ([`Jacobian::runs`]).
 pub struct Run {
     contacts: Range<usize>,
     bodies: Vec<usize>,

@@ -232,12 +232,11 @@ impl ContactLcp {
         // 9^19 at most here), and the Rayleigh quotient of the whole v, scale-free, is
         // sum_I v_I . (D^1/2 A D^1/2 v)_I / sum_I |v_I|^2 at the last iteration.
         let (mut num, mut den) = (0.0, 0.0);
-        let mut first = 0;
-        for size in self.island_runs() {
-            let run = self.jacobian.run(first..first + size);
-            let root = &root[first..first + size];
+        for run in self.jacobian.runs(&self.island_runs()) {
+            let root = &root[run.contacts()];
             // A fixed start with no zero component, so that the estimate is deterministic.
-            let mut v: Vec<[f64; 3]> = (first..first + size)
+            let mut v: Vec<[f64; 3]> = run
+                .contacts()
                 .map(|i| [0, 1, 2].map(|r| 1.0 + ((3 * i + r) * 7919 % 97) as f64 / 194.0))
                 .collect();
             let (mut u, mut next) = (v.clone(), v.clone());
@@ -255,7 +254,6 @@ impl ContactLcp {
             }
             num += dot(&v, &next);
             den += dot(&v, &v);
-            first += size;
         }
         if den > 0.0 {
             num / den
@@ -307,12 +305,9 @@ impl ContactLcp {
     pub fn residual(&self, x: &[[f64; 3]]) -> f64 {
         let mut w = vec![[0.0; 3]; x.len()];
         let mut moved = vec![(DVec3::ZERO, DVec3::ZERO); self.jacobian.bodies()];
-        let mut first = 0;
-        for size in self.island_runs() {
-            let run = self.jacobian.run(first..first + size);
+        for run in self.jacobian.runs(&self.island_runs()) {
             let (x, w) = (&x[run.contacts()], &mut w[run.contacts()]);
             self.product_through_j(&run, (x, |i| self.b[i]), w, &mut moved);
-            first += size;
         }
         x.iter()
             .zip(&w)
@@ -506,8 +501,8 @@ mod tests {
             .collect();
         let mut through_j = vec![[0.0; 3]; n];
         let mut moved = vec![(DVec3::ZERO, DVec3::ZERO); lcp.jacobian.bodies()];
-        let run = lcp.jacobian.run(0..n);
-        lcp.product_through_j(&run, (&x, |_| [0.0; 3]), &mut through_j, &mut moved);
+        let run = &lcp.jacobian.runs(&[n])[0];
+        lcp.product_through_j(run, (&x, |_| [0.0; 3]), &mut through_j, &mut moved);
         let mut through_blocks = vec![[0.0; 3]; n];
         lcp.blocks().product(&x, |_| [0.0; 3], &mut through_blocks);
         let scale = through_blocks
