@@ -484,6 +484,18 @@ mod tests {
         world.begin_frame()
     }
 
+    /// The diagonal kept apart from A's blocks (`blocks::diagonal`, without building them) is
+    /// the diagonal of each contact's own block, to the bit: the same sums in the same order.
+    #[test]
+    fn the_diagonal_is_that_of_the_own_blocks() {
+        let lcp = busy();
+        for (i, d) in lcp.diagonal.iter().enumerate() {
+            let (columns, blocks) = lcp.blocks().row(i);
+            let own = columns.iter().position(|&c| c == i).expect("its own block");
+            assert_eq!(*d, [0, 1, 2].map(|r| blocks[own][r][r]), "contact {i}");
+        }
+    }
+
     /// The products through J (J M^-1 J^T plus the regularisation, island by island) and
     /// through A's blocks are the same product: to the last bits for A x, and for the largest
     /// eigenvalue of D A, which a plain power iteration through the blocks estimates.

@@ -192,10 +192,7 @@ impl Memory {
             first[k + 1] += first[k];
         }
         let mut next = first.clone();
-        let mut grouped = Vec::with_capacity(contacts.len());
-        if let Some(&any) = contacts.first() {
-            grouped.resize(contacts.len(), any);
-        }
+        let mut grouped = contacts.clone(); // every slot is overwritten below
         for r in contacts {
             grouped[next[r.pair.0]] = r;
             next[r.pair.0] += 1;
