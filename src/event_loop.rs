@@ -3,11 +3,18 @@
 //! reported. Natively (the native benchmark) there is no event loop: the clock reads 0 and a
 //! turn passes at once.
 
-/// Milliseconds of the page's clock (`Date.now()`); always 0 natively.
+/// Milliseconds of the page's clock: the global `performance.now()` (a page, a worker or Node,
+/// to the microsecond), else `Date.now()` (to the millisecond); always 0 natively.
 pub(crate) fn now_ms() -> f64 {
     #[cfg(target_arch = "wasm32")]
     {
-        js_sys::Date::now()
+        use wasm_bindgen::JsCast;
+        js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+            .ok()
+            .filter(|p| p.is_object())
+            .map_or_else(js_sys::Date::now, |p| {
+                p.unchecked_into::<web_sys::Performance>().now()
+            })
     }
     #[cfg(not(target_arch = "wasm32"))]
     {

@@ -73,15 +73,19 @@ async function texlaRun(walls, preset) {
   const energy0 = wall.stats().energy;
   const track = tracker(start, cubes);
   const ms = [];
+  const parts = [];
   const count = preset === "seed" ? Math.min(frames, 60) : frames;
   for (let f = 0; f < count; f++) {
     const t0 = performance.now();
     const s = await wall.step();
     ms.push(performance.now() - t0);
+    parts.push(s.parts);
     track.add(wall.positions(), wall.velocities(), s.energy, energy0, s.penetration);
   }
   const s = wall.stats();
-  const row = { path: PATHS[preset], cubes, frames: count, msPerStep: median(ms), slowestMs: Math.max(...ms), contacts: s.contacts, asleep: s.asleep, iterations: s.iterations, ...track.result() };
+  // The median of each part of the frame (`stats().parts`), where its milliseconds went.
+  const partMs = Object.fromEntries(Object.keys(parts[0]).map((k) => [k, median(parts.map((p) => p[k]))]));
+  const row = { path: PATHS[preset], cubes, frames: count, msPerStep: median(ms), slowestMs: Math.max(...ms), contacts: s.contacts, asleep: s.asleep, iterations: s.iterations, partMs, ...track.result() };
   if (preset !== "texla") return [row];
   wall.throwBall(0, 0);
   const hit = [];
@@ -148,6 +152,12 @@ const save = () => {
     "| cubes | path | ms per step, median / slowest | drift % edge | penetration % edge | fastest after 2 s, mm/s | energy rise, J | frames |",
     "|---:|---|---:|---:|---:|---:|---:|---:|",
     ...rows.map((r) => `| ${r.cubes} | ${r.path} | ${r.msPerStep.toFixed(2)} / ${(r.slowestMs ?? NaN).toFixed(2)} | ${r.driftPct.toFixed(2)} | ${r.penetrationPct.toFixed(3)} | ${r.fastestMmS.toFixed(2)} | ${r.energyRiseJ.toFixed(2)} | ${r.frames} |`),
+    "",
+    "Where texla's milliseconds went (medians of each part of `stats().parts`; the CPU's parts in wasm, then the upload and the solve with its read-back):",
+    "",
+    "| cubes | path | contacts | assembly | step | layout | upload | solve | end |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows.filter((r) => r.partMs).map((r) => `| ${r.cubes} | ${r.path} | ${["contacts", "assembly", "step", "layout", "upload", "solve", "end"].map((k) => r.partMs[k].toFixed(2)).join(" | ")} |`),
   ].join("\n");
   fs.mkdirSync(path.dirname(outJson), { recursive: true });
   fs.writeFileSync(outJson, JSON.stringify({ adapter: adapterInfo, frames, rows }, null, 1));

@@ -10,6 +10,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::options::{finite, object, whole};
 use crate::error::Error;
+use crate::event_loop::now_ms;
 use crate::gpu::Gpu;
 use crate::physics;
 
@@ -32,7 +33,8 @@ struct WallState {
     walls: usize,
     /// Last frame's LCP and the GPU's impulses, for verification.
     last: Option<(physics::ContactLcp, Vec<[f64; 3]>)>,
-    solve_ms: f64,
+    /// Where the last frame's milliseconds went.
+    parts: physics::FrameTimes,
     frame_ms: f64,
     stepping: bool,
 }
@@ -46,12 +48,6 @@ const MAX_CHECKED_UNKNOWNS: usize = 3000;
 /// The thrown ball: radius m, mass kg, speed m/s.
 const BALL: (f64, f64, f64) = (0.5, 100.0, 15.0);
 
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or_else(js_sys::Date::now, |p| p.now())
-}
-
 impl Wall {
     pub(super) fn new(device: Rc<Gpu>, seed: u32, walls: usize) -> Self {
         let state = WallState {
@@ -61,7 +57,7 @@ impl Wall {
             generation: 0,
             seed,
             last: None,
-            solve_ms: 0.0,
+            parts: physics::FrameTimes::default(),
             frame_ms: 0.0,
             stepping: false,
         };
@@ -101,18 +97,17 @@ impl Wall {
             let start = now_ms();
             // Asked between the chunks of a long solve: `cancel()` or `reset()` stops it there.
             let current = || state.borrow().generation == generation;
-            let result = physics::gpu_frame_timed(device.as_ref(), &mut world, &now_ms, &current)
-                .await
-                .map(|(lcp, impulses, times)| (lcp, impulses, times.gpu()));
+            let result =
+                physics::gpu_frame_timed(device.as_ref(), &mut world, &now_ms, &current).await;
             let mut s = state.borrow_mut();
             if s.generation != generation {
                 return Err(Error::Simulation(ABANDONED.into()).into());
             }
             s.stepping = false;
-            let (lcp, impulses, solve_ms) = result?;
+            let (lcp, impulses, parts) = result?;
             s.world = world;
             s.last = Some((lcp, impulses));
-            s.solve_ms = solve_ms;
+            s.parts = parts;
             s.frame_ms = now_ms() - start;
             drop(s);
             Ok(Self::stats_of(&state.borrow()).into())
@@ -308,9 +303,12 @@ impl Wall {
     }
 
     /// What the last frame did: `{frame, bodies, asleep, contacts, islands, lcpSize,
-    /// iterations, solveMs, frameMs, residual, penetration, energy, energyIn, mode, omega,
-    /// solver, step, sleeping}` (`step`: the step or relaxation the last frame's solver used;
-    /// `asleep`: bodies asleep; `contacts`: those solved, none of a sleeping island).
+    /// iterations, solveMs, frameMs, parts, residual, penetration, energy, energyIn, mode,
+    /// omega, solver, step, sleeping}` (`step`: the step or relaxation the last frame's solver
+    /// used; `asleep`: bodies asleep; `contacts`: those solved, none of a sleeping island;
+    /// `solveMs`: the GPU part, upload to read-back; `parts`: where the frame's milliseconds
+    /// went, `{contacts, assembly, step, layout, upload, solve, end}`, as the native benchmark
+    /// reports them).
     pub fn stats(&self) -> Object {
         Self::stats_of(&self.state.borrow())
     }
@@ -375,6 +373,18 @@ impl Wall {
         js_sys::Float64Array::from(flat.as_slice())
     }
 
+    fn parts_of(t: &physics::FrameTimes) -> Object {
+        object(&[
+            ("contacts", t.contacts.into()),
+            ("assembly", t.assembly.into()),
+            ("step", t.step.into()),
+            ("layout", t.layout.into()),
+            ("upload", t.upload.into()),
+            ("solve", t.solve.into()),
+            ("end", t.end.into()),
+        ])
+    }
+
     fn stats_of(s: &WallState) -> Object {
         let w = &s.world;
         let islands = js_sys::Array::new();
@@ -389,8 +399,9 @@ impl Wall {
             ("islands", islands.into()),
             ("lcpSize", (3 * w.stats.contacts).into()),
             ("iterations", w.stats.iterations.into()),
-            ("solveMs", s.solve_ms.into()),
+            ("solveMs", s.parts.gpu().into()),
             ("frameMs", s.frame_ms.into()),
+            ("parts", Self::parts_of(&s.parts).into()),
             ("residual", w.stats.residual.into()),
             ("penetration", w.stats.penetration.into()),
             ("energy", w.energy().into()),

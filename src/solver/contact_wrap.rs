@@ -85,24 +85,19 @@ impl ContactWrap {
     /// Wraps row-major data of `width` columns and 4 rows per contact (the plain layout, 4C
     /// rows) into the wrapped matrix's row-major data ([`Self::shape`]); padding contacts get
     /// `pad` everywhere. One segment is the plain layout itself: `data`, not a copy (a frame's
-    /// A is tens of megabytes). Several are written row after row, each value once.
+    /// A is tens of megabytes). Several are written segment after segment, each value once.
     pub fn wrap<'a>(&self, data: &'a [f32], width: usize, pad: f32) -> Cow<'a, [f32]> {
         debug_assert_eq!(data.len(), 4 * self.contacts * width);
         if self.segments == 1 {
             return Cow::Borrowed(data);
         }
         let (rows, cols) = self.shape(width);
-        let mut out = Vec::with_capacity(rows * cols);
-        for row in 0..rows {
-            let (y, r) = (row / 4, row % 4);
-            for segment in 0..self.segments {
-                let c = segment * self.height + y;
-                if c < self.contacts {
-                    let start = (4 * c + r) * width;
-                    out.extend_from_slice(&data[start..start + width]);
-                } else {
-                    out.resize(out.len() + width, pad);
-                }
+        let mut out = vec![pad; rows * cols];
+        // Segment s is the plain layout's rows 4 s H .. 4 (s + 1) H, in columns s w .. + w.
+        for (segment, source) in data.chunks(rows * width).enumerate() {
+            let place = out[segment * width..].chunks_mut(cols);
+            for (values, row) in source.chunks_exact(width).zip(place) {
+                row[..width].copy_from_slice(values);
             }
         }
         Cow::Owned(out)
@@ -112,12 +107,15 @@ impl ContactWrap {
     /// row-major data (4H x S).
     pub fn unwrap(&self, data: &[f32]) -> Vec<f32> {
         debug_assert_eq!(data.len(), 4 * self.height * self.segments);
-        (0..4 * self.contacts)
-            .map(|k| {
-                let (segment, y) = self.place(k / 4);
-                data[(4 * y + k % 4) * self.segments + segment]
-            })
-            .collect()
+        let mut out = vec![0.0; 4 * self.contacts];
+        // Segment s's contacts are out's 4 s H .. 4 (s + 1) H, data's column s.
+        for (segment, place) in out.chunks_mut(4 * self.height).enumerate() {
+            let column = data[segment..].iter().step_by(self.segments);
+            for (value, wrapped) in place.iter_mut().zip(column) {
+                *value = *wrapped;
+            }
+        }
+        out
     }
 }
 
