@@ -7,7 +7,7 @@
 // (10 or 100 walls: 600 or 6000 cubes; 0 frames after the ball: no throw)
 // Prints, per backend, how many frames drew the wall (a backend skips a draw while the one before
 // is not known to be done: WebGL2 learns of its fence only in a later task), and the median and
-// slowest frame of: the wall with sleeping off (every frame
+// slowest frame, with the medians of the step's parts and of the draw, of: the wall with sleeping off (every frame
 // solved), the default wall from its first frame (awake until it falls asleep), and the frames
 // after the ball hits the sleeping wall (the page's throw through the canvas centre).
 import { onEachBackend } from "./browser.mjs";
@@ -17,6 +17,8 @@ const after = Number(process.argv[3] ?? 300);
 const walls = Number(process.argv[4] ?? 1);
 const awakeFrames = Number(process.argv[5] ?? Math.min(standing, 120));
 const backends = String(process.argv[6] ?? "webgpu,webgl2").split(",");
+// Another build under the repository root to measure instead of pkg/ (an A/B): WALL_PKG=/dir/.
+const pkg = process.env.WALL_PKG ?? "/pkg/";
 // Counts the scene passes the page starts (WebGPU: the render pass labelled "scene"; WebGL2: its
 // instanced draws, which only the scene makes), to tell a frame drawn from one skipped.
 const countDraws = () => {
@@ -28,8 +30,8 @@ const countDraws = () => {
   wrap(globalThis.GPUCommandEncoder?.prototype, "beginRenderPass", ([d]) => d?.label === "scene");
   wrap(globalThis.WebGL2RenderingContext?.prototype, "drawArraysInstanced", () => true);
 };
-const rows = (await onEachBackend(async ({ backend, standing, after, walls, awakeFrames }) => {
-    const texla = await import("/pkg/texla.js");
+const rows = (await onEachBackend(async ({ backend, standing, after, walls, awakeFrames, pkg }) => {
+    const texla = await import(`${pkg}texla.js`);
     await texla.default();
     const gpu = await texla.Gpgpu.create(backend);
     // Each frame starts on an animation frame, as the page's loop does (not timed): in a tight
@@ -47,7 +49,11 @@ const rows = (await onEachBackend(async ({ backend, standing, after, walls, awak
       const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
       const solved = runs.filter((r) => r.s.contacts > 0).length;
       const drawn = runs.filter((r) => r.drawn).length;
-      return { backend, run: name, walls, frames: ms.length, solved, drawn, medianMs: ms[ms.length >> 1], slowestMs: ms.at(-1), meanMs: ms.reduce((a, b) => a + b, 0) / ms.length };
+      // Medians of the step's parts (`stats().parts`) and of the draw (the rest of the frame).
+      const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
+      const parts = Object.fromEntries(Object.keys(runs[0].s.parts).map((k) => [k, median(runs.map((r) => r.s.parts[k]))]));
+      parts.draw = median(runs.map((r) => r.ms - r.s.frameMs));
+      return { backend, run: name, walls, frames: ms.length, solved, drawn, medianMs: ms[ms.length >> 1], slowestMs: ms.at(-1), meanMs: ms.reduce((a, b) => a + b, 0) / ms.length, parts };
     };
     const out = [];
     const wall = gpu.wall(1, walls);
@@ -73,11 +79,13 @@ const rows = (await onEachBackend(async ({ backend, standing, after, walls, awak
       out.push(summary(`default, ${after} frames after the ball`, hit));
     }
     return out;
-}, { standing, after, walls, awakeFrames }, backends, countDraws)).flat();
+}, { standing, after, walls, awakeFrames, pkg }, backends, countDraws)).flat();
 console.log(`wall frames (step + draw, 640 x 360), headless Chromium, ${new Date().toISOString()}`);
-console.log("| backend | walls | run | frames (solved, drawn) | median ms | mean ms | slowest ms |");
-console.log("|---|---:|---|---:|---:|---:|---:|");
+console.log("| backend | walls | run | frames (solved, drawn) | median ms | mean ms | slowest ms | medians: CPU parts (contacts, LCP, step, layout, end) / upload / solve and read-back / draw |");
+console.log("|---|---:|---|---:|---:|---:|---:|---|");
 for (const r of rows) {
-  console.log(`| ${r.backend} | ${r.walls} | ${r.run} | ${r.frames} (${r.solved}, ${r.drawn}) | ${r.medianMs.toFixed(1)} | ${r.meanMs.toFixed(1)} | ${r.slowestMs.toFixed(1)} |`);
+  const p = r.parts, f = (v) => v.toFixed(1);
+  const parts = `${[p.contacts, p.assembly, p.step, p.layout, p.end].map(f).join(", ")} / ${f(p.upload)} / ${f(p.solve)} / ${f(p.draw)}`;
+  console.log(`| ${r.backend} | ${r.walls} | ${r.run} | ${r.frames} (${r.solved}, ${r.drawn}) | ${r.medianMs.toFixed(1)} | ${r.meanMs.toFixed(1)} | ${r.slowestMs.toFixed(1)} | ${parts} |`);
 }
 console.log(JSON.stringify(rows));
