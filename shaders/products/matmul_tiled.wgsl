@@ -11,6 +11,11 @@
 // multiply-adds: 64 scalar multiply-adds per 4 reads. Everything a thread holds is a named
 // variable and every loop over registers is written out, so no register array is indexed at run
 // time (compilers that keep loops rolled, or wgpu's loop bounding, would put it in memory).
+// The {BK} steps of k in a chunk are written out too (`kernels::repeat_block` repeats the block
+// between the two marker comments below). On an H100 the driver then gives a thread 161
+// registers, not 128, so one workgroup fits an SM instead of two, and the kernel still runs 15%
+// faster: 44.6 TFLOPS at n = 4096 and 31.6 at 8192, against 38.9 and 29.1 with the steps in a
+// loop (benchmarks/h100/products/native-kernel-variants-2026-11-24.log).
 //
 // Split k: where C has too few blocks to fill the GPU, the output is `slices` partial products
 // stacked, each ceil(texel rows of C / 32) * 32 texel rows high, slice s summing its own range of
@@ -57,16 +62,19 @@ fn store(x: i32, y: i32, v: vec4<f32>) {
 }
 
 @compute @workgroup_size(16, 16)
-fn cs_main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
-    let tx = i32(local.x);
-    let ty = i32(local.y);
-    let li = ty * 16 + tx;
-    let col0 = i32(group.x) * 128;
+fn cs_main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) index: u32) {
+    let li = i32(index);
+    let tx = li % 16;
+    let ty = li / 16;
     let groups = (a_height() + 31) / 32;
     let slice = i32(group.y) / groups;
     let slices = (out_rows() + 127) / 128 / groups;
-    let row0 = i32(group.y) % groups * 32;
-    let out_row0 = i32(group.y) * 32;
+    // The block of C: row block rb of its slice, column block cb.
+    let rb = i32(group.y) % groups;
+    let cb = i32(group.x);
+    let col0 = cb * 128;
+    let row0 = rb * 32;
+    let out_row0 = (slice * groups + rb) * 32;
     let k_slice = ((a_cols() + slices - 1) / slices + BK - 1) / BK * BK;
     let k_begin = slice * k_slice;
     let k_end = min(a_cols(), k_begin + k_slice);
@@ -85,16 +93,18 @@ fn cs_main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id
         // The next chunk's texels, fetched while this chunk is multiplied.
         na{e} = fetch_a(li + 256 * {e}, k0 + BK, k_end, row0);
         nb{e} = fetch_b(li + 256 * {e}, k0 + BK, col0);
-        for (var p = 0; p < BK; p++) {
-            let a0 = a_tile[p][ty];
-            let a1 = a_tile[p][ty + 16];
-            let b0 = b_tile[p][tx];
-            let b1 = b_tile[p][tx + 16];
+        // {p} begin: step k0 + {p} of the chunk, written out for each {p} < {BK}.
+        {
+            let a0 = a_tile[{p}][ty];
+            let a1 = a_tile[{p}][ty + 16];
+            let b0 = b_tile[{p}][tx];
+            let b1 = b_tile[{p}][tx + 16];
             c00 += a0 * b0.x; c01 += a0 * b0.y; c02 += a0 * b0.z; c03 += a0 * b0.w;
             c04 += a0 * b1.x; c05 += a0 * b1.y; c06 += a0 * b1.z; c07 += a0 * b1.w;
             c10 += a1 * b0.x; c11 += a1 * b0.y; c12 += a1 * b0.z; c13 += a1 * b0.w;
             c14 += a1 * b1.x; c15 += a1 * b1.y; c16 += a1 * b1.z; c17 += a1 * b1.w;
         }
+        // {p} end
     }
     let x0 = col0 + 4 * tx;
     let x1 = col0 + 64 + 4 * tx;

@@ -284,6 +284,37 @@ pub fn repeat_lines(src: &str, marker: &str, count: usize) -> String {
     out
 }
 
+/// `src` with each block of lines that starts at a line containing `{marker} begin` and ends at
+/// the next line containing `{marker} end` (those two lines dropped) written out `count` times,
+/// the marker replaced by 0, 1, ... in each copy: how a kernel writes out a loop whose body is
+/// several lines (the steps of k in `matmul_tiled`).
+pub fn repeat_block(src: &str, marker: &str, count: usize) -> String {
+    let (open, close) = (format!("{marker} begin"), format!("{marker} end"));
+    let mut out = String::with_capacity(src.len() * 2);
+    let mut block: Option<Vec<&str>> = None;
+    for line in src.lines() {
+        match &mut block {
+            None if line.contains(&open) => block = Some(Vec::new()),
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+            Some(lines) if line.contains(&close) => {
+                for i in 0..count {
+                    for l in lines.iter() {
+                        out.push_str(&l.replace(marker, &i.to_string()));
+                        out.push('\n');
+                    }
+                }
+                block = None;
+            }
+            Some(lines) => lines.push(line),
+        }
+    }
+    assert!(block.is_none(), "a block opened by {open} is never closed");
+    out
+}
+
 /// 64-bit FNV-1a, for [`Kernel::key`]: the same on every run and platform.
 struct Fnv(u64);
 
@@ -327,6 +358,10 @@ mod tests {
             "a\nx0 = 0;\nx1 = 1;\nx2 = 2;\nb\n"
         );
         assert_eq!(repeat_lines("x{t}\n", "{t}", 0), "");
+        assert_eq!(
+            repeat_block("a\n// {p} begin\nx[{p}]\ny\n// {p} end\nb", "{p}", 2),
+            "a\nx[0]\ny\nx[1]\ny\nb\n"
+        );
         for t in 2..=FAST_TARGETS {
             let k = matmul_fast(t);
             let (wgsl, glsl) = (k.wgsl_source(), k.glsl_source());
@@ -346,8 +381,12 @@ mod tests {
         }
         for bk in TILED_CHUNKS {
             let src = matmul_tiled(bk).wgsl_source();
-            assert!(!src.contains("{e}") && !src.contains("{BK}"));
+            assert!(!src.contains("{e}") && !src.contains("{BK}") && !src.contains("{p}"));
             assert_eq!(src.matches("fetch_a(li + 256 *").count(), 2 * bk / 8);
+            // The chunk's steps written out, no loop over them.
+            assert_eq!(src.matches("let a0 = a_tile[").count(), bk);
+            assert!(src.contains(&format!("b_tile[{}][tx + 16]", bk - 1)));
+            assert!(!src.contains("for (var p"));
         }
         let src = lcp_jacobi(512, 4, 7, 100, 25, true).wgsl_source();
         assert!(!src.contains("{m}") && !src.contains("{XW}") && !src.contains("{REG}"));

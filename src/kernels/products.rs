@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use super::{repeat_lines, Compute, Kernel};
+use super::{repeat_block, repeat_lines, Compute, Kernel};
 
 /// `C = A * B`: inputs `a` (m x k) and `b` (k x n), output m x n.
 pub const MATMUL: Kernel = shader_kernel!("products", "matmul", &["a", "b"]);
@@ -45,7 +45,7 @@ pub fn tiled_workgroup_bytes(bk: usize) -> usize {
 
 /// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 x 128
 /// elements of C; chunks of `bk` (one of [`TILED_CHUNKS`]) of the inner dimension pass through
-/// workgroup memory; 8 x 8 outputs per thread in registers. Each chunk's source is written out
+/// workgroup memory, each chunk's `bk` steps written out; 8 x 8 outputs per thread in registers. Each chunk's source is written out
 /// once and kept: building it on every call was the largest of texla's own costs in recording a
 /// product (a profile through Dawn on SwiftShader); with it kept, and the submissions of
 /// `backend/webgpu.rs`, recording a product through Dawn on the H100 took 53 us, not 77.
@@ -56,12 +56,8 @@ pub fn matmul_tiled(bk: usize) -> Kernel {
         .position(|&c| c == bk)
         .expect("a chunk depth of TILED_CHUNKS");
     let wgsl = SOURCES[slot].get_or_init(|| {
-        repeat_lines(
-            include_str!("../../shaders/products/matmul_tiled.wgsl"),
-            "{e}",
-            bk / 8,
-        )
-        .replace("{BK}", &bk.to_string())
+        let src = include_str!("../../shaders/products/matmul_tiled.wgsl");
+        repeat_block(&repeat_lines(src, "{e}", bk / 8), "{p}", bk).replace("{BK}", &bk.to_string())
     });
     Kernel {
         name: format!("matmul_tiled_{bk}").into(),
