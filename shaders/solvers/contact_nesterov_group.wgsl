@@ -30,6 +30,45 @@ const MAX_CONTACTS: u32 = 1024u;
 const MAX_BODIES: u32 = 170u;
 const PER_THREAD: u32 = MAX_CONTACTS / THREADS;
 
+// Where the GPU is emulated by a CPU (SwiftShader), a thread keeps what it reads every
+// iteration in private memory, which is plain memory there, rather than fetch it again
+// through the emulated texture unit: the 11 texels of each of its contacts' step (J's 9,
+// 1 / diag(A), b; CACHED = PER_THREAD), and for each of its bodies the inverse mass and
+// inertia (3 texels) and, for each contact side in its list, the entry and J's 6 texels the
+// body's gather reads (at most KEPT_SIDES in all; a body whose sides do not fit reads its
+// list as a hardware GPU does). A hardware GPU would spill all that out of its registers:
+// CACHED = 1, and nothing is kept.
+const CACHED: u32 = 1u;
+const KEPT_SIDES: u32 = 4u * CACHED;
+const BODY_SLOTS: u32 = (MAX_BODIES + THREADS - 1u) / THREADS;
+// A body whose sides are not kept.
+const NOT_KEPT: u32 = 0xffffffffu;
+var<private> cache: array<vec4<f32>, 11u * CACHED>;
+var<private> side_entry: array<i32, KEPT_SIDES>;
+var<private> side_texels: array<vec4<f32>, 6u * KEPT_SIDES>;
+var<private> body_texels: array<vec4<f32>, 3u * BODY_SLOTS>;
+// Per body of the thread: (first kept side, count), count NOT_KEPT where they did not fit.
+var<private> body_sides: array<vec2<u32>, BODY_SLOTS>;
+
+// Texel `slot` of the step of the thread's k-th contact, at `me`: 0..8 its row of J, 9
+// 1 / diag(A), 10 b.
+fn step_texel(k: u32, me: vec2<i32>, slot: i32) -> vec4<f32> {
+    if (CACHED > 1u) {
+        return cache[11u * k + u32(slot)];
+    }
+    return fetch_step_texel(me, slot);
+}
+
+fn fetch_step_texel(me: vec2<i32>, slot: i32) -> vec4<f32> {
+    if (slot < 9) {
+        return a_texel(contact_column(me.x, slot, 9), me.y);
+    }
+    if (slot == 9) {
+        return e_texel(me.x, me.y);
+    }
+    return d_texel(me.x, me.y);
+}
+
 // y of the group's contacts, 3 floats each, and v of its bodies, (linear, angular): 16368 bytes.
 var<workgroup> ys: array<f32, 3072>;
 var<workgroup> vs: array<f32, 1020>;
@@ -79,6 +118,43 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
             ys[3u * i] = x[k].x;
             ys[3u * i + 1u] = x[k].y;
             ys[3u * i + 2u] = x[k].z;
+            if (CACHED > 1u) {
+                for (var slot = 0; slot < 11; slot++) {
+                    cache[11u * k + u32(slot)] = fetch_step_texel(at, slot);
+                }
+            }
+        }
+    }
+    if (CACHED > 1u) {
+        var kept = 0u;
+        for (var slot = lid; slot < bodies; slot += THREADS) {
+            let j = slot / THREADS;
+            let body = first_body + i32(slot);
+            let at = vec2<i32>(body / b_height(), body % b_height());
+            for (var r = 0; r < 3; r++) {
+                body_texels[3u * j + u32(r)] = b_texel(width * at.x + r, at.y);
+            }
+            let start = kept;
+            var whole = true;
+            var ended = false;
+            for (var q = 3; q < width && whole && !ended; q++) {
+                let list = vec4<i32>(b_texel(width * at.x + q, at.y));
+                for (var s = 0; s < 4; s++) {
+                    let entry = list[s];
+                    if (entry < 0) { ended = true; break; }
+                    if (kept == KEPT_SIDES) { whole = false; break; }
+                    let place = contact_texel(entry / 2);
+                    let arm = 3 + 3 * (entry % 2);
+                    side_entry[kept] = entry;
+                    for (var r = 0; r < 3; r++) {
+                        side_texels[6u * kept + u32(r)] = a_texel(contact_column(place.x, r, 9), place.y);
+                        side_texels[6u * kept + 3u + u32(r)] = a_texel(contact_column(place.x, arm + r, 9), place.y);
+                    }
+                    kept++;
+                }
+            }
+            body_sides[j] = select(vec2<u32>(0u, NOT_KEPT), vec2<u32>(start, kept - start), whole);
+            if (!whole) { kept = KEPT_SIDES; }
         }
     }
     workgroupBarrier();
@@ -88,26 +164,45 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
             let at = vec2<i32>(body / b_height(), body % b_height());
             var linear = vec3<f32>(0.0);
             var angular = vec3<f32>(0.0);
-            for (var q = 3; q < width; q++) {
-                let list = vec4<i32>(b_texel(width * at.x + q, at.y));
-                for (var s = 0; s < 4; s++) {
-                    let entry = list[s];
-                    if (entry < 0) { break; }
-                    let c = entry / 2;
-                    let side = entry % 2;
-                    let place = contact_texel(c);
-                    let yc = y_of(c - first);
-                    let sign = 1.0 - 2.0 * f32(side);
-                    linear += sign * (yc.x * jacobian(place, 0) + yc.y * jacobian(place, 1) + yc.z * jacobian(place, 2));
-                    let arm = 3 + 3 * side;
-                    angular += sign * (yc.x * jacobian(place, arm) + yc.y * jacobian(place, arm + 1) + yc.z * jacobian(place, arm + 2));
-                }
-                if (list.w < 0) { break; }
-            }
             // The inverse mass (texel 0's w) and the inverse inertia's rows.
-            let i0 = b_texel(width * at.x, at.y);
-            let i1 = b_texel(width * at.x + 1, at.y).xyz;
-            let i2 = b_texel(width * at.x + 2, at.y).xyz;
+            var i0: vec4<f32>;
+            var i1: vec3<f32>;
+            var i2: vec3<f32>;
+            let j = slot / THREADS;
+            if (CACHED > 1u && body_sides[j].y != NOT_KEPT) {
+                let kept = body_sides[j];
+                for (var n = kept.x; n < kept.x + kept.y; n++) {
+                    let entry = side_entry[n];
+                    let yc = y_of(entry / 2 - first);
+                    let sign = 1.0 - 2.0 * f32(entry % 2);
+                    let e = 6u * n;
+                    linear += sign * (yc.x * side_texels[e].xyz + yc.y * side_texels[e + 1u].xyz + yc.z * side_texels[e + 2u].xyz);
+                    angular += sign * (yc.x * side_texels[e + 3u].xyz + yc.y * side_texels[e + 4u].xyz + yc.z * side_texels[e + 5u].xyz);
+                }
+                i0 = body_texels[3u * j];
+                i1 = body_texels[3u * j + 1u].xyz;
+                i2 = body_texels[3u * j + 2u].xyz;
+            } else {
+                for (var q = 3; q < width; q++) {
+                    let list = vec4<i32>(b_texel(width * at.x + q, at.y));
+                    for (var s = 0; s < 4; s++) {
+                        let entry = list[s];
+                        if (entry < 0) { break; }
+                        let c = entry / 2;
+                        let side = entry % 2;
+                        let place = contact_texel(c);
+                        let yc = y_of(c - first);
+                        let sign = 1.0 - 2.0 * f32(side);
+                        linear += sign * (yc.x * jacobian(place, 0) + yc.y * jacobian(place, 1) + yc.z * jacobian(place, 2));
+                        let arm = 3 + 3 * side;
+                        angular += sign * (yc.x * jacobian(place, arm) + yc.y * jacobian(place, arm + 1) + yc.z * jacobian(place, arm + 2));
+                    }
+                    if (list.w < 0) { break; }
+                }
+                i0 = b_texel(width * at.x, at.y);
+                i1 = b_texel(width * at.x + 1, at.y).xyz;
+                i2 = b_texel(width * at.x + 2, at.y).xyz;
+            }
             let k = 6u * slot;
             let vl = i0.w * linear;
             vs[k] = vl.x;
@@ -122,19 +217,19 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
             let i = lid + THREADS * k;
             if (i < contacts) {
                 let me = contact_texel(first + i32(i));
-                let head = a_texel(contact_column(me.x, 0, 9), me.y);
-                let tail = a_texel(contact_column(me.x, 1, 9), me.y);
+                let head = step_texel(k, me, 0);
+                let tail = step_texel(k, me, 1);
                 let ka = i32(head.w) - 1 - first_body;
                 let kb = i32(tail.w) - 1 - first_body;
                 let dv = v_linear(ka) - v_linear(kb);
                 let wa = v_angular(ka);
                 let wb = v_angular(kb);
-                let e = array<vec3<f32>, 3>(head.xyz, tail.xyz, jacobian(me, 2));
-                let p = e_texel(me.x, me.y).xyz;
+                let e = array<vec3<f32>, 3>(head.xyz, tail.xyz, step_texel(k, me, 2).xyz);
+                let p = step_texel(k, me, 9).xyz;
                 let yk = y[k];
-                var w = d_texel(me.x, me.y).xyz + regularisation * select(vec3<f32>(0.0), yk / p, p > vec3<f32>(0.0));
+                var w = step_texel(k, me, 10).xyz + regularisation * select(vec3<f32>(0.0), yk / p, p > vec3<f32>(0.0));
                 for (var d = 0; d < 3; d++) {
-                    w[d] += dot(e[d], dv) + dot(jacobian(me, 3 + d), wa) - dot(jacobian(me, 6 + d), wb);
+                    w[d] += dot(e[d], dv) + dot(step_texel(k, me, 3 + d).xyz, wa) - dot(step_texel(k, me, 6 + d).xyz, wb);
                 }
                 let z = yk + step * p * w;
                 let stepped = nesterov_step(z, vec4<f32>(yk, t[k]), x[k], mu);

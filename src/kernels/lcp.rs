@@ -123,15 +123,29 @@ pub const GROUP_MAX_BODIES: usize = 170;
 /// body, iterations, mu, regularisation. Dispatched with
 /// [`super::Program::with_workgroups`]`(G)`. A hardware GPU wants 256 threads to hide its
 /// latency; a CPU that emulates one (SwiftShader) runs a workgroup on one core, where fewer
-/// threads mean cheaper barriers.
-pub fn contact_nesterov_group(threads: usize) -> Kernel {
+/// threads mean cheaper barriers, and `cached` keeps each contact's texels in the thread's
+/// private memory (plain memory there) instead of fetching them every iteration.
+pub fn contact_nesterov_group(threads: usize, cached: bool) -> Kernel {
     debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
-    let body = include_str!("../../shaders/solvers/contact_nesterov_group.wgsl").replace(
-        "const THREADS: u32 = 256u;",
-        &format!("const THREADS: u32 = {threads}u;"),
-    );
+    let per_thread = GROUP_MAX_CONTACTS / threads;
+    let body = include_str!("../../shaders/solvers/contact_nesterov_group.wgsl")
+        .replace(
+            "const THREADS: u32 = 256u;",
+            &format!("const THREADS: u32 = {threads}u;"),
+        )
+        .replace(
+            "const CACHED: u32 = 1u;",
+            &format!(
+                "const CACHED: u32 = {}u;",
+                if cached { per_thread } else { 1 }
+            ),
+        );
     Kernel {
-        name: format!("contact_nesterov_group_{threads}").into(),
+        name: format!(
+            "contact_nesterov_group_{threads}{}",
+            if cached { "_cached" } else { "" }
+        )
+        .into(),
         inputs: &["a", "b", "c", "d", "e", "f"],
         wgsl: (include_str!("../../shaders/solvers/contact_layout.wgsl").to_string() + &body)
             .into(),

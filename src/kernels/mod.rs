@@ -430,8 +430,8 @@ mod tests {
             matmul_registers(2, 16),
             MATVEC_TILED,
             SUM_SLICES,
-            contact_nesterov_group(256),
-            contact_nesterov_group(32),
+            contact_nesterov_group(256, false),
+            contact_nesterov_group(32, true),
             CONTACT_VELOCITIES,
             CONTACT_NESTEROV_FACTORED,
         ];

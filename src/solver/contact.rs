@@ -359,7 +359,7 @@ pub fn contact_nesterov_compute(
     ];
     gpu.run(
         Program::new(
-            kernels::contact_nesterov_group(group_threads(gpu)),
+            kernels::contact_nesterov_group(group_threads(gpu), gpu.capabilities().software),
             inputs.iter().map(|m| m.layout()).collect(),
             x0.layout(),
         )
