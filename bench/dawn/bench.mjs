@@ -323,6 +323,7 @@ async function benchMatmul() {
         });
         row.e2eMs = e2e.ms;
         row.e2eRuns = e2e.runs;
+        row.e2eAllMs = e2e.all;
         row.e2eGflops = flops / (e2e.ms * 1e6);
         row.e2eError = relError(pairs.map(([i, j]) => got[i * n + j]), exact);
         last[e.name] = { n, ms: e2e.ms };
@@ -342,6 +343,7 @@ async function benchMatmul() {
           });
           row.residentMs = res.ms / opts.chain;
           row.residentRuns = res.runs;
+          row.residentAllMs = res.all; // every run's chain
           row.residentGflops = (opts.chain * flops) / (res.ms * 1e6);
           const sampled = [];
           for (const i of rows) for (const j of cols) sampled.push(got[i * n + j]);

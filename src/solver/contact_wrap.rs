@@ -97,7 +97,10 @@ impl ContactWrap {
         for (segment, source) in data.chunks(rows * width).enumerate() {
             let place = out[segment * width..].chunks_mut(cols);
             for (values, row) in source.chunks_exact(width).zip(place) {
-                row[..width].copy_from_slice(values);
+                // Element by element: a copy call per row of a few values cost more than them.
+                for (to, from) in row.iter_mut().zip(values) {
+                    *to = *from;
+                }
             }
         }
         Cow::Owned(out)
