@@ -305,58 +305,93 @@ async function benchMatmul() {
       for (const j of cols) chainExact.push(x[j]);
     }
     const flops = 2 * n ** 3;
+    // The paths measured at this size, each with its row and its runs.
+    const live = [];
     for (const e of entries) {
       const row = { n, path: e.name, e2eMs: null, e2eGflops: null, e2eRuns: 0, residentMs: null, residentGflops: null, residentRuns: 0, e2eError: null, residentError: null, note: "" };
       results.matmul.push(row);
-      try {
-        if (!e.available) throw new Error("not in this pkg/ or backend unavailable");
-        const predicted = last[e.name] ? last[e.name].ms * (n / last[e.name].n) ** 3 : 0;
-        if (predicted / 1000 > Math.min(opts.budget / 2, left())) {
-          row.note = `skipped: predicted ${(predicted / 1000).toFixed(1)} s a product`;
-          log(`${e.name} n = ${n}: ${row.note}`);
-          continue;
-        }
-        log(`${e.name} n = ${n}: end-to-end`);
-        let got = await e.e2e(a, b, n); // warm-up: shader compilation, pools
-        const e2e = await timed(opts.reps, Math.min(opts.budget / 2, left()), async () => {
-          got = await e.e2e(a, b, n);
-        });
-        row.e2eMs = e2e.ms;
-        row.e2eRuns = e2e.runs;
-        row.e2eAllMs = e2e.all;
-        row.e2eGflops = flops / (e2e.ms * 1e6);
-        row.e2eError = relError(pairs.map(([i, j]) => got[i * n + j]), exact);
-        last[e.name] = { n, ms: e2e.ms };
-        save();
-        const chainPredicted = (opts.chain * e2e.ms) / 1000;
-        if (chainPredicted > Math.min(opts.budget / 2, left())) {
-          row.note = `resident skipped: predicted ${chainPredicted.toFixed(1)} s a chain`;
-          log(`${e.name} n = ${n}: ${row.note}`);
-          continue;
-        }
-        log(`${e.name} n = ${n}: resident (${opts.chain} chained)`);
-        await e.prepare(a, b, n);
-        try {
-          await e.chain(1); // warm-up
-          const res = await timed(opts.reps, Math.min(opts.budget / 2, left()), async () => {
-            got = await e.chain(opts.chain);
-          });
-          row.residentMs = res.ms / opts.chain;
-          row.residentRuns = res.runs;
-          row.residentAllMs = res.all; // every run's chain
-          row.residentGflops = (opts.chain * flops) / (res.ms * 1e6);
-          const sampled = [];
-          for (const i of rows) for (const j of cols) sampled.push(got[i * n + j]);
-          row.residentError = relError(sampled, chainExact);
-        } finally {
-          e.release();
-        }
-      } catch (err) {
-        row.note = `error: ${err.message}`;
-        console.error(`${e.name} n = ${n}: ${err.stack ?? err}`);
+      const predicted = last[e.name] ? last[e.name].ms * (n / last[e.name].n) ** 3 : 0;
+      if (!e.available) {
+        row.note = "error: not in this pkg/ or backend unavailable";
+      } else if (predicted / 1000 > Math.min(opts.budget / 2, left())) {
+        row.note = `skipped: predicted ${(predicted / 1000).toFixed(1)} s a product`;
+      } else {
+        live.push({ e, row, e2e: [], res: [], got: null });
+        continue;
       }
-      log(`${e.name} n = ${n}: e2e ${fmt(row.e2eGflops)} GFLOPS, resident ${fmt(row.residentGflops)} GFLOPS, error ${sci(row.e2eError)} / ${sci(row.residentError)}`);
-      save();
+      log(`${e.name} n = ${n}: ${row.note}`);
+    }
+    // End-to-end, then resident, the paths taking turns: round r runs each path once, so that
+    // no path inherits the garbage, the memory or the clock of another more than the others do.
+    log(`matmul n = ${n}: end-to-end, ${live.map((p) => p.e.name).join(", ")} in turn`);
+    await turns(live, "e2e", async (p) => { p.got = await p.e.e2e(a, b, n); });
+    for (const p of live) {
+      const { row, e2e } = p;
+      if (!e2e.length) continue;
+      row.e2eMs = median(e2e);
+      row.e2eRuns = e2e.length;
+      row.e2eAllMs = e2e.map((t) => +t.toFixed(3));
+      row.e2eGflops = flops / (row.e2eMs * 1e6);
+      row.e2eError = relError(pairs.map(([i, j]) => p.got[i * n + j]), exact);
+      last[p.e.name] = { n, ms: row.e2eMs };
+      if ((opts.chain * row.e2eMs) / 1000 > Math.min(opts.budget / 2, left())) {
+        row.note = `resident skipped: predicted ${((opts.chain * row.e2eMs) / 1000).toFixed(1)} s a chain`;
+        log(`${p.e.name} n = ${n}: ${row.note}`);
+      }
+    }
+    save();
+    const resident = live.filter((p) => p.e2e.length && !p.row.note);
+    log(`matmul n = ${n}: resident (${opts.chain} chained), ${resident.map((p) => p.e.name).join(", ")} in turn`);
+    try {
+      for (const p of resident) await p.e.prepare(a, b, n);
+      await turns(resident, "res", async (p) => { p.got = await p.e.chain(opts.chain); }, (p) => p.e.chain(1));
+      for (const p of resident) {
+        const { row, res } = p;
+        if (!res.length) continue;
+        row.residentMs = median(res) / opts.chain;
+        row.residentRuns = res.length;
+        row.residentAllMs = res.map((t) => +t.toFixed(3)); // every run's chain
+        row.residentGflops = (opts.chain * flops) / (median(res) * 1e6);
+        const sampled = [];
+        for (const i of rows) for (const j of cols) sampled.push(p.got[i * n + j]);
+        row.residentError = relError(sampled, chainExact);
+      }
+    } finally {
+      for (const p of resident) p.e.release();
+    }
+    for (const { e, row } of live) {
+      log(`${e.name} n = ${n}: e2e ${fmt(row.e2eGflops)} GFLOPS, resident ${fmt(row.residentGflops)} GFLOPS, error ${sci(row.e2eError)} / ${sci(row.residentError)}${row.note ? ` (${row.note})` : ""}`);
+    }
+    save();
+  }
+}
+
+/**
+ * Runs `once(path)` for `paths` in turns, after a warm-up run of each (`warm`, default `once`):
+ * up to `reps` rounds, each path once a round, its times (ms) pushed to `path[key]`; a path
+ * stops once its next run would push its total past half the budget. A path that fails is
+ * dropped with its error in its row's note.
+ */
+async function turns(paths, key, once, warm = once) {
+  const failed = (p, err) => {
+    p.row.note = `error: ${err.message}`;
+    p[key].length = 0;
+    p.failed = true;
+    console.error(`${p.e.name} n = ${p.row.n}: ${err.stack ?? err}`);
+  };
+  for (const p of paths) await warm(p).catch((err) => failed(p, err)); // shader compilation, pools
+  for (let r = 0; r < opts.reps; r++) {
+    for (const p of paths.filter((p) => !p.failed)) {
+      const ms = p[key];
+      const total = ms.reduce((x, y) => x + y, 0);
+      if (ms.length > 0 && (total + median(ms)) / 1000 > Math.min(opts.budget / 2, left())) continue;
+      const t0 = performance.now();
+      try {
+        await once(p);
+        ms.push(performance.now() - t0);
+      } catch (err) {
+        failed(p, err);
+      }
     }
   }
 }
