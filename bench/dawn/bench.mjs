@@ -368,7 +368,8 @@ async function benchMatmul() {
 
 /**
  * Runs `once(path)` for `paths` in turns, after a warm-up run of each (`warm`, default `once`):
- * up to `reps` rounds, each path once a round, its times (ms) pushed to `path[key]`; a path
+ * up to `reps` rounds, each path once a round, round r from path r on (rotating), its times
+ * (ms) pushed to `path[key]`; a path
  * stops once its next run would push its total past half the budget. A path that fails is
  * dropped with its error in its row's note.
  */
@@ -381,7 +382,10 @@ async function turns(paths, key, once, warm = once) {
   };
   for (const p of paths) await warm(p).catch((err) => failed(p, err)); // shader compilation, pools
   for (let r = 0; r < opts.reps; r++) {
-    for (const p of paths.filter((p) => !p.failed)) {
+    // Round r starts at path r: each path follows each other one equally often (the one after
+    // TF.js, say, pays for the buffers Dawn frees of TF.js's last run).
+    const order = paths.slice(r % paths.length).concat(paths.slice(0, r % paths.length));
+    for (const p of order.filter((p) => !p.failed)) {
       const ms = p[key];
       const total = ms.reduce((x, y) => x + y, 0);
       if (ms.length > 0 && (total + median(ms)) / 1000 > Math.min(opts.budget / 2, left())) continue;
