@@ -105,9 +105,9 @@ impl Gpu {
     /// steps of a chunk were a loop (the native benchmark tries the others: twice in one lease,
     /// 38.9 TFLOPS at n = 4096 against 37.3 for 8 and 34.1 for 32, and 36.7 against 35.3 and
     /// 32.6 at 2048; `benchmarks/h100/products/native-chunk-depths-2026-11-23b.log`). With the
-    /// steps written out, 16 makes 44.6 at 4096
-    /// (`benchmarks/h100/products/native-kernel-variants-2026-11-24.log`); 8 and 32 written out
-    /// are not measured yet.
+    /// steps written out, 16 makes 44.6-44.8 at 4096 and 8 and 32 44.2, 32.3-32.9 at 8192
+    /// against 31.7 and 32.5 (`native-kernel-variants-2026-11-24.log`,
+    /// `native-unrolled-chunks-2026-11-24.log`).
     pub fn tiling(&self) -> usize {
         16
     }
