@@ -11,8 +11,9 @@
 //! (un)packing cost fewer GPU objects per call (a solver reads a scalar every iteration), and a
 //! matrix larger than one storage binding takes them too.
 //!
-//! From a JavaScript array the values go straight into a kept upload buffer that is mapped
-//! already (see [`WebGpu::write_matrix_js`]).
+//! In a browser a large upload goes into a kept upload buffer that is mapped already, from a
+//! JavaScript array or from wasm memory, with one copy in JavaScript (see
+//! [`WebGpu::write_mapped`]).
 //!
 //! Large transfers keep their buffers for the next one: a new buffer costs its creation and
 //! Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small ones leave them alone, so that
@@ -88,6 +89,16 @@ impl WebGpu {
             );
             return Ok(());
         }
+        // In a browser, through a kept mapped buffer where one is ready (see `write_mapped`).
+        #[cfg(target_arch = "wasm32")]
+        if self.write_mapped(t, layout, bytes, |mapped| {
+            // SAFETY: the view of wasm memory is read at once by `set`, before anything could
+            // allocate (and so grow the memory and detach the view).
+            let values = unsafe { js_sys::Float32Array::view(data) };
+            mapped.set(&values, 0);
+        })? {
+            return Ok(());
+        }
         self.pack_upload(t, layout, bytes, |upload| {
             self.queue
                 .write_buffer(upload, 0, bytemuck::cast_slice(data));
@@ -122,12 +133,9 @@ impl WebGpu {
         Ok(())
     }
 
-    /// [`Self::write_matrix`] from a JavaScript array. A large one goes from JavaScript straight
-    /// into a kept upload buffer that is already mapped (no copy into wasm memory), which the
-    /// GPU copies from and packs; the buffer is then mapped again for a later upload. Where
-    /// none is ready, `GPUQueue.writeBuffer` takes the page's array instead, which costs Dawn new
-    /// staging memory every call: 4x slower at 64 MiB on the H100 (`bench/dawn/transfer.mjs`).
-    /// Small arrays go as `write_matrix`.
+    /// [`Self::write_matrix`] from a JavaScript array: straight into a kept mapped buffer where
+    /// one is ready (no copy into wasm memory), else `GPUQueue.writeBuffer` takes the page's
+    /// array. Small arrays go as `write_matrix`.
     #[cfg(target_arch = "wasm32")]
     pub(super) fn write_matrix_js(
         &self,
@@ -140,15 +148,35 @@ impl WebGpu {
             return self.write_matrix(t, layout, &data.to_vec());
         };
         self.flush();
+        if self.write_mapped(t, layout, bytes, |mapped| mapped.set(data, 0))? {
+            return Ok(());
+        }
+        self.pack_upload(t, layout, bytes, |upload| {
+            let buffer = upload
+                .as_webgpu()
+                .ok_or_else(|| Error::Gpu("the upload buffer is not a WebGPU buffer".into()))?;
+            queue
+                .write_buffer_with_f64_and_buffer_source(buffer, 0.0, data)
+                .map_err(|e| Error::Gpu(format!("writing the upload failed: {e:?}")))
+        })
+    }
+
+    /// Writes a large upload of `bytes` (row-major values, put by `fill` into the mapping seen
+    /// as floats) through a kept upload buffer that is already mapped, which the GPU copies
+    /// from and packs into `t`; the buffer is then mapped again for a later upload. `false`
+    /// where none is ready: then the caller writes through `GPUQueue.writeBuffer`, which costs
+    /// Dawn new staging memory every call (4x slower at 64 MiB on the H100,
+    /// `bench/dawn/transfer.mjs`). Recorded work must be submitted first.
+    #[cfg(target_arch = "wasm32")]
+    fn write_mapped(
+        &self,
+        t: &Texture,
+        layout: Layout,
+        bytes: u64,
+        fill: impl FnOnce(&js_sys::Float32Array),
+    ) -> Result<bool> {
         let Some(mapped) = self.take_mapped(bytes) else {
-            return self.pack_upload(t, layout, bytes, |upload| {
-                let buffer = upload
-                    .as_webgpu()
-                    .ok_or_else(|| Error::Gpu("the upload buffer is not a WebGPU buffer".into()))?;
-                queue
-                    .write_buffer_with_f64_and_buffer_source(buffer, 0.0, data)
-                    .map_err(|e| Error::Gpu(format!("writing the upload failed: {e:?}")))
-            });
+            return Ok(false);
         };
         {
             let view = mapped
@@ -156,12 +184,11 @@ impl WebGpu {
                 .get_mapped_range(..bytes)
                 .map_err(|e| Error::Gpu(format!("writing the upload failed: {e}")))?;
             let bytes = view.as_uint8array();
-            js_sys::Float32Array::new_with_byte_offset_and_length(
+            fill(&js_sys::Float32Array::new_with_byte_offset_and_length(
                 &bytes.buffer(),
                 bytes.byte_offset(),
-                data.length(),
-            )
-            .set(data, 0);
+                bytes.byte_length() / 4,
+            ));
         }
         mapped.buffer.unmap();
         self.pack_upload(t, layout, bytes, |upload| {
@@ -178,7 +205,7 @@ impl WebGpu {
             .buffer
             .map_async(wgpu::MapMode::Write, .., move |r| ready.set(r.is_ok()));
         self.transfer.mapped.borrow_mut().push(mapped);
-        Ok(())
+        Ok(true)
     }
 
     /// A kept upload buffer of at least `bytes` that is mapped now; a new one (mapped at
