@@ -123,8 +123,9 @@ pub const GROUP_MAX_BODIES: usize = 170;
 /// body, iterations, mu, regularisation. Dispatched with
 /// [`super::Program::with_workgroups`]`(G)`. A hardware GPU wants 256 threads to hide its
 /// latency; a CPU that emulates one (SwiftShader) runs a workgroup on one core, where fewer
-/// threads mean cheaper barriers, and `cached` keeps each contact's texels in the thread's
-/// private memory (plain memory there) instead of fetching them every iteration.
+/// threads mean cheaper barriers, and `cached` keeps what a thread reads every iteration (its
+/// contacts' texels, its bodies' inertia and their contact sides' rows of J) in its private
+/// memory, plain memory there, instead of fetching it again each time.
 pub fn contact_nesterov_group(threads: usize, cached: bool) -> Kernel {
     debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
     let per_thread = GROUP_MAX_CONTACTS / threads;
