@@ -369,9 +369,8 @@ async function benchMatmul() {
 /**
  * Runs `once(path)` for `paths` in turns, after a warm-up run of each (`warm`, default `once`):
  * up to `reps` rounds, each path once a round, round r from path r on (rotating), its times
- * (ms) pushed to `path[key]`; a path
- * stops once its next run would push its total past half the budget. A path that fails is
- * dropped with its error in its row's note.
+ * (ms) pushed to `path[key]`; a path stops once its next run would push its total past half the
+ * budget (as `timed` stops). A path that fails is dropped with its error in its row's note.
  */
 async function turns(paths, key, once, warm = once) {
   const failed = (p, err) => {

@@ -7,9 +7,10 @@
 // (10 or 100 walls: 600 or 6000 cubes; 0 frames after the ball: no throw)
 // Prints, per backend, how many frames drew the wall (a backend skips a draw while the one before
 // is not known to be done: WebGL2 learns of its fence only in a later task), and the median and
-// slowest frame, with the medians of the step's parts and of the draw, of: the wall with sleeping off (every frame
-// solved), the default wall from its first frame (awake until it falls asleep), and the frames
-// after the ball hits the sleeping wall (the page's throw through the canvas centre).
+// slowest frame, with the medians of the step's parts and of the draw, of: the wall with
+// sleeping off (every frame solved), the default wall from its first frame (awake until it falls
+// asleep), and the frames after the ball hits the sleeping wall (the page's throw through the
+// canvas centre).
 import { onEachBackend } from "./browser.mjs";
 
 const standing = Number(process.argv[2] ?? 300);
@@ -45,15 +46,15 @@ const rows = (await onEachBackend(async ({ backend, standing, after, walls, awak
       await gpu.finish(); // the draw too, so that no frame's work is left to the next
       return { ms: performance.now() - t, s, drawn: window.scenePasses > passes };
     };
+    const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
     const summary = (name, runs) => {
-      const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
+      const ms = runs.map((r) => r.ms);
       const solved = runs.filter((r) => r.s.contacts > 0).length;
       const drawn = runs.filter((r) => r.drawn).length;
       // Medians of the step's parts (`stats().parts`) and of the draw (the rest of the frame).
-      const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
       const parts = Object.fromEntries(Object.keys(runs[0].s.parts).map((k) => [k, median(runs.map((r) => r.s.parts[k]))]));
       parts.draw = median(runs.map((r) => r.ms - r.s.frameMs));
-      return { backend, run: name, walls, frames: ms.length, solved, drawn, medianMs: ms[ms.length >> 1], slowestMs: ms.at(-1), meanMs: ms.reduce((a, b) => a + b, 0) / ms.length, parts };
+      return { backend, run: name, walls, frames: ms.length, solved, drawn, medianMs: median(ms), slowestMs: Math.max(...ms), meanMs: ms.reduce((a, b) => a + b, 0) / ms.length, parts };
     };
     const out = [];
     const wall = gpu.wall(1, walls);
