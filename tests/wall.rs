@@ -6,7 +6,7 @@
 mod common;
 
 use common::device;
-use common::wall::{busy_layout, busy_lcp, largest_gap, now, standing, throw};
+use common::wall::{busy_layout, busy_lcp, knock, largest_gap, now, standing, throw};
 use texla::backend::BackendKind;
 use texla::gpu::Gpu;
 use texla::physics::gpu_frame;
@@ -288,7 +288,7 @@ on_both_backends! {
             assert!(drift <= 0.01 * edge, "{kind:?} frame {frame}: a cube moved {drift} m");
         }
         assert_eq!((world.stats.asleep, world.stats.contacts), (60, 0), "{kind:?}: asleep");
-        throw(&mut world);
+        knock(&mut world);
         let budget = world.energy_in();
         for frame in 0..300 {
             gpu_frame(gpu.as_ref(), &mut world, &now).await.unwrap();

@@ -45,9 +45,6 @@ const ABANDONED: &str = "the frame was cancelled or the wall reset before it fin
 /// Most unknowns `lcp()` copies out as a dense matrix.
 const MAX_CHECKED_UNKNOWNS: usize = 3000;
 
-/// The thrown ball: radius m, mass kg, speed m/s.
-const BALL: (f64, f64, f64) = (0.5, 100.0, 15.0);
-
 impl Wall {
     pub(super) fn new(device: Rc<Gpu>, seed: u32, walls: usize) -> Self {
         let state = WallState {
@@ -181,14 +178,14 @@ impl Wall {
         Ok(())
     }
 
-    /// Throws the ball (0.5 m, 100 kg, 15 m/s) from the camera through the canvas point
+    /// Throws the ball ([`physics::BALL`]: 0.5 m, 100 kg, 25 m/s) from the camera through the canvas point
     /// (x, y), both in -1..1 with y up.
     #[wasm_bindgen(js_name = throwBall)]
     pub fn throw_ball(&self, x: f64, y: f64) -> Result<(), JsValue> {
         finite(&[("x", x), ("y", y)])?;
         let mut s = self.state.borrow_mut();
         let (origin, dir) = s.camera.ray(x, y);
-        let (radius, mass, speed) = BALL;
+        let (radius, mass, speed) = physics::BALL;
         s.world
             .throw_ball(origin + dir * 1.5, dir * speed, radius, mass);
         Ok(())

@@ -19,7 +19,7 @@ pub struct FrameTimes {
     pub contacts: f64,
     /// The LCP: warm start and assembly ([`World::lcp`]).
     pub assembly: f64,
-    /// The solver's step: the power iterations of [`ContactLcp::lambda_max`]
+    /// The solver's step: the Lanczos steps of [`ContactLcp::lambda_max`]
     /// ([`World::method`]).
     pub step: f64,
     /// The textures' data in float32 ([`ContactLcp::gpu_layout`]).

@@ -25,7 +25,7 @@ pub use frame::{gpu_frame, gpu_frame_timed, FrameTimes};
 pub use jacobian::{Jacobian, Run, Side};
 pub use lcp::{ContactLcp, Mode};
 pub use view::Camera;
-pub use wall::{wall, WallSpec, WALL_SPACING};
+pub use wall::{wall, WallSpec, BALL, WALL_SPACING};
 pub use world::{Settings, Solver, Stats, World, MAX_ITERATIONS, MIN_OMEGA, NESTEROV_ITERATIONS};
 
 #[cfg(test)]

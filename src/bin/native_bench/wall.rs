@@ -7,7 +7,7 @@ use glam::DVec3;
 use texla::error::Result;
 use texla::gpu::Gpu;
 use texla::physics::{
-    gpu_frame, gpu_frame_timed, wall as build, FrameTimes, Mode, Settings, WallSpec, World,
+    gpu_frame, gpu_frame_timed, wall as build, FrameTimes, Mode, Settings, WallSpec, World, BALL,
     WALL_SPACING,
 };
 use texla::solver::ContactMethod;
@@ -152,13 +152,14 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
             name
         };
         if let Some(flight) = ball {
-            // The page's throw: 0.5 m, 100 kg at 15 m/s into the middle of the front wall.
+            // The page's ball into the middle of the front wall.
             let front = -0.5 * (walls as f64 - 1.0) * WALL_SPACING * spec.edge;
+            let (radius, mass, speed) = BALL;
             let (from, velocity) = (
                 DVec3::new(0.0, 2.0, front - 3.0),
-                DVec3::new(0.0, 0.0, 15.0),
+                DVec3::new(0.0, 0.0, speed),
             );
-            world.throw_ball(from, velocity, 0.5, 100.0);
+            world.throw_ball(from, velocity, radius, mass);
             for _ in 0..flight {
                 block_on(gpu_frame(gpu, &mut world, &now))?;
             }
