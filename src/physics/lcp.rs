@@ -180,11 +180,10 @@ impl ContactLcp {
         moved: &mut [(DVec3, DVec3)],
     ) {
         self.jacobian.product(run, &self.directions, x, out, moved);
-        let share = REGULARISATION / (1.0 + REGULARISATION);
         let diagonal = &self.diagonal[run.contacts()];
         for (((w, d), x), i) in out.iter_mut().zip(diagonal).zip(x).zip(run.contacts()) {
             let c = c(i);
-            *w = [0, 1, 2].map(|r| w[r] + share * d[r] * x[r] + c[r]);
+            *w = [0, 1, 2].map(|r| w[r] + SHARE * d[r] * x[r] + c[r]);
         }
     }
 
@@ -232,28 +231,39 @@ impl ContactLcp {
         for run in self.jacobian.runs(&self.island_runs()) {
             let root = &root[run.contacts()];
             let root = root.as_flattened();
+            let diagonal = self.diagonal[run.contacts()].as_flattened();
             // A fixed start with no zero component, so that the estimate is deterministic.
             let mut q: Vec<f64> = (3 * run.contacts().start..3 * run.contacts().end)
                 .map(|i| 1.0 + (i * 7919 % 97) as f64 / 194.0)
                 .collect();
             let norm = q.iter().map(|v| v * v).sum::<f64>().sqrt();
             q.iter_mut().for_each(|v| *v /= norm);
+            // u = D^1/2 q, what A multiplies.
             let mut u: Vec<[f64; 3]> = vec![[0.0; 3]; run.contacts().len()];
+            for ((u, q), s) in u.as_flattened_mut().iter_mut().zip(&q).zip(root) {
+                *u = q * s;
+            }
             let mut w = u.clone();
             let mut last = vec![0.0; q.len()];
             let mut tridiagonal = Vec::with_capacity(LANCZOS_STEPS);
             let mut beta = 0.0;
             for k in 0..LANCZOS_STEPS {
                 // w = S q - beta q_last, alpha = w . q, w -= alpha q: the three-term recurrence,
-                // S = D^1/2 A D^1/2.
-                for ((u, q), s) in u.as_flattened_mut().iter_mut().zip(&q).zip(root) {
-                    *u = q * s;
-                }
-                self.product_through_j(&run, (&u, |_| [0.0; 3]), &mut w, &mut moved);
+                // S q = D^1/2 A u; A u = J M^-1 J^T u plus the regularisation, as
+                // `product_through_j` sums them (the same bits).
+                self.jacobian
+                    .product(&run, &self.directions, &u, &mut w, &mut moved);
                 let w = w.as_flattened_mut();
+                let u = u.as_flattened_mut();
                 let mut alpha = 0.0;
-                for (((w, s), l), q) in w.iter_mut().zip(root).zip(&last).zip(&q) {
-                    *w = *w * s - beta * l;
+                for ((((w, s), l), q), (u, d)) in w
+                    .iter_mut()
+                    .zip(root)
+                    .zip(&last)
+                    .zip(&q)
+                    .zip(u.iter().zip(diagonal))
+                {
+                    *w = (*w + SHARE * d * u) * s - beta * l;
                     alpha += *w * q;
                 }
                 let mut square = 0.0;
@@ -268,7 +278,10 @@ impl ContactLcp {
                     break;
                 }
                 std::mem::swap(&mut last, &mut q);
-                q.iter_mut().zip(w.iter()).for_each(|(q, w)| *q = w / beta);
+                for (((q, u), w), s) in q.iter_mut().zip(u.iter_mut()).zip(w.iter()).zip(root) {
+                    *q = w / beta;
+                    *u = *q * s;
+                }
             }
             largest = largest.max(largest_eigenvalue(&tridiagonal));
         }
@@ -433,6 +446,9 @@ impl ContactLcp {
 }
 
 /// The dot product of two vectors of 3 per contact.
+/// The regularisation's part of A's regularised diagonal: A = J M^-1 J^T + SHARE diag(A).
+const SHARE: f64 = REGULARISATION / (1.0 + REGULARISATION);
+
 /// Lanczos steps of [`ContactLcp::lambda_max`] per island: fewer estimate lambda too low for
 /// the wall's frames (6 steps: up to 6% below the 20 power iterations they replaced), more
 /// add little (12 steps: within 1% of the true value).
