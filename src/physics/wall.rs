@@ -28,9 +28,9 @@ pub struct WallSpec {
 
 /// The ball the page throws and the knock-down tests throw head-on into the middle of row 4:
 /// radius m, mass kg, speed m/s. At 15 m/s (before) the hit left one or more top-row cubes
-/// standing on a stub of the wall in 24 of 54 throws (float64, wall seeds 1 to 6, aims 10 cm
-/// apart across the middle 0.8 m): whether the outer cubes fell was luck. At 25 m/s one of the
-/// 54 left a cube up, as at 22 (none) and 27 m/s (none): `tests/wall.rs` relies on it.
+/// standing on a stub of the wall in 24 to 29 of 54 throws (float64, wall seeds 1 to 6, aims
+/// 10 cm apart across the middle 0.8 m; either step estimate): whether the outer cubes fell
+/// was luck. At 25 m/s one of the 54 did (22 and 27 m/s: none). README, The collapsing wall.
 pub const BALL: (f64, f64, f64) = (0.5, 100.0, 25.0);
 
 /// Distance between the centres of neighbouring walls, in edges: walls far enough apart that
