@@ -4,7 +4,7 @@
 // 0.6, restitution 0, dt 1/60, gravity 9.81) at the same places, undisturbed.
 //
 //   node bench/dawn/wall.mjs [--frames 1800] [--walls 1,10] [--presets texla,awake,seed] [--pkg DIR]
-//        [--out FILE.json] [--md FILE.md] [--dawn-flags "a;b"] [--require-gpu]
+//        [--out FILE.json] [--md FILE.md] [--dawn-flags "a;b"] [--require-gpu] [--paired]
 //
 // For each scene (1 wall = 60 cubes, 10 = 600, 100 = 6000: `--walls 1,10,100`) and each path
 // (texla's default, whose resting islands fall asleep; the same with sleeping off ("awake"),
@@ -17,7 +17,10 @@
 // the energy rose above its start (J). Rapier runs twice: as it comes (resting bodies fall
 // asleep) and with sleeping off. Then texla's default wall is hit by the page's ball (thrown
 // through the view's centre once the run is over): ms per step over the 300 frames after the
-// throw. Writes $OUT/wall-bench.{json,md} where OUT is set.
+// throw. With --paired, each scene also steps texla (sleeping off) and Rapier (never sleeping)
+// in turns, a frame each, and gives the median per-frame ratio: the machine's speed drifts
+// between runs by more than the difference measured. Writes $OUT/wall-bench.{json,md} where
+// OUT is set.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -98,7 +101,8 @@ async function texlaRun(walls, preset) {
   return [row, { path: "texla default, 300 frames after the ball hits", cubes, frames: 300, msPerStep: median(hit), slowestMs: Math.max(...hit), ...none }];
 }
 
-function rapierRun(start, canSleep) {
+/** Rapier's world of the same cubes at `start` (x y z per cube), and its bodies. */
+function rapierWorld(start, canSleep) {
   const world = new RAPIER.World({ x: 0, y: -G, z: 0 });
   world.timestep = 1 / 60;
   world.createCollider(RAPIER.ColliderDesc.cuboid(500, 0.5, 500).setTranslation(0, -0.5, 0).setFriction(0.6).setRestitution(0));
@@ -109,6 +113,12 @@ function rapierRun(start, canSleep) {
     world.createCollider(RAPIER.ColliderDesc.cuboid(EDGE / 2, EDGE / 2, EDGE / 2).setDensity(MASS / EDGE ** 3).setFriction(0.6).setRestitution(0), body);
     bodies.push(body);
   }
+  return { world, bodies };
+}
+
+function rapierRun(start, canSleep) {
+  const { world, bodies } = rapierWorld(start, canSleep);
+  const cubes = start.length / 3;
   const inertia = (MASS * EDGE * EDGE) / 6;
   const energy = () => bodies.reduce((e, b) => {
     const v = b.linvel(), w = b.angvel(), p = b.translation();
@@ -142,7 +152,38 @@ function rapierRun(start, canSleep) {
   return { path: `Rapier ${RAPIER.version()} (${world.integrationParameters.numSolverIterations} iterations${canSleep ? "" : ", never sleeping"})`, cubes, frames, msPerStep: median(ms), slowestMs: Math.max(...ms), ...track.result() };
 }
 
+/** texla's wall with sleeping off and Rapier's never-sleeping world of the same cubes, stepped
+ *  in turns frame by frame (which goes first alternates), so that both see the same moments of
+ *  a machine whose speed drifts: the median of each, and of the per-frame ratio. */
+async function pairedRun(walls) {
+  const wall = gpu.wall(1, walls);
+  wall.preset("texla");
+  wall.setSleeping(false);
+  const { world } = rapierWorld(wall.positions(), false);
+  const timed = async (step) => {
+    const t0 = performance.now();
+    await step();
+    return performance.now() - t0;
+  };
+  const texla = [], rapier = [], ratio = [];
+  for (let f = 0; f < frames; f++) {
+    let t, r;
+    if (f % 2 === 0) {
+      t = await timed(() => wall.step());
+      r = await timed(() => world.step());
+    } else {
+      r = await timed(() => world.step());
+      t = await timed(() => wall.step());
+    }
+    texla.push(t);
+    rapier.push(r);
+    ratio.push(t / r);
+  }
+  return { cubes: 60 * walls, frames, texlaMs: median(texla), rapierMs: median(rapier), ratio: median(ratio) };
+}
+
 const rows = [];
+const paired = [];
 const save = () => {
   const md = [
     `# The wall: texla through Dawn beside Rapier (${new Date().toISOString()})`,
@@ -158,9 +199,17 @@ const save = () => {
     "| cubes | path | contacts | assembly | step | layout | upload | solve | end |",
     "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.filter((r) => r.partMs).map((r) => `| ${r.cubes} | ${r.path} | ${["contacts", "assembly", "step", "layout", "upload", "solve", "end"].map((k) => r.partMs[k].toFixed(2)).join(" | ")} |`),
+    ...(paired.length ? [
+      "",
+      "In turns (`--paired`): texla with sleeping off and Rapier never sleeping, one frame each, alternately first (medians):",
+      "",
+      "| cubes | texla, ms | Rapier, ms | texla / Rapier, per frame | frames |",
+      "|---:|---:|---:|---:|---:|",
+      ...paired.map((p) => `| ${p.cubes} | ${p.texlaMs.toFixed(2)} | ${p.rapierMs.toFixed(2)} | ${p.ratio.toFixed(3)} | ${p.frames} |`),
+    ] : []),
   ].join("\n");
   fs.mkdirSync(path.dirname(outJson), { recursive: true });
-  fs.writeFileSync(outJson, JSON.stringify({ adapter: adapterInfo, frames, rows }, null, 1));
+  fs.writeFileSync(outJson, JSON.stringify({ adapter: adapterInfo, frames, rows, paired }, null, 1));
   fs.writeFileSync(outMd, md + "\n");
   return md;
 };
@@ -186,6 +235,11 @@ for (const walls of scenes) {
   for (const canSleep of [true, false]) {
     rows.push(rapierRun(gpu.wall(1, walls).positions(), canSleep));
     console.log(JSON.stringify(rows.at(-1)));
+    save();
+  }
+  if (process.argv.includes("--paired")) {
+    paired.push(await pairedRun(walls));
+    console.log(JSON.stringify(paired.at(-1)));
     save();
   }
 }
