@@ -139,20 +139,20 @@ function relError(got, exact) {
   return scale > 0 ? err / scale : err;
 }
 
+/** Whether one more run, taken to last the median of the times so far (`ms`), would take their
+ *  total past `seconds` (never before the first run). */
+const pastBudget = (ms, seconds) => ms.length > 0 && (ms.reduce((x, y) => x + y, 0) + median(ms)) / 1000 > seconds;
+
 /**
  * Runs `once` (async, returns ms or nothing) up to `reps` times, stopping early when the next run
  * would push the total past `seconds` (at least one run). Median ms and the number of runs.
  */
 async function timed(reps, seconds, once) {
   const ms = [];
-  let total = 0;
-  while (ms.length < reps) {
-    if (ms.length > 0 && (total + median(ms)) / 1000 > seconds) break;
+  while (ms.length < reps && !pastBudget(ms, seconds)) {
     const t0 = performance.now();
     const r = await once();
-    const t = typeof r === "number" ? r : performance.now() - t0;
-    ms.push(t);
-    total += t;
+    ms.push(typeof r === "number" ? r : performance.now() - t0);
   }
   return { ms: median(ms), runs: ms.length, all: ms.map((t) => +t.toFixed(3)) };
 }
@@ -370,7 +370,8 @@ async function benchMatmul() {
  * Runs `once(path)` for `paths` in turns, after a warm-up run of each (`warm`, default `once`):
  * up to `reps` rounds, each path once a round, round r from path r on (rotating), its times
  * (ms) pushed to `path[key]`; a path stops once its next run would push its total past half the
- * budget (as `timed` stops). A path that fails is dropped with its error in its row's note.
+ * budget (`pastBudget`, as `timed` stops). A path that fails is dropped with its error in its
+ * row's note.
  */
 async function turns(paths, key, once, warm = once) {
   const failed = (p, err) => {
@@ -386,8 +387,7 @@ async function turns(paths, key, once, warm = once) {
     const order = paths.slice(r % paths.length).concat(paths.slice(0, r % paths.length));
     for (const p of order.filter((p) => !p.failed)) {
       const ms = p[key];
-      const total = ms.reduce((x, y) => x + y, 0);
-      if (ms.length > 0 && (total + median(ms)) / 1000 > Math.min(opts.budget / 2, left())) continue;
+      if (pastBudget(ms, Math.min(opts.budget / 2, left()))) continue;
       const t0 = performance.now();
       try {
         await once(p);
