@@ -178,8 +178,8 @@ impl Wall {
         Ok(())
     }
 
-    /// Throws the ball ([`physics::BALL`]: 0.5 m, 100 kg, 25 m/s) from the camera through the canvas point
-    /// (x, y), both in -1..1 with y up.
+    /// Throws the ball ([`physics::BALL`]: 0.5 m, 100 kg, 25 m/s) from the camera through the
+    /// canvas point (x, y), both in -1..1 with y up.
     #[wasm_bindgen(js_name = throwBall)]
     pub fn throw_ball(&self, x: f64, y: f64) -> Result<(), JsValue> {
         finite(&[("x", x), ("y", y)])?;
@@ -300,12 +300,12 @@ impl Wall {
     }
 
     /// What the last frame did: `{frame, bodies, asleep, contacts, islands, lcpSize,
-    /// iterations, solveMs, frameMs, parts, residual, penetration, energy, energyIn, mode,
-    /// omega, solver, step, sleeping}` (`step`: the step or relaxation the last frame's solver
-    /// used; `asleep`: bodies asleep; `contacts`: those solved, none of a sleeping island;
-    /// `solveMs`: the GPU part, upload to read-back; `parts`: where the frame's milliseconds
-    /// went, `{contacts, assembly, step, layout, upload, solve, end}`, as the native benchmark
-    /// reports them).
+    /// iterations, solveMs, cpuMs, frameMs, parts, residual, penetration, energy, energyIn,
+    /// mode, omega, solver, step, sleeping}` (`step`: the step or relaxation the last frame's
+    /// solver used; `asleep`: bodies asleep; `contacts`: those solved, none of a sleeping
+    /// island; `solveMs`: the GPU part, upload to read-back; `cpuMs`: the CPU's parts, the
+    /// rest; `parts`: where the frame's milliseconds went, `{contacts, assembly, step, layout,
+    /// upload, solve, end}`, as the native benchmark reports them).
     pub fn stats(&self) -> Object {
         Self::stats_of(&self.state.borrow())
     }
@@ -397,6 +397,7 @@ impl Wall {
             ("lcpSize", (3 * w.stats.contacts).into()),
             ("iterations", w.stats.iterations.into()),
             ("solveMs", s.parts.gpu().into()),
+            ("cpuMs", s.parts.cpu().into()),
             ("frameMs", s.frame_ms.into()),
             ("parts", Self::parts_of(&s.parts).into()),
             ("residual", w.stats.residual.into()),
