@@ -25,14 +25,22 @@ async fn settle(p: js_sys::Promise) -> Result<JsValue, String> {
         .map_err(message)
 }
 
-/// A float-float GpuMatrix read back (it must come as a Float64Array).
+/// A float-float GpuMatrix read back (it must come as a Float64Array), and the same values
+/// by `readInto` a Float64Array, which refuses a Float32Array.
 async fn read64(m: &GpuMatrix) -> Vec<f64> {
     let v = settle(m.read()).await.unwrap();
     assert!(
         v.is_instance_of::<Float64Array>(),
         "read() of a float-float matrix"
     );
-    Float64Array::from(v).to_vec()
+    let values = Float64Array::from(v).to_vec();
+    let n = values.len() as u32;
+    let out = Float64Array::new_with_length(n);
+    settle(m.read_into(out.clone().into())).await.unwrap();
+    assert_eq!(out.to_vec(), values, "readInto of a float-float matrix");
+    let err = settle(m.read_into(js_sys::Float32Array::new_with_length(n).into())).await;
+    assert!(err.unwrap_err().contains("takes a Float64Array"));
+    values
 }
 
 fn f64s(data: &[f64]) -> JsValue {

@@ -129,7 +129,10 @@ on_both_backends! {
         // and writes large arrays into kept mapped buffers: uploads in a row take a new one, a
         // second, then writeBuffer while both are mapped again; after the reads let the mappings
         // come back, a kept one, then a larger array replaces one.
+        // readInto fills an array the page keeps (NaN before each read), small and large, and
+        // the same array again in a later round.
         let js = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
+        let mut kept = std::collections::HashMap::new();
         for round in [&[(5, 3), (1023, 259), (258, 1021), (600, 500)][..], &[(1023, 259)], &[(1100, 300)]] {
             let mut uploaded = vec![];
             for &(rows, cols) in round {
@@ -140,6 +143,11 @@ on_both_backends! {
             for (m, data, (rows, cols)) in uploaded {
                 let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap().into();
                 assert_same(&got.to_vec(), &data, &format!("JS API {rows}x{cols}"));
+                let out = kept.entry((rows, cols)).or_insert_with(|| js_sys::Float32Array::new_with_length((rows * cols) as u32));
+                out.fill(f32::NAN, 0, out.length());
+                let back = settle(m.read_into(out.clone().into())).await.unwrap();
+                assert!(js_sys::Object::is(&back, out), "readInto resolves to its array");
+                assert_same(&out.to_vec(), &data, &format!("readInto {rows}x{cols}"));
             }
         }
     }
@@ -488,6 +496,11 @@ on_both_backends! {
         let s = gpu.square(&m).unwrap();
         let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(s.read()).await.unwrap().into();
         assert_eq!(got.to_vec(), vec![7.0, 10.0, 15.0, 22.0]);
+        // readInto takes a Float32Array of exactly rows * cols values, and nothing else.
+        for out in [js_sys::Float32Array::new_with_length(3).into(), js_sys::Float64Array::new_with_length(4).into(), JsValue::from(4)] {
+            let err = settle(s.read_into(out)).await.unwrap_err();
+            assert!(err.contains("readInto takes a Float32Array of 4 values for this 2x2 matrix"), "{err}");
+        }
         // matmul's transpose options: A^T A and A A^T of [[1, 2], [3, 4]].
         for (key, want) in [("transposeA", [10.0f32, 14.0, 14.0, 20.0]), ("transposeB", [5.0, 11.0, 11.0, 25.0])] {
             let options = js_sys::Object::new();

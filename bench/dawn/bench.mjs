@@ -170,17 +170,24 @@ function save() {
 // ---------------------------------------------------------------------------------------------
 // The paths. Each: e2e(a, b, n) -> Float32Array of A·B; prepare(a, b, n); chain(count) ->
 // Float32Array of A·B^count (X <- X·B), one read-back; release().
-function texlaProduct(method) {
+// `into`: texla reads back into an array kept from the run before (`readInto`), not a new one.
+function texlaProduct(method, into = false) {
   let ga = null;
   let gb = null;
+  let kept = null;
+  const read = (m) => {
+    if (!into) return m.read();
+    if (kept?.length !== m.rows * m.cols) kept = new Float32Array(m.rows * m.cols);
+    return m.readInto(kept);
+  };
   return {
-    name: `texla ${method}`,
-    available: typeof gpu[method] === "function",
+    name: `texla ${method}${into ? " into" : ""}`,
+    available: typeof gpu[method] === "function" && (!into || typeof texla.GpuMatrix?.prototype.readInto === "function"),
     async e2e(a, b, n, bCols = n) {
       const x = gpu.upload(a, n, n);
       const y = gpu.upload(b, n, bCols);
       const c = gpu[method](x, y);
-      const out = await c.read();
+      const out = await read(c);
       [x, y, c].forEach((m) => m.free());
       return out;
     },
@@ -197,14 +204,14 @@ function texlaProduct(method) {
         if (x !== ga && x !== gb) x.free();
         x = y;
       }
-      const out = await x.read();
+      const out = await read(x);
       x.free();
       return out;
     },
     release() {
       ga?.free();
       gb?.free();
-      ga = gb = null;
+      ga = gb = kept = null;
       gpu.releasePooled();
     },
   };
@@ -272,7 +279,7 @@ async function warmGpu(seconds) {
 // Matrix products.
 async function benchMatmul() {
   await warmGpu(opts.warm);
-  const entries = [texlaProduct("matmul"), texlaProduct("matmulTeaching"), texlaProduct("matmulFast"), texlaProduct("matmulCompute"), tfProduct()].filter((e) => wanted(e.name));
+  const entries = [texlaProduct("matmul"), texlaProduct("matmul", true), texlaProduct("matmulTeaching"), texlaProduct("matmulFast"), texlaProduct("matmulCompute"), tfProduct()].filter((e) => wanted(e.name));
   const last = {}; // name -> {n, ms}: predicts the next size
   for (const n of opts.sizes) {
     log(`matmul n = ${n}: making matrices and the float64 reference`);
@@ -402,7 +409,7 @@ async function turns(paths, key, once, warm = once) {
 // ---------------------------------------------------------------------------------------------
 // A·x: bytes of A read per product, 4 n^2.
 async function benchMulVec() {
-  const entries = [texlaProduct("mulVec"), texlaProduct("mulVecBlocked"), texlaProduct("mulVecCompute"), tfProduct()].filter((e) => wanted(e.name));
+  const entries = [texlaProduct("mulVec"), texlaProduct("mulVec", true), texlaProduct("mulVecBlocked"), texlaProduct("mulVecCompute"), tfProduct()].filter((e) => wanted(e.name));
   for (const n of opts.mvSizes) {
     log(`A·x n = ${n}: making data and the float64 reference`);
     const next = mulberry32(n + 1);

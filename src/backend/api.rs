@@ -162,6 +162,25 @@ pub trait Backend: Sized + 'static {
     fn read(&self, texture: &Self::Texture, layout: Layout)
         -> impl Future<Output = Result<Values>>;
 
+    /// [`Backend::read`] into `into`, a JavaScript array of exactly `rows * cols` values that
+    /// the caller keeps (a page reading the same matrix every frame): by default a read and a
+    /// copy; a backend may copy the values into it directly, with no new array in between.
+    fn read_js(
+        &self,
+        texture: &Self::Texture,
+        layout: Layout,
+        into: &js_sys::Float32Array,
+    ) -> impl Future<Output = Result<()>> {
+        async move {
+            match self.read(texture, layout).await? {
+                Values::Here(values) => into.copy_from(&values),
+                #[cfg(target_arch = "wasm32")]
+                Values::Js(values) => into.set(&values, 0),
+            }
+            Ok(())
+        }
+    }
+
     /// Resolves once all submitted GPU work has finished (for timing).
     fn finish(&self) -> impl Future<Output = Result<()>>;
 
@@ -212,6 +231,13 @@ pub trait DynBackend {
     ) -> Result<()>;
     /// See [`Backend::read`].
     fn read<'a>(&'a self, texture: &'a dyn Any, layout: Layout) -> LocalFuture<'a, Result<Values>>;
+    /// See [`Backend::read_js`].
+    fn read_js<'a>(
+        &'a self,
+        texture: &'a dyn Any,
+        layout: Layout,
+        into: &'a js_sys::Float32Array,
+    ) -> LocalFuture<'a, Result<()>>;
     /// See [`Backend::finish`].
     fn finish(&self) -> LocalFuture<'_, Result<()>>;
     /// See [`Backend::settle`].
@@ -286,6 +312,15 @@ impl<B: Backend> DynBackend for B {
 
     fn read<'a>(&'a self, texture: &'a dyn Any, layout: Layout) -> LocalFuture<'a, Result<Values>> {
         Box::pin(async move { Backend::read(self, typed::<B>(texture)?, layout).await })
+    }
+
+    fn read_js<'a>(
+        &'a self,
+        texture: &'a dyn Any,
+        layout: Layout,
+        into: &'a js_sys::Float32Array,
+    ) -> LocalFuture<'a, Result<()>> {
+        Box::pin(async move { Backend::read_js(self, typed::<B>(texture)?, layout, into).await })
     }
 
     fn finish(&self) -> LocalFuture<'_, Result<()>> {

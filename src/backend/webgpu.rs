@@ -502,7 +502,22 @@ impl Backend for WebGpu {
     }
 
     async fn read(&self, t: &Texture, layout: Layout) -> Result<Values> {
-        self.read_matrix(t, layout).await
+        self.read_matrix(t, layout, None).await
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    async fn read_js(
+        &self,
+        t: &Texture,
+        layout: Layout,
+        into: &js_sys::Float32Array,
+    ) -> Result<()> {
+        // A large matrix is copied out of the mapping into `into` itself; a small one comes
+        // back in this program's memory.
+        if let Values::Here(values) = self.read_matrix(t, layout, Some(into.clone())).await? {
+            into.copy_from(&values);
+        }
+        Ok(())
     }
 
     fn release_kept(&self) {

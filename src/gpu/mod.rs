@@ -350,10 +350,39 @@ impl Gpu {
         }
         let backend = self.backend();
         let values = backend.read(self.texture(m)?, m.layout).await?;
+        self.count_readback();
+        Ok(values)
+    }
+
+    /// Reads `m` back into `into`, a JavaScript array of exactly `rows * cols` values that the
+    /// caller keeps: no new array (whose fresh pages cost as much as the copy), for a page that
+    /// reads the same matrix again and again.
+    pub async fn read_js(&self, m: &Matrix, into: &js_sys::Float32Array) -> Result<()> {
+        self.alive()?;
+        let n = m.rows() * m.cols();
+        if into.length() as usize != n {
+            return Err(Error::Argument(format!(
+                "the array has {} values, and the {}x{} matrix {n}",
+                into.length(),
+                m.rows(),
+                m.cols()
+            )));
+        }
+        if Gpu::is_tiled(m) && m.owner == self.id {
+            into.copy_from(&self.read_tiles(m).await?);
+            return Ok(());
+        }
+        let backend = self.backend();
+        backend.read_js(self.texture(m)?, m.layout, into).await?;
+        self.count_readback();
+        Ok(())
+    }
+
+    /// Counts one read-back.
+    fn count_readback(&self) {
         let mut c = self.counts.get();
         c.readbacks += 1;
         self.counts.set(c);
-        Ok(values)
     }
 
     /// Resolves once all GPU work submitted so far has finished.

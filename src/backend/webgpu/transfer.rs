@@ -234,8 +234,14 @@ impl WebGpu {
         Some(Mapped { buffer, ready })
     }
 
-    /// Reads the matrix `layout` held by `t`: see the module's text.
-    pub(super) async fn read_matrix(&self, t: &Texture, layout: Layout) -> Result<Values> {
+    /// Reads the matrix `layout` held by `t`: see the module's text. A large one goes into
+    /// `into` where given (as long as the matrix), else into a new array.
+    pub(super) async fn read_matrix(
+        &self,
+        t: &Texture,
+        layout: Layout,
+        into: Option<Destination>,
+    ) -> Result<Values> {
         let bytes = (4 * layout.rows * layout.cols) as u64;
         let direct = self.packs_on_gpu(bytes);
         // The fallback copies texel rows, which must start at multiples of 256 bytes.
@@ -293,7 +299,8 @@ impl WebGpu {
         staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
             let _ = tx.send(r);
         });
-        let destination = direct.then(|| destination(layout.rows * layout.cols));
+        let destination =
+            direct.then(|| into.unwrap_or_else(|| destination(layout.rows * layout.cols)));
         self.wait()?;
         let mapped = match rx.await {
             Ok(mapped) => mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}"))),
@@ -488,9 +495,17 @@ fn keep(slot: &RefCell<Option<wgpu::Buffer>>, buffer: wgpu::Buffer, size: u64) {
     }
 }
 
+/// Where a large read-back goes: a JavaScript array in a browser, this program's memory natively.
+#[cfg(target_arch = "wasm32")]
+pub(super) type Destination = js_sys::Float32Array;
+/// Where a large read-back goes: a JavaScript array in a browser, this program's memory natively.
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) type Destination = Vec<f32>;
+
 /// Where the `n` values of a large read-back go, made while the GPU works: in a browser a
 /// `Float32Array` whose pages are touched now, not while the mapped values are copied in (40 of
-/// the 45 ms of copying 64 MiB into a new array on the H100 were the new pages' faults).
+/// the 45 ms of copying 64 MiB into a new array on the H100 were the new pages' faults). An
+/// array the caller keeps (`readInto`) has its pages already.
 #[cfg(target_arch = "wasm32")]
 fn destination(n: usize) -> js_sys::Float32Array {
     let array = js_sys::Float32Array::new_with_length(n as u32);
