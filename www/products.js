@@ -17,7 +17,7 @@ export const KERNELS = [
     (gpu, a, b, square) => (square ? gpu.squareFast(a) : gpu.matmulFast(a, b))],
   ["compute", "compute path: 16×16 threads per 128×128 block, tiles in workgroup memory, 8×8 outputs per thread",
     (gpu, a, b) => gpu.matmulCompute(a, b)],
-  ["registers", "compute path without workgroup memory: each invocation keeps 16×16 outputs in registers, 32 fetches per 256 multiply-adds of four lanes, no barrier",
+  ["registers", "compute path without workgroup memory: each invocation keeps 16×32 outputs in registers, 48 fetches per 512 multiply-adds of four lanes, no barrier",
     (gpu, a, b) => gpu.matmulRegisters(a, b)],
 ];
 

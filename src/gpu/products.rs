@@ -23,7 +23,7 @@ pub enum ProductKernel {
     Fast,
     /// The tiled compute kernel: workgroup memory, 8 x 8 outputs per thread.
     Compute,
-    /// The compute kernel without workgroup memory: 16 x 16 outputs per invocation in
+    /// The compute kernel without workgroup memory: 16 x 32 outputs per invocation in
     /// registers, no barrier (what a software adapter runs fastest).
     Registers,
 }
@@ -55,8 +55,8 @@ impl Gpu {
             (
                 ProductKernel::Registers,
                 "this is a software adapter, a CPU that pays for every texel fetch and every \
-                 workgroup barrier: the compute kernel that keeps 16 x 16 outputs per invocation \
-                 in registers, with no workgroup memory, beat the fast fragment kernel 1.9x and \
+                 workgroup barrier: the compute kernel that keeps 16 x 32 outputs per invocation \
+                 in registers, with no workgroup memory, beat the fast fragment kernel 2x and \
                  the tiled compute kernel 6x on SwiftShader at n = 1024",
             )
         } else if caps.max_render_targets >= 2 {
@@ -113,9 +113,12 @@ impl Gpu {
     }
 
     /// `a * b` on the compute path with no workgroup memory and no barrier: 4 texel rows x
-    /// 16 columns of C per invocation, in registers. On WebGL2 a clear `Unsupported` error.
+    /// 32 columns of C per invocation, in registers. In headless Chromium on SwiftShader
+    /// (2 cores) 4 x 32 beat 4 x 16 by 11-14% at n = 1024, and 8 x 16 and 8 x 32 by 1-10%
+    /// (`benchmarks/browser/registers-blocks-2026-11-24.log`). On WebGL2 a clear
+    /// `Unsupported` error.
     pub fn mul_registers(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        self.mul_registers_block(a, b, 4, 16)
+        self.mul_registers_block(a, b, 4, 32)
     }
 
     /// `a * b` on the compute path with no workgroup memory: `rows` texel rows x `cols`

@@ -234,7 +234,7 @@ impl Gpgpu {
     }
 
     /// `a * b` on the WebGPU compute path with no workgroup memory: each invocation keeps 16 x
-    /// 16 elements of C in registers (the product a software adapter runs fastest); on WebGL2 a
+    /// 32 elements of C in registers (the product a software adapter runs fastest); on WebGL2 a
     /// clear error.
     #[wasm_bindgen(js_name = matmulRegisters)]
     pub fn matmul_registers(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {

@@ -428,6 +428,7 @@ mod tests {
         let mut kernels = vec![
             matmul_registers(4, 8),
             matmul_registers(2, 16),
+            matmul_registers(4, 32),
             MATVEC_TILED,
             SUM_SLICES,
             contact_nesterov_group(256, false),

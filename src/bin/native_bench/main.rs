@@ -190,7 +190,7 @@ fn products(gpu: &Gpu, o: &Options) -> Result<()> {
             Box::new(|g, a, b| g.mul_fast_targets(a, b, 2)),
         ));
     }
-    for (rows, cols) in [(4, 8), (2, 16), (4, 16), (8, 8)] {
+    for (rows, cols) in [(4, 8), (2, 16), (4, 16), (4, 32), (8, 8)] {
         paths.push((
             format!("compute, {rows} texel rows x {cols} columns per invocation, registers only"),
             Box::new(move |g, a, b| g.mul_registers_block(a, b, rows, cols)),
