@@ -61,6 +61,9 @@ pub struct WebGpu {
     /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
     /// where the native benchmark measures what they cost).
     checks: Cell<Option<wgpu::ShaderRuntimeChecks>>,
+    /// Whether large matrices are (un)packed on the GPU (see `transfer`): on a hardware
+    /// adapter; on a software one the CPU's own loop is faster.
+    gpu_transfers: Cell<bool>,
 }
 
 /// Most passes recorded into one command buffer before it is submitted. One submission per pass
@@ -225,6 +228,7 @@ impl WebGpu {
             compute: true,
         };
         Ok(WebGpu {
+            gpu_transfers: Cell::new(!capabilities.software),
             device,
             queue,
             capabilities,
@@ -257,6 +261,12 @@ impl WebGpu {
         self.pipelines.borrow_mut().clear();
         self.compute_pipelines.borrow_mut().clear();
         self.bind_groups.borrow_mut().clear();
+    }
+
+    /// Chooses whether large matrices are (un)packed on the GPU (by default only on a hardware
+    /// adapter), so that tests on a software adapter cover both ways.
+    pub fn set_gpu_transfers(&self, on: bool) {
+        self.gpu_transfers.set(on);
     }
 
     /// Waits for the GPU natively, where callbacks run only from a poll (the browser runs them

@@ -614,6 +614,11 @@ impl Gpgpu {
 }
 
 impl Gpgpu {
+    /// The device underneath, for Rust callers (tests, tools) that tune its backend.
+    pub fn gpu(&self) -> &Gpu {
+        &self.device
+    }
+
     /// A function that wraps a matrix of this device as a GpuMatrix later (in a promise).
     pub(super) fn wrap_fn(&self) -> impl Fn(Matrix) -> GpuMatrix + 'static {
         let device = self.device.clone();
