@@ -44,19 +44,40 @@ pub(crate) async fn next_turn() {
                     .ok()?;
                 post.call1(&sender, &JsValue::NULL).ok()
             });
-            if post.is_some() {
-                return;
-            }
-            match get(&global, "setTimeout").and_then(|f| f.dyn_into::<js_sys::Function>().ok()) {
-                Some(f) => {
-                    let _ = f.call2(&JsValue::NULL, &resolve, &0.into());
-                }
-                None => {
-                    let _ = resolve.call0(&JsValue::NULL);
-                }
+            if post.is_none() {
+                set_timeout(&resolve, 0.0);
             }
         });
         let _ = wasm_bindgen_futures::JsFuture::from(pause).await;
+    }
+}
+
+/// Waits about `ms` milliseconds without holding the page (`setTimeout`, which browsers hold
+/// to 4 ms at least once nested); passes at once where there is no timer (natively).
+pub(crate) async fn sleep_ms(ms: f64) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let pause = js_sys::Promise::new(&mut |resolve, _| set_timeout(&resolve, ms));
+        let _ = wasm_bindgen_futures::JsFuture::from(pause).await;
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = ms;
+}
+
+/// Calls `f` after `ms` milliseconds by the global `setTimeout`, or at once where there is none.
+#[cfg(target_arch = "wasm32")]
+fn set_timeout(f: &js_sys::Function, ms: f64) {
+    use wasm_bindgen::{JsCast, JsValue};
+    let timer = js_sys::Reflect::get(&js_sys::global(), &"setTimeout".into())
+        .ok()
+        .and_then(|t| t.dyn_into::<js_sys::Function>().ok());
+    match timer {
+        Some(timer) => {
+            let _ = timer.call2(&JsValue::NULL, f, &ms.into());
+        }
+        None => {
+            let _ = f.call0(&JsValue::NULL);
+        }
     }
 }
 
