@@ -490,6 +490,39 @@ on_both_backends! {
         assert_eq!(values(&again).await.unwrap(), [37.0, 54.0, 81.0, 118.0]);
     }
 
+    async fn large_copies_are_reused_and_keep_their_own_values(kind) {
+        // keepCopies (the default) copies what is uploaded and read back. A large copy that a
+        // freed or changed matrix lets go takes the next copy of its length, and must then
+        // hold that matrix's values: restore() after a loss brings each back from its own.
+        let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
+        gpu.release_pooled();
+        let spare = |g: &Gpgpu| js_sys::Reflect::get(&g.memory(), &"spareCopyBytes".into()).unwrap().as_f64().unwrap();
+        let n = 512; // 1 MiB, the smallest copy kept
+        let bytes = (4 * n * n) as f64;
+        let (first, second) = (Rng::new(1).matrix(n * n, -1.0, 1.0), Rng::new(2).matrix(n * n, -1.0, 1.0));
+        let js = |d: &[f32]| -> JsValue { js_sys::Float32Array::from(d).into() };
+        let upload = |d: &[f32]| gpu.upload(&js(d), n as f64, n as f64).unwrap();
+        upload(&first).release();
+        assert_eq!(spare(&gpu), bytes, "a freed matrix's copy is kept");
+        let b = upload(&second);
+        assert_eq!(spare(&gpu), 0.0, "and taken by the next copy of its length");
+        let twice = gpu.scale(&b, 2.0).unwrap();
+        let out = js_sys::Float32Array::new_with_length((n * n) as u32);
+        settle(twice.read_into(out.clone().into())).await.unwrap();
+        twice.scale_mut(0.5).unwrap();
+        assert_eq!(spare(&gpu), bytes, "a changed matrix lets its read-back copy go");
+        let c = upload(&first);
+        assert_eq!(spare(&gpu), 0.0);
+        gpu.lose_context();
+        settle(gpu.restore()).await.unwrap();
+        assert_same(&values(&b).await.unwrap(), &second, "b from its copy");
+        assert_same(&values(&c).await.unwrap(), &first, "c from the copy twice let go");
+        c.release();
+        assert_eq!(spare(&gpu), bytes);
+        gpu.release_pooled();
+        assert_eq!(spare(&gpu), 0.0, "releasePooled drops the spare copies");
+    }
+
     async fn js_api_rejects_bad_input_and_stays_usable(kind) {
         let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap_or_else(|e| {
             panic!("{} is required and missing: {}", kind.name(), message(e))

@@ -484,6 +484,7 @@ impl Gpgpu {
             ("pooledTextures", m.pooled_textures.into()),
             ("pooledBytes", m.pooled_bytes.into()),
             ("peakBytes", m.peak_bytes.into()),
+            ("spareCopyBytes", super::gpu_matrix::spare_bytes().into()),
             (
                 "budget",
                 self.budget
@@ -517,11 +518,12 @@ impl Gpgpu {
         self.device.reset_peak();
     }
 
-    /// Frees the pooled textures and the buffers kept from large transfers now (they are kept
-    /// for reuse otherwise).
+    /// Frees the pooled textures, the buffers kept from large transfers and the spare copies
+    /// of `keepCopies` now (they are kept for reuse otherwise).
     #[wasm_bindgen(js_name = releasePooled)]
     pub fn release_pooled(&self) {
         self.device.release_pooled();
+        super::gpu_matrix::release_spares();
     }
 
     /// Source of the last kernel that ran, in the backend's language (WGSL or GLSL).

@@ -26,6 +26,61 @@ static NEXT_MATRIX_ID: AtomicU32 = AtomicU32::new(1);
 /// Counts matrix uses, so that the budget evicts the least recently used.
 static TICK: AtomicU64 = AtomicU64::new(1);
 
+/// Copies of at least this many bytes are kept for reuse once their matrix lets them go.
+const SPARE_FROM: u32 = 1 << 20;
+
+/// The most bytes of such copies kept (the oldest go first).
+const SPARE_BYTES: u64 = 256 << 20;
+
+thread_local! {
+    /// Large copies (`keepCopies`) that their matrices let go (freed, changed, set), each
+    /// taking the next copy of its length: a new array's fresh pages cost more than the copy
+    /// into them (64 MiB: about 44 ms of page faults on the H100 machine, then 12 ms of
+    /// copying), an array used before costs the copy alone. `releasePooled()` drops them.
+    static SPARES: RefCell<Vec<Float32Array>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A copy of `values`, into a spare of the same length where there is one.
+fn copy_of(values: &Float32Array) -> Float32Array {
+    let n = values.length();
+    let spare = SPARES.with_borrow_mut(|spares| {
+        let i = spares.iter().position(|a| a.length() == n)?;
+        Some(spares.swap_remove(i))
+    });
+    match spare {
+        Some(array) => {
+            array.set(values, 0);
+            array
+        }
+        None => values.slice(0, n),
+    }
+}
+
+/// Keeps `copy`, which its matrix let go, for a later copy of its length if it is large.
+fn let_go(copy: Option<Float32Array>) {
+    let Some(copy) = copy.filter(|c| c.byte_length() >= SPARE_FROM) else {
+        return;
+    };
+    SPARES.with_borrow_mut(|spares| {
+        spares.push(copy);
+        let bytes =
+            |s: &Vec<Float32Array>| s.iter().map(|a| u64::from(a.byte_length())).sum::<u64>();
+        while bytes(spares) > SPARE_BYTES {
+            spares.remove(0);
+        }
+    });
+}
+
+/// Bytes of the spare copies held now.
+pub(super) fn spare_bytes() -> f64 {
+    SPARES.with_borrow(|s| s.iter().map(|a| f64::from(a.byte_length())).sum())
+}
+
+/// Drops the spare copies.
+pub(super) fn release_spares() {
+    SPARES.with_borrow_mut(Vec::clear);
+}
+
 /// Where a GpuMatrix keeps its data.
 pub(super) struct Slot {
     /// The texture: `None` once freed, or while evicted to the CPU copy by the memory budget.
@@ -118,10 +173,11 @@ impl Slot {
     }
 
     /// Keeps a copy of `values` (just uploaded or read back, unchanged since `version`) to
-    /// restore the matrix from if the GPU is lost, where copies are kept.
+    /// restore the matrix from if the GPU is lost, where copies are kept and there is none:
+    /// every change drops the copy, so one still held has these values already.
     pub(super) fn back_up(&mut self, values: &Float32Array, version: u64) {
-        if self.keep && self.version == version && !self.freed {
-            self.backup = Some(values.slice(0, values.length()));
+        if self.keep && self.version == version && !self.freed && self.backup.is_none() {
+            self.backup = Some(copy_of(values));
         }
     }
 
@@ -310,7 +366,7 @@ impl GpuMatrix {
             let values = slot.cpu.as_mut().ok_or(Error::Freed)?;
             values[index] = value;
             slot.dirty = true;
-            slot.backup = None;
+            let_go(slot.backup.take());
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -343,7 +399,8 @@ impl GpuMatrix {
     #[wasm_bindgen(js_name = free)]
     pub fn release(&self) {
         let mut slot = self.matrix.borrow_mut();
-        (slot.gpu, slot.cpu, slot.backup, slot.freed) = (None, None, None, true);
+        let_go(slot.backup.take());
+        (slot.gpu, slot.cpu, slot.freed) = (None, None, true);
         (slot.pair, slot.float64_backup) = (None, None);
         slot.version += 1;
     }
@@ -423,7 +480,8 @@ impl GpuMatrix {
         let mut this = self.matrix()?;
         self.device.map_mut(&expr, &mut this, &refs)?;
         let mut slot = self.matrix.borrow_mut();
-        (slot.gpu, slot.cpu, slot.backup, slot.dirty) = (Some(this), None, None, false);
+        let_go(slot.backup.take());
+        (slot.gpu, slot.cpu, slot.dirty) = (Some(this), None, false);
         slot.version += 1;
         Ok(())
     }

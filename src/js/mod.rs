@@ -127,6 +127,10 @@ export interface MemoryStats {
   pooledTextures: number;
   pooledBytes: number;
   peakBytes: number;
+  /** JavaScript memory, not GPU: large copies (`keepCopies`) that freed or changed matrices
+   * let go, kept to take the next copies of their length (at most 256 MiB; `releasePooled()`
+   * drops them). */
+  spareCopyBytes: number;
   /** The `memoryBudget` asked for at create, or null. */
   budget: number | null;
   /** Matrices moved to CPU copies by the budget so far. */
