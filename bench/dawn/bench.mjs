@@ -6,7 +6,7 @@
 //        [--chain 10] [--budget 60] [--deadline SECONDS] [--only matmul,mulvec,solvers]
 //        [--paths texla.matmul,tfjs.matMul,...] [--cg-grid 32] [--jacobi-n 1024] [--lcp-n 400]
 //        [--lcp-iters 800] [--warm 3] [--pkg DIR] [--out FILE.json] [--md FILE.md]
-//        [--dawn-flags "a;b"] [--require-gpu]
+//        [--dawn-flags "a;b"] [--require-gpu] [--keep-copies]
 //
 // Output goes to --out / --md; by default to $OUT/dawn-bench.{json,md} where OUT is set, else to
 // bench/dawn/results.{json,md}. Both are rewritten after every measurement, so a run cut short

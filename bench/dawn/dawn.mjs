@@ -34,7 +34,9 @@ export async function openTexla({ pkgDir, flags = "", requireGpu = false }) {
   }
   const texla = await import(pathToFileURL(path.join(pkgDir, "texla.js")).href);
   texla.initSync({ module: fs.readFileSync(path.join(pkgDir, "texla_bg.wasm")) });
-  const gpu = await texla.Gpgpu.create("webgpu", { keepCopies: false });
+  // Copies for a lost GPU cost a benchmark their copying; --keep-copies opens as a page does
+  // by default (keepCopies: true).
+  const gpu = await texla.Gpgpu.create("webgpu", { keepCopies: process.argv.includes("--keep-copies") });
   if (gpu.backend !== "webgpu") throw new Error(`texla runs ${gpu.backend}, not webgpu`);
   return { texla, gpu, adapterInfo, dawnFlags };
 }
