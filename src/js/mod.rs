@@ -127,9 +127,9 @@ export interface MemoryStats {
   pooledTextures: number;
   pooledBytes: number;
   peakBytes: number;
-  /** JavaScript memory, not GPU: large copies (`keepCopies`) that freed or changed matrices
-   * let go, kept to take the next copies of their length (at most 256 MiB; `releasePooled()`
-   * drops them). */
+  /** JavaScript memory, not GPU, shared by the page's Gpgpu objects: large copies
+   * (`keepCopies`) that freed or changed matrices let go, kept to take the next copies of
+   * their length (at most 256 MiB; `releasePooled()` drops them). */
   spareCopyBytes: number;
   /** The `memoryBudget` asked for at create, or null. */
   budget: number | null;
