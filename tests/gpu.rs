@@ -373,11 +373,18 @@ on_both_backends! {
         wasm_bindgen_futures::JsFuture::from(m.set(0.0, 0.0, 42.0)).await.unwrap();
         wasm_bindgen_futures::JsFuture::from(m.set(2.0, 3.0, -1.0)).await.unwrap();
         assert_eq!(number(m.get(0.0, 0.0)).await.unwrap(), 42.0);
+        // read and readInto serve the set values from the copy, with no read-back.
+        let mut want = data.clone();
+        (want[0], want[11]) = (42.0, -1.0);
+        let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap().into();
+        assert_eq!(got.to_vec(), want, "read from the copy");
+        let out = js_sys::Float32Array::new_with_length(12);
+        wasm_bindgen_futures::JsFuture::from(m.read_into(out.clone().into())).await.unwrap();
+        assert_eq!(out.to_vec(), want, "readInto from the copy");
+        assert_eq!(readbacks(&gpu) - before, 1.0, "neither reads back");
         let eye = gpu.identity(4.0, None).unwrap();
         let product = gpu.matmul(&m, &eye, JsValue::UNDEFINED).unwrap();
         let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(product.read()).await.unwrap().into();
-        let mut want = data.clone();
-        (want[0], want[11]) = (42.0, -1.0);
         assert_eq!(got.to_vec(), want, "the GPU sees both sets");
         assert_eq!(readbacks(&gpu) - before, 2.0, "and only the product was read back");
         m.scale_mut(2.0).unwrap();

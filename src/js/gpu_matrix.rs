@@ -265,14 +265,15 @@ impl GpuMatrix {
                 Ok(Float64Array::from(values.as_slice()).into())
             });
         }
+        // From the CPU copy where there is one: copied into the array now, not cloned first.
         let (copy, version) = {
             let s = slot.borrow();
-            (s.cpu.clone(), s.version)
+            (s.cpu.as_deref().map(Float32Array::from), s.version)
         };
         let matrix = self.matrix();
         future_to_promise(async move {
             if let Some(copy) = copy {
-                return Ok(js_sys::Float32Array::from(copy.as_slice()).into());
+                return Ok(copy.into());
             }
             let values = device.read_values(&matrix?).await?.into_js();
             slot.borrow_mut().back_up(&values, version);
@@ -325,15 +326,22 @@ impl GpuMatrix {
         let out = out
             .filter(|a| a.length() as usize == n)
             .ok_or(wrong("Float32Array"));
-        let (copy, version) = {
+        // From the CPU copy where there is one: copied into `out` now, not cloned first.
+        let (copied, version) = {
             let s = slot.borrow();
-            (s.cpu.clone(), s.version)
+            let copied = match (&out, &s.cpu) {
+                (Ok(out), Some(copy)) => {
+                    out.copy_from(copy);
+                    true
+                }
+                _ => false,
+            };
+            (copied, s.version)
         };
         let matrix = self.matrix();
         future_to_promise(async move {
             let out = out?;
-            if let Some(copy) = copy {
-                out.copy_from(&copy);
+            if copied {
                 return Ok(out.into());
             }
             device.read_js(&matrix?, &out).await?;
