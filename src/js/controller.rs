@@ -42,13 +42,13 @@ impl Gpgpu {
         let Some(budget) = self.budget.clone() else {
             return;
         };
-        let m = self.device.memory();
+        let m = self.gpu.memory();
         if m.live_bytes + m.pooled_bytes <= budget.bytes {
             return;
         }
-        self.device.release_pooled();
-        if self.device.memory().live_bytes > budget.bytes && !budget.running.get() {
-            let task = evict(self.device.clone(), self.registry.clone(), budget);
+        self.gpu.release_pooled();
+        if self.gpu.memory().live_bytes > budget.bytes && !budget.running.get() {
+            let task = evict(self.gpu.clone(), self.registry.clone(), budget);
             wasm_bindgen_futures::spawn_local(async move {
                 let _ = task.await;
             });
@@ -58,7 +58,7 @@ impl Gpgpu {
     /// Moves least recently used matrices to the CPU until the budget holds (for `finish()`).
     pub(super) fn settle_budget(&self) -> impl Future<Output = Result<(), Error>> + 'static {
         let task = (self.budget.clone())
-            .map(|budget| evict(self.device.clone(), self.registry.clone(), budget));
+            .map(|budget| evict(self.gpu.clone(), self.registry.clone(), budget));
         async move {
             match task {
                 Some(task) => task.await,
@@ -71,7 +71,7 @@ impl Gpgpu {
 /// Evicts the least recently used matrices that hold a texture, one at a time, until the live
 /// bytes fit `budget` (at most once per matrix: one still held by a running operation frees
 /// nothing).
-async fn evict(device: Rc<Gpu>, registry: Registry, budget: Rc<Budget>) -> Result<(), Error> {
+async fn evict(gpu: Rc<Gpu>, registry: Registry, budget: Rc<Budget>) -> Result<(), Error> {
     budget.running.set(true);
     let result = async {
         let mut candidates: Vec<Rc<RefCell<Slot>>> = registry
@@ -81,7 +81,7 @@ async fn evict(device: Rc<Gpu>, registry: Registry, budget: Rc<Budget>) -> Resul
             .filter(|s| s.borrow().gpu.is_some())
             .collect();
         candidates.sort_by_key(|s| std::cmp::Reverse(s.borrow().last_use));
-        while device.memory().live_bytes > budget.bytes {
+        while gpu.memory().live_bytes > budget.bytes {
             let Some(slot) = candidates.pop() else {
                 break;
             };
@@ -95,7 +95,7 @@ async fn evict(device: Rc<Gpu>, registry: Registry, budget: Rc<Budget>) -> Resul
             let values = if copied {
                 None
             } else {
-                Some(device.read(&matrix).await?)
+                Some(gpu.read(&matrix).await?)
             };
             drop(matrix);
             let mut s = slot.borrow_mut();
@@ -108,7 +108,7 @@ async fn evict(device: Rc<Gpu>, registry: Registry, budget: Rc<Budget>) -> Resul
             s.gpu = None;
             budget.evictions.set(budget.evictions.get() + 1);
             drop(s);
-            device.release_pooled();
+            gpu.release_pooled();
         }
         Ok(())
     }

@@ -32,7 +32,7 @@ impl Gpgpu {
             .dyn_ref::<Float64Array>()
             .ok_or_else(|| Error::Argument("uploadFloat64 takes a Float64Array".into()))?;
         let values = data.to_vec();
-        let m = self.float_float_result(self.device.upload_f64(&values, rows, cols))?;
+        let m = self.float_float_result(self.gpu.upload_f64(&values, rows, cols))?;
         m.back_up_float64(&values);
         Ok(m)
     }
@@ -64,22 +64,21 @@ impl Gpgpu {
         &self,
         m: Result<DdMatrix, Error>,
     ) -> Result<GpuMatrix, JsValue> {
-        let wrapped = wrap_float_float(&self.device, &self.registry, m?, self.keep_copies);
+        let wrapped = wrap_float_float(&self.gpu, &self.registry, m?, self.keep_copies);
         self.enforce_budget();
         Ok(wrapped)
     }
 
     /// A function that wraps a float-float matrix as a GpuMatrix later (in a promise).
     pub(super) fn wrap_float_float_fn(&self) -> impl Fn(DdMatrix) -> GpuMatrix + 'static {
-        let (device, registry, keep) =
-            (self.device.clone(), self.registry.clone(), self.keep_copies);
-        move |m| wrap_float_float(&device, &registry, m, keep)
+        let (gpu, registry, keep) = (self.gpu.clone(), self.registry.clone(), self.keep_copies);
+        move |m| wrap_float_float(&gpu, &registry, m, keep)
     }
 
     /// `dot(a, b)` of two float-float matrices as a promise of one float64 number.
     pub(super) fn dot_float_float(&self, a: DdMatrix, b: DdMatrix) -> Promise {
-        let device = self.device.clone();
-        future_to_promise(async move { Ok(device.dot_ff(&a, &b).await?.into()) })
+        let gpu = self.gpu.clone();
+        future_to_promise(async move { Ok(gpu.dot_ff(&a, &b).await?.into()) })
     }
 
     /// The float-float GpuMatrix named by `options[key]`, if any.
@@ -102,7 +101,7 @@ impl Gpgpu {
             .get(&(id as u32))
             .and_then(std::rc::Weak::upgrade)
             .ok_or(Error::ForeignMatrix)?;
-        let pair = cell.borrow_mut().current_pair(&self.device);
+        let pair = cell.borrow_mut().current_pair(&self.gpu);
         pair.map(Some)
     }
 }

@@ -19,9 +19,9 @@ use crate::matrix::Matrix;
 /// A GPU for linear algebra, on WebGPU or WebGL2.
 #[wasm_bindgen]
 pub struct Gpgpu {
-    pub(super) device: Rc<Gpu>,
+    pub(super) gpu: Rc<Gpu>,
     pub(super) reason: String,
-    /// This device's matrices by id, so that arrays of matrices can be passed from JS.
+    /// This GPU's matrices by id, so that arrays of matrices can be passed from JS.
     pub(super) registry: Registry,
     /// The memory budget, if one was asked for.
     pub(super) budget: Option<Rc<Budget>>,
@@ -90,7 +90,7 @@ impl Gpgpu {
         opened.gpu.release_pooled();
         opened.gpu.reset_peak();
         Ok(Gpgpu {
-            device: Rc::new(opened.gpu),
+            gpu: Rc::new(opened.gpu),
             reason: opened.reason,
             registry: Rc::default(),
             budget,
@@ -102,20 +102,20 @@ impl Gpgpu {
     /// The backend that runs: "webgpu" or "webgl2".
     #[wasm_bindgen(getter, unchecked_return_type = "\"webgpu\" | \"webgl2\"")]
     pub fn backend(&self) -> String {
-        self.device.capabilities().backend.name().into()
+        self.gpu.capabilities().backend.name().into()
     }
 
     /// Backend, adapter, maximum texture size, why this backend was chosen, and which kernel
     /// `matmul`, `square` and `mulVec` run here and why.
     #[wasm_bindgen(unchecked_return_type = "Capabilities")]
     pub fn capabilities(&self) -> Object {
-        let caps = self.device.capabilities();
-        let (kernel, why) = self.device.product_kernel();
+        let caps = self.gpu.capabilities();
+        let (kernel, why) = self.gpu.product_kernel();
         object(&[
             ("backend", self.backend().into()),
             ("adapter", caps.adapter.clone().into()),
             ("maxTextureSize", caps.max_texture_size.into()),
-            ("tileLimit", self.device.tile_limit().into()),
+            ("tileLimit", self.gpu.tile_limit().into()),
             ("reason", self.reason.clone().into()),
             ("matmulKernel", kernel.name().into()),
             ("matmulReason", why.into()),
@@ -161,8 +161,7 @@ impl Gpgpu {
                 .into())
             }
         };
-        let m: Result<GpuMatrix, JsValue> =
-            matrix_op!(self, self.device.upload_js(data, rows, cols));
+        let m: Result<GpuMatrix, JsValue> = matrix_op!(self, self.gpu.upload_js(data, rows, cols));
         let m = m?;
         m.back_up(data);
         Ok(m)
@@ -193,11 +192,11 @@ impl Gpgpu {
                 )
                 .into());
             }
-            return self.float_float_result(self.device.mul_ff(&a, &b));
+            return self.float_float_result(self.gpu.mul_ff(&a, &b));
         }
         matrix_op!(
             self,
-            self.device
+            self.gpu
                 .mul_transposed(&a.matrix()?, &b.matrix()?, transpose)
         )
     }
@@ -216,21 +215,21 @@ impl Gpgpu {
         let per_pass = super::options::option_count(&options, "perPass")?.unwrap_or(1);
         matrix_op!(
             self,
-            self.device.mul_passes(&a.matrix()?, &b.matrix()?, per_pass)
+            self.gpu.mul_passes(&a.matrix()?, &b.matrix()?, per_pass)
         )
     }
 
     /// `a * b` by the teaching kernel: one fragment per output texel, seed 000's MOP.
     #[wasm_bindgen(js_name = matmulTeaching)]
     pub fn matmul_teaching(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.mul_teaching(&a.matrix()?, &b.matrix()?))
+        matrix_op!(self, self.gpu.mul_teaching(&a.matrix()?, &b.matrix()?))
     }
 
     /// `a * b` on the WebGPU compute path (workgroup tiling, 4 texels per thread); on WebGL2 a
     /// clear error. Same result layout as `matmul`, so the two mix freely.
     #[wasm_bindgen(js_name = matmulCompute)]
     pub fn matmul_compute(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.mul_compute(&a.matrix()?, &b.matrix()?))
+        matrix_op!(self, self.gpu.mul_compute(&a.matrix()?, &b.matrix()?))
     }
 
     /// `a * b` on the WebGPU compute path with no workgroup memory: each invocation keeps 16 x
@@ -238,48 +237,48 @@ impl Gpgpu {
     /// clear error.
     #[wasm_bindgen(js_name = matmulRegisters)]
     pub fn matmul_registers(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.mul_registers(&a.matrix()?, &b.matrix()?))
+        matrix_op!(self, self.gpu.mul_registers(&a.matrix()?, &b.matrix()?))
     }
 
     /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
     /// render target, so each A texel fetched serves them all.
     #[wasm_bindgen(js_name = matmulFast)]
     pub fn matmul_fast(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.mul_fast(&a.matrix()?, &b.matrix()?))
+        matrix_op!(self, self.gpu.mul_fast(&a.matrix()?, &b.matrix()?))
     }
 
     /// `m * m` for a square `m`, by the fastest kernel here (as `matmul`).
     pub fn square(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.square(&m.matrix()?))
+        matrix_op!(self, self.gpu.square(&m.matrix()?))
     }
 
     /// `m * m` for a square `m`, by the teaching kernel.
     #[wasm_bindgen(js_name = squareTeaching)]
     pub fn square_teaching(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.square_teaching(&m.matrix()?))
+        matrix_op!(self, self.gpu.square_teaching(&m.matrix()?))
     }
 
     /// `m * m` for a square `m`, with the fast fragment kernel of `matmulFast`.
     #[wasm_bindgen(js_name = squareFast)]
     pub fn square_fast(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.square_fast(&m.matrix()?))
+        matrix_op!(self, self.gpu.square_fast(&m.matrix()?))
     }
 
     /// `a^T * b`, without building the transpose.
     #[wasm_bindgen(js_name = trMul)]
     pub fn tr_mul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.tr_mul(&a.matrix()?, &b.matrix()?))
+        matrix_op!(self, self.gpu.tr_mul(&a.matrix()?, &b.matrix()?))
     }
 
     /// `a * b^T`, without building the transpose.
     #[wasm_bindgen(js_name = mulTr)]
     pub fn mul_tr(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.mul_tr(&a.matrix()?, &b.matrix()?))
+        matrix_op!(self, self.gpu.mul_tr(&a.matrix()?, &b.matrix()?))
     }
 
     /// `a^T`.
     pub fn transpose(&self, a: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.transpose(&a.matrix()?))
+        matrix_op!(self, self.gpu.transpose(&a.matrix()?))
     }
 
     /// `a * x` for a column vector x by the fastest kernel here: the compute path where
@@ -287,34 +286,28 @@ impl Gpgpu {
     #[wasm_bindgen(js_name = mulVec)]
     pub fn mul_vec(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         if let Some((a, x)) = self.float_float_operands("mulVec", a, x)? {
-            return self.float_float_result(self.device.mul_vec_ff(&a, &x));
+            return self.float_float_result(self.gpu.mul_vec_ff(&a, &x));
         }
-        matrix_op!(self, self.device.mul_vec(&a.matrix()?, &x.matrix()?))
+        matrix_op!(self, self.gpu.mul_vec(&a.matrix()?, &x.matrix()?))
     }
 
     /// `a * x` blocked: partial sums in many fragments, then a reduction.
     #[wasm_bindgen(js_name = mulVecBlocked)]
     pub fn mul_vec_blocked(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.device.mul_vec_blocked(&a.matrix()?, &x.matrix()?)
-        )
+        matrix_op!(self, self.gpu.mul_vec_blocked(&a.matrix()?, &x.matrix()?))
     }
 
     /// `a * x`, one fragment per four output rows: the naive kernel, for comparison.
     #[wasm_bindgen(js_name = mulVecNaive)]
     pub fn mul_vec_naive(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.device.mul_vec_naive(&a.matrix()?, &x.matrix()?))
+        matrix_op!(self, self.gpu.mul_vec_naive(&a.matrix()?, &x.matrix()?))
     }
 
     /// `a * x` on the WebGPU compute path (one dispatch, partial sums in workgroup memory); on
     /// WebGL2 a clear error.
     #[wasm_bindgen(js_name = mulVecCompute)]
     pub fn mul_vec_compute(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.device.mul_vec_compute(&a.matrix()?, &x.matrix()?)
-        )
+        matrix_op!(self, self.gpu.mul_vec_compute(&a.matrix()?, &x.matrix()?))
     }
 
     /// A copy of `a`.
@@ -325,7 +318,7 @@ impl Gpgpu {
     /// `a + b` (float-float for two float-float matrices).
     pub fn add(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         if let Some((a, b)) = self.float_float_operands("add", a, b)? {
-            return self.float_float_result(self.device.add_ff(&a, &b));
+            return self.float_float_result(self.gpu.add_ff(&a, &b));
         }
         self.apply(ops::add(), &[a, b])
     }
@@ -333,7 +326,7 @@ impl Gpgpu {
     /// `a - b` (float-float for two float-float matrices).
     pub fn sub(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         if let Some((a, b)) = self.float_float_operands("sub", a, b)? {
-            return self.float_float_result(self.device.sub_ff(&a, &b));
+            return self.float_float_result(self.gpu.sub_ff(&a, &b));
         }
         self.apply(ops::sub(), &[a, b])
     }
@@ -348,7 +341,7 @@ impl Gpgpu {
     pub fn scale(&self, a: &GpuMatrix, c: f64) -> Result<GpuMatrix, JsValue> {
         if a.float_float() {
             super::options::finite(&[("the factor c", c)])?;
-            return self.float_float_result(self.device.scale_ff(&a.pair()?, c));
+            return self.float_float_result(self.gpu.scale_ff(&a.pair()?, c));
         }
         self.apply(ops::scale(factor(c as f32)?), &[a])
     }
@@ -386,7 +379,7 @@ impl Gpgpu {
         let expr = Expr::parse(expr)?;
         let inputs = self.matrices(inputs)?;
         let refs: Vec<&Matrix> = inputs.iter().collect();
-        matrix_op!(self, self.device.map(&expr, &refs))
+        matrix_op!(self, self.gpu.map(&expr, &refs))
     }
 
     /// The expression as JavaScript float64 over variables a..f (`Math.*`): the page's reference.
@@ -406,7 +399,7 @@ impl Gpgpu {
     #[wasm_bindgen(unchecked_return_type = "[GpuMatrix, GpuMatrix]")]
     pub fn sincos(&self, a: &GpuMatrix) -> Result<js_sys::Array, JsValue> {
         let a = a.matrix()?;
-        let (s, c) = self.device.map2(
+        let (s, c) = self.gpu.map2(
             &Expr::call(kernels::Func::Sin, Expr::Input(0)),
             &Expr::call(kernels::Func::Cos, Expr::Input(0)),
             &[&a],
@@ -434,7 +427,7 @@ impl Gpgpu {
     /// A `rows x cols` matrix of `value`.
     pub fn fill(&self, rows: f64, cols: f64, value: f32) -> Result<GpuMatrix, JsValue> {
         let (rows, cols) = (dimension("rows", rows)?, dimension("cols", cols)?);
-        matrix_op!(self, self.device.fill(rows, cols, value))
+        matrix_op!(self, self.gpu.fill(rows, cols, value))
     }
 
     /// The `rows x cols` identity (`cols` defaults to `rows`).
@@ -443,7 +436,7 @@ impl Gpgpu {
             dimension("rows", rows)?,
             dimension("cols", cols.unwrap_or(rows))?,
         );
-        matrix_op!(self, self.device.identity(rows, cols))
+        matrix_op!(self, self.gpu.identity(rows, cols))
     }
 
     /// `sum a_ij b_ij` (`a^T b` for vectors), reduced on the GPU; only the number is read back.
@@ -455,8 +448,8 @@ impl Gpgpu {
             Ok(None) => {}
             Err(e) => return Promise::reject(&e.into()),
         }
-        let (device, a, b) = (self.device.clone(), a.matrix(), b.matrix());
-        future_to_promise(async move { Ok(device.dot(&a?, &b?).await?.into()) })
+        let (gpu, a, b) = (self.gpu.clone(), a.matrix(), b.matrix());
+        future_to_promise(async move { Ok(gpu.dot(&a?, &b?).await?.into()) })
     }
 
     /// `dot(a, a)`, the squared Euclidean (Frobenius) norm.
@@ -468,8 +461,8 @@ impl Gpgpu {
     /// The sum of all elements, reduced on the GPU.
     #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
     pub fn sum(&self, a: &GpuMatrix) -> Promise {
-        let (device, a) = (self.device.clone(), a.matrix());
-        future_to_promise(async move { Ok(device.sum_all(&a?).await?.into()) })
+        let (gpu, a) = (self.gpu.clone(), a.matrix());
+        future_to_promise(async move { Ok(gpu.sum_all(&a?).await?.into()) })
     }
 
     /// Live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes, and
@@ -477,7 +470,7 @@ impl Gpgpu {
     /// texture (16 bytes per texel) and nothing more.
     #[wasm_bindgen(unchecked_return_type = "MemoryStats")]
     pub fn memory(&self) -> Object {
-        let m = self.device.memory();
+        let m = self.gpu.memory();
         object(&[
             ("liveTextures", m.live_textures.into()),
             ("liveBytes", m.live_bytes.into()),
@@ -504,7 +497,7 @@ impl Gpgpu {
     /// GPU passes and read-backs since this Gpgpu opened: `{passes, readbacks}` (subtract two
     /// to count what an operation took).
     pub fn counts(&self) -> Object {
-        let c = self.device.counts();
+        let c = self.gpu.counts();
         object(&[
             ("passes", (c.passes as f64).into()),
             ("readbacks", (c.readbacks as f64).into()),
@@ -515,21 +508,21 @@ impl Gpgpu {
     /// the live bytes alone), so that `memory().peakBytes` measures what follows.
     #[wasm_bindgen(js_name = resetPeak)]
     pub fn reset_peak(&self) {
-        self.device.reset_peak();
+        self.gpu.reset_peak();
     }
 
     /// Frees the pooled textures, the buffers kept from large transfers and the spare copies
     /// of `keepCopies` now (they are kept for reuse otherwise).
     #[wasm_bindgen(js_name = releasePooled)]
     pub fn release_pooled(&self) {
-        self.device.release_pooled();
+        self.gpu.release_pooled();
         super::gpu_matrix::release_spares();
     }
 
     /// Source of the last kernel that ran, in the backend's language (WGSL or GLSL).
     #[wasm_bindgen(js_name = lastShader)]
     pub fn last_shader(&self) -> Option<String> {
-        self.device.last_shader()
+        self.gpu.last_shader()
     }
 
     /// Both sources of the last kernel that ran, `{ wgsl, glsl }`, whichever backend ran it (the
@@ -539,7 +532,7 @@ impl Gpgpu {
         unchecked_return_type = "{ wgsl: string, glsl: string | null } | undefined"
     )]
     pub fn last_shaders(&self) -> JsValue {
-        self.device
+        self.gpu
             .last_shaders()
             .map_or(JsValue::UNDEFINED, |(wgsl, glsl)| {
                 object(&[
@@ -556,7 +549,7 @@ impl Gpgpu {
     pub fn wall(&self, seed: Option<f64>, walls: Option<f64>) -> Result<Wall, JsValue> {
         let walls = super::wall::wall_count(walls.unwrap_or(1.0))?;
         let seed = super::options::seed(seed.unwrap_or(1.0))?;
-        Ok(Wall::new(self.device.clone(), seed, walls))
+        Ok(Wall::new(self.gpu.clone(), seed, walls))
     }
 
     /// Makes the GPU go away now, as a GPU reset or a driver crash would (WebGL2's
@@ -564,13 +557,13 @@ impl Gpgpu {
     /// rejects with a plain "the GPU went away" error until `restore()`. For tests and lessons.
     #[wasm_bindgen(js_name = loseContext)]
     pub fn lose_context(&self) {
-        self.device.lose();
+        self.gpu.lose();
     }
 
     /// Why the GPU went away, if it did (its context or device was lost); `undefined` while it
     /// works.
     pub fn lost(&self) -> Option<String> {
-        self.device.lost()
+        self.gpu.lost()
     }
 
     /// Brings this Gpgpu back after its GPU was lost: a new WebGL2 context or WebGPU device of
@@ -581,10 +574,10 @@ impl Gpgpu {
     /// when no new context or device opens yet (call it again later).
     #[wasm_bindgen(unchecked_return_type = "Promise<{ restored: number; lost: number }>")]
     pub fn restore(&self) -> Promise {
-        let (device, registry) = (self.device.clone(), self.registry.clone());
+        let (gpu, registry) = (self.gpu.clone(), self.registry.clone());
         future_to_promise(async move {
             let (mut restored, mut lost) = (0u32, 0u32);
-            if device.restore().await? {
+            if gpu.restore().await? {
                 let slots: Vec<_> = registry
                     .borrow()
                     .values()
@@ -605,10 +598,10 @@ impl Gpgpu {
     /// Resolves once all GPU work submitted so far has finished (for timings).
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn finish(&self) -> Promise {
-        let device = self.device.clone();
+        let gpu = self.gpu.clone();
         let settle = self.settle_budget();
         future_to_promise(async move {
-            device.finish().await?;
+            gpu.finish().await?;
             settle.await?;
             Ok(JsValue::UNDEFINED)
         })
@@ -618,18 +611,18 @@ impl Gpgpu {
 impl Gpgpu {
     /// The device underneath, for Rust callers (tests, tools) that tune its backend.
     pub fn gpu(&self) -> &Gpu {
-        &self.device
+        &self.gpu
     }
 
     /// A function that wraps a matrix of this device as a GpuMatrix later (in a promise).
     pub(super) fn wrap_fn(&self) -> impl Fn(Matrix) -> GpuMatrix + 'static {
-        let device = self.device.clone();
+        let gpu = self.gpu.clone();
         let (registry, keep) = (self.registry.clone(), self.keep_copies);
-        move |m| wrap_matrix(&device, &registry, m, keep)
+        move |m| wrap_matrix(&gpu, &registry, m, keep)
     }
 
     pub(super) fn wrap(&self, m: Matrix) -> GpuMatrix {
-        wrap_matrix(&self.device, &self.registry, m, self.keep_copies)
+        wrap_matrix(&self.gpu, &self.registry, m, self.keep_copies)
     }
 }
 
@@ -641,7 +634,7 @@ impl Gpgpu {
             .map(|m| m.matrix())
             .collect::<Result<Vec<_>, _>>()?;
         let refs: Vec<&Matrix> = inputs.iter().collect();
-        matrix_op!(self, self.device.map(&expr, &refs))
+        matrix_op!(self, self.gpu.map(&expr, &refs))
     }
 
     /// The matrices of a JS array of this device's GpuMatrix objects. Their ids are read first
@@ -666,7 +659,7 @@ impl Gpgpu {
                     .get(&(id as u32))
                     .and_then(Weak::upgrade)
                     .ok_or(Error::ForeignMatrix)?;
-                let m = cell.borrow_mut().current(&self.device);
+                let m = cell.borrow_mut().current(&self.gpu);
                 m
             })
             .collect()

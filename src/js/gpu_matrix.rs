@@ -18,7 +18,7 @@ use crate::gpu::{DdMatrix, Gpu};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
-/// A device's matrices by id, so that arrays of matrices can be passed from JS.
+/// A GPU's matrices by id, so that arrays of matrices can be passed from JS.
 pub(super) type Registry = Rc<RefCell<HashMap<u32, Weak<RefCell<Slot>>>>>;
 
 static NEXT_MATRIX_ID: AtomicU32 = AtomicU32::new(1);
@@ -128,7 +128,7 @@ const FLOAT32_ONLY: &str = "this operation takes float32 matrices, and a float-f
 impl Slot {
     /// The matrix for a GPU operation: the texture, first brought up to date by an upload of
     /// the copy where `set` changed it or the budget evicted it.
-    pub(super) fn current(&mut self, device: &Gpu) -> Result<Matrix, Error> {
+    pub(super) fn current(&mut self, gpu: &Gpu) -> Result<Matrix, Error> {
         if self.freed {
             return Err(Error::Freed);
         }
@@ -141,8 +141,8 @@ impl Slot {
         self.last_use = TICK.fetch_add(1, Ordering::Relaxed);
         let fresh = match (&self.gpu, &self.cpu, &self.backup) {
             (Some(m), _, _) if !self.dirty => return Ok(m.clone()),
-            (_, Some(copy), _) => device.upload(copy, self.rows, self.cols)?,
-            (None, None, Some(backup)) => device.upload_js(backup, self.rows, self.cols)?,
+            (_, Some(copy), _) => gpu.upload(copy, self.rows, self.cols)?,
+            (None, None, Some(backup)) => gpu.upload_js(backup, self.rows, self.cols)?,
             _ => return Err(Error::Freed),
         };
         self.gpu = Some(fresh.clone());
@@ -152,7 +152,7 @@ impl Slot {
 
     /// The float-float pair of a float-float matrix, first uploaded again from its copy after
     /// a lost GPU, or a clear error (freed, lost, float32).
-    pub(super) fn current_pair(&mut self, device: &Gpu) -> Result<DdMatrix, Error> {
+    pub(super) fn current_pair(&mut self, gpu: &Gpu) -> Result<DdMatrix, Error> {
         if self.freed {
             return Err(Error::Freed);
         }
@@ -161,7 +161,7 @@ impl Slot {
         }
         self.last_use = TICK.fetch_add(1, Ordering::Relaxed);
         if let (None, Some(copy)) = (&self.pair, &self.float64_backup) {
-            self.pair = Some(device.upload_f64(&copy.to_vec(), self.rows, self.cols)?);
+            self.pair = Some(gpu.upload_f64(&copy.to_vec(), self.rows, self.cols)?);
         }
         self.pair.clone().ok_or_else(|| {
             Error::Argument(
@@ -217,7 +217,7 @@ impl Slot {
 /// A matrix whose data stays on the GPU until `read()`.
 #[wasm_bindgen]
 pub struct GpuMatrix {
-    device: Rc<Gpu>,
+    gpu: Rc<Gpu>,
     id: u32,
     rows: usize,
     cols: usize,
@@ -256,11 +256,11 @@ impl GpuMatrix {
     /// Float64Array of hi + lo (two read-backs).
     #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array | Float64Array>")]
     pub fn read(&self) -> Promise {
-        let (device, slot) = (self.device.clone(), self.matrix.clone());
+        let (gpu, slot) = (self.gpu.clone(), self.matrix.clone());
         if slot.borrow().float_float {
-            let pair = slot.borrow_mut().current_pair(&device);
+            let pair = slot.borrow_mut().current_pair(&gpu);
             return future_to_promise(async move {
-                let values = device.read_f64(&pair?).await?;
+                let values = gpu.read_f64(&pair?).await?;
                 slot.borrow_mut().back_up_float64(&values);
                 Ok(Float64Array::from(values.as_slice()).into())
             });
@@ -275,7 +275,7 @@ impl GpuMatrix {
             if let Some(copy) = copy {
                 return Ok(copy.into());
             }
-            let values = device.read_values(&matrix?).await?.into_js();
+            let values = gpu.read_values(&matrix?).await?.into_js();
             slot.borrow_mut().back_up(&values, version);
             Ok(values.into())
         })
@@ -294,7 +294,7 @@ impl GpuMatrix {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Float32Array | Float64Array")] out: JsValue,
     ) -> Promise {
-        let (device, slot) = (self.device.clone(), self.matrix.clone());
+        let (gpu, slot) = (self.gpu.clone(), self.matrix.clone());
         let n = self.rows * self.cols;
         let wrong = |kind: &str| {
             Error::Argument(format!(
@@ -309,14 +309,14 @@ impl GpuMatrix {
             ))
         };
         if slot.borrow().float_float {
-            let pair = slot.borrow_mut().current_pair(&device);
+            let pair = slot.borrow_mut().current_pair(&gpu);
             let out = out.dyn_into::<Float64Array>().ok();
             let out = out
                 .filter(|a| a.length() as usize == n)
                 .ok_or(wrong("Float64Array"));
             return future_to_promise(async move {
                 let (out, pair) = (out?, pair?);
-                let values = device.read_f64(&pair).await?;
+                let values = gpu.read_f64(&pair).await?;
                 slot.borrow_mut().back_up_float64(&values);
                 out.copy_from(&values);
                 Ok(out.into())
@@ -344,7 +344,7 @@ impl GpuMatrix {
             if copied {
                 return Ok(out.into());
             }
-            device.read_js(&matrix?, &out).await?;
+            gpu.read_js(&matrix?, &out).await?;
             slot.borrow_mut().back_up(&out, version);
             Ok(out.into())
         })
@@ -416,12 +416,12 @@ impl GpuMatrix {
 
 impl GpuMatrix {
     pub(super) fn matrix(&self) -> Result<Matrix, Error> {
-        self.matrix.borrow_mut().current(&self.device)
+        self.matrix.borrow_mut().current(&self.gpu)
     }
 
     /// The float-float pair of this matrix, or a clear error for a float32 one.
     pub(super) fn pair(&self) -> Result<DdMatrix, Error> {
-        self.matrix.borrow_mut().current_pair(&self.device)
+        self.matrix.borrow_mut().current_pair(&self.gpu)
     }
 
     /// Keeps a copy of `values`, just uploaded into this float-float matrix.
@@ -452,7 +452,7 @@ impl GpuMatrix {
     /// The CPU copy, made by one read-back if there is none (kept unless the GPU side changed
     /// meanwhile).
     fn copy(&self) -> impl std::future::Future<Output = Result<Vec<f32>, Error>> {
-        let (device, slot) = (self.device.clone(), self.matrix.clone());
+        let (gpu, slot) = (self.gpu.clone(), self.matrix.clone());
         async move {
             let (matrix, version) = {
                 let s = slot.borrow();
@@ -469,7 +469,7 @@ impl GpuMatrix {
                 }
                 (s.gpu.clone().ok_or(Error::Freed)?, s.version)
             };
-            let values = device.read(&matrix).await?;
+            let values = gpu.read(&matrix).await?;
             let mut s = slot.borrow_mut();
             if s.version == version && s.cpu.is_none() {
                 s.cpu = Some(values.clone());
@@ -486,7 +486,7 @@ impl GpuMatrix {
             .collect::<Result<Vec<_>, _>>()?;
         let refs: Vec<&Matrix> = others.iter().collect();
         let mut this = self.matrix()?;
-        self.device.map_mut(&expr, &mut this, &refs)?;
+        self.gpu.map_mut(&expr, &mut this, &refs)?;
         let mut slot = self.matrix.borrow_mut();
         let_go(slot.backup.take());
         (slot.gpu, slot.cpu, slot.dirty) = (Some(this), None, false);
@@ -497,27 +497,22 @@ impl GpuMatrix {
 
 /// Makes a GpuMatrix of `m` and records it in `registry`; `keep`: whether it keeps a copy of
 /// what is uploaded to it and read back from it.
-pub(super) fn wrap_matrix(
-    device: &Rc<Gpu>,
-    registry: &Registry,
-    m: Matrix,
-    keep: bool,
-) -> GpuMatrix {
+pub(super) fn wrap_matrix(gpu: &Rc<Gpu>, registry: &Registry, m: Matrix, keep: bool) -> GpuMatrix {
     let (rows, cols) = (m.rows(), m.cols());
-    wrap_slot(device, registry, slot(Some(m), None, rows, cols, keep))
+    wrap_slot(gpu, registry, slot(Some(m), None, rows, cols, keep))
 }
 
 /// Makes a GpuMatrix of the float-float matrix `m` and records it in `registry` (so that a
 /// float32 operation given it says why it cannot take it); `keep`: whether it keeps a copy of
 /// what is uploaded to it and read back from it.
 pub(super) fn wrap_float_float(
-    device: &Rc<Gpu>,
+    gpu: &Rc<Gpu>,
     registry: &Registry,
     m: DdMatrix,
     keep: bool,
 ) -> GpuMatrix {
     let (rows, cols) = (m.rows(), m.cols());
-    wrap_slot(device, registry, slot(None, Some(m), rows, cols, keep))
+    wrap_slot(gpu, registry, slot(None, Some(m), rows, cols, keep))
 }
 
 /// A fresh slot holding a float32 matrix or a float-float pair.
@@ -540,7 +535,7 @@ fn slot(gpu: Option<Matrix>, pair: Option<DdMatrix>, rows: usize, cols: usize, k
     }
 }
 
-fn wrap_slot(device: &Rc<Gpu>, registry: &Registry, slot: Slot) -> GpuMatrix {
+fn wrap_slot(gpu: &Rc<Gpu>, registry: &Registry, slot: Slot) -> GpuMatrix {
     let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
     let (rows, cols) = (slot.rows, slot.cols);
     let cell = Rc::new(RefCell::new(slot));
@@ -550,7 +545,7 @@ fn wrap_slot(device: &Rc<Gpu>, registry: &Registry, slot: Slot) -> GpuMatrix {
     }
     registry.insert(id, Rc::downgrade(&cell));
     GpuMatrix {
-        device: device.clone(),
+        gpu: gpu.clone(),
         id,
         rows,
         cols,

@@ -226,7 +226,7 @@ impl Gpgpu {
     /// order too, however `expr` is permuted (the permutation is applied inside the kernel).
     /// Throws unless x has m rows, and as `expr.shader` does.
     pub fn linear(&self, expr: &LinearExpression, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        let y = expr.inner.apply_gpu(&self.device, &x.matrix()?)?;
+        let y = expr.inner.apply_gpu(&self.gpu, &x.matrix()?)?;
         let wrapped = self.wrap(y);
         self.enforce_budget();
         Ok(wrapped)

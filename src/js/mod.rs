@@ -39,7 +39,7 @@ export interface Capabilities {
   tileLimit: number;
   /** Why this backend runs and why the other one was not used. */
   reason: string;
-  /** The kernel `matmul`, `square` and `mulVec` run on this device. */
+  /** The kernel `matmul`, `square` and `mulVec` run on this gpu. */
   matmulKernel: "teaching" | "fast" | "compute" | "registers";
   /** Why that kernel, in a sentence for the page. */
   matmulReason: string;

@@ -38,7 +38,7 @@ impl Gpgpu {
         k: f64,
         #[wasm_bindgen(unchecked_param_type = "NmfOptions | undefined")] options: JsValue,
     ) -> Promise {
-        let device = self.device.clone();
+        let gpu = self.gpu.clone();
         let wrap = self.wrap_fn();
         let args = (|| {
             known_options(
@@ -71,7 +71,7 @@ impl Gpgpu {
         future_to_promise(async move {
             let (f, k, (u0, v0), seed, opts) = args?;
             let mut observe = observer(&options)?;
-            let gpu = device.as_ref();
+            let gpu = gpu.as_ref();
             let mut rng = Rng::new(seed);
             let mut start = |given: Option<Matrix>, rows: usize| match given {
                 Some(m) => Ok(m),

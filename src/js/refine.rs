@@ -42,12 +42,12 @@ impl Gpgpu {
             }
             Ok((a.pair()?, b.pair()?, refine_options(&options)?))
         })();
-        let device = self.device.clone();
+        let gpu = self.gpu.clone();
         let wrap = self.wrap_float_float_fn();
         future_to_promise(async move {
             let (a, b, opts) = args?;
             let mut observe = observer(&options)?;
-            let s = solver::refine(&device, &a, &b, opts, &mut observe).await?;
+            let s = solver::refine(&gpu, &a, &b, opts, &mut observe).await?;
             Ok(result(wrap(s.x.clone()).into(), &s).into())
         })
     }

@@ -41,15 +41,9 @@ impl Gpgpu {
             let (x0, opts) = self.cg_options(&options)?;
             Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
         })();
-        self.solve(
-            options.clone(),
-            args,
-            |device, (a, b, x0, opts), observe| {
-                Box::pin(
-                    async move { solver::cg(device, &a, &b, x0.as_ref(), opts, observe).await },
-                )
-            },
-        )
+        self.solve(options.clone(), args, |gpu, (a, b, x0, opts), observe| {
+            Box::pin(async move { solver::cg(gpu, &a, &b, x0.as_ref(), opts, observe).await })
+        })
     }
 
     /// Conjugate gradients for the 2D Poisson matrix of an m x n grid without the matrix: `b`
@@ -67,9 +61,9 @@ impl Gpgpu {
             let (x0, opts) = self.cg_options(&options)?;
             Ok::<_, Error>((b.matrix()?, x0, opts))
         })();
-        self.solve(options.clone(), args, |device, (b, x0, opts), observe| {
+        self.solve(options.clone(), args, |gpu, (b, x0, opts), observe| {
             Box::pin(
-                async move { solver::cg_poisson_2d(device, &b, x0.as_ref(), opts, observe).await },
+                async move { solver::cg_poisson_2d(gpu, &b, x0.as_ref(), opts, observe).await },
             )
         })
     }
@@ -97,8 +91,8 @@ impl Gpgpu {
             };
             Ok::<_, Error>((a.matrix()?, b.matrix()?, opts))
         })();
-        self.solve(options.clone(), args, |device, (a, b, opts), observe| {
-            Box::pin(async move { solver::jacobi(device, &a, &b, opts, observe).await })
+        self.solve(options.clone(), args, |gpu, (a, b, opts), observe| {
+            Box::pin(async move { solver::jacobi(gpu, &a, &b, opts, observe).await })
         })
     }
 
@@ -128,15 +122,11 @@ impl Gpgpu {
             let (x0, opts) = self.lcp_options(&options)?;
             Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
         })();
-        self.solve(
-            options.clone(),
-            args,
-            |device, (a, b, x0, opts), observe| {
-                Box::pin(async move {
-                    solver::lcp_jacobi(device, &a, &b, x0.as_ref(), opts, observe).await
-                })
-            },
-        )
+        self.solve(options.clone(), args, |gpu, (a, b, x0, opts), observe| {
+            Box::pin(
+                async move { solver::lcp_jacobi(gpu, &a, &b, x0.as_ref(), opts, observe).await },
+            )
+        })
     }
 
     /// Projected Jacobi for the LCP with many iterations in ONE compute dispatch (WebGPU only;
@@ -172,10 +162,10 @@ impl Gpgpu {
         self.solve(
             options.clone(),
             args,
-            |device, (a, b, x0, opts, workgroups), observe| {
+            |gpu, (a, b, x0, opts, workgroups), observe| {
                 Box::pin(async move {
                     let x0 = x0.as_ref();
-                    solver::lcp_jacobi_compute(device, &a, &b, x0, opts, workgroups, observe).await
+                    solver::lcp_jacobi_compute(gpu, &a, &b, x0, opts, workgroups, observe).await
                 })
             },
         )
@@ -300,12 +290,12 @@ impl Gpgpu {
         args: Result<A, Error>,
         call: SolverCall<A>,
     ) -> Promise {
-        let device = self.device.clone();
+        let gpu = self.gpu.clone();
         let wrap = self.wrap_fn();
         future_to_promise(async move {
             let args = args?;
             let mut observe = observer(&options)?;
-            let s = call(device.as_ref(), args, &mut observe).await?;
+            let s = call(gpu.as_ref(), args, &mut observe).await?;
             Ok(solution_object(wrap(s.x.clone()).into(), &s).into())
         })
     }
@@ -313,7 +303,7 @@ impl Gpgpu {
     /// `cg` in float-float: the same options (`x0` float-float too; `fused` is refused), the
     /// same result with a float-float `x`.
     fn cg_float_float(&self, a: gpu::DdMatrix, b: gpu::DdMatrix, options: JsValue) -> Promise {
-        let device = self.device.clone();
+        let gpu = self.gpu.clone();
         let wrap = self.wrap_float_float_fn();
         let args = (|| {
             known_options(&options, "cg", CG_OPTIONS)?;
@@ -323,8 +313,7 @@ impl Gpgpu {
         future_to_promise(async move {
             let (x0, opts) = args?;
             let mut observe = observer(&options)?;
-            let s =
-                solver::cg_float_float(&device, &a, &b, x0.as_ref(), opts, &mut observe).await?;
+            let s = solver::cg_float_float(&gpu, &a, &b, x0.as_ref(), opts, &mut observe).await?;
             Ok(solution_object(wrap(s.x.clone()).into(), &s).into())
         })
     }

@@ -24,7 +24,7 @@ pub const MAX_ITERATIONS: usize = 100_000;
 /// The enhanced block Jacobi solver of one grid in one order, with its kernels built.
 #[wasm_bindgen]
 pub struct PoissonSolver {
-    device: Rc<Gpu>,
+    gpu: Rc<Gpu>,
     ebj: Rc<Ebj>,
     passes: Rc<Vec<Pass>>,
     state: Rc<RefCell<Option<EbjState>>>,
@@ -34,7 +34,7 @@ pub struct PoissonSolver {
 /// The wave on the GPU, its eight kernels built.
 #[wasm_bindgen]
 pub struct WaveSim {
-    device: Rc<Gpu>,
+    gpu: Rc<Gpu>,
     wave: Rc<Wave>,
     passes: Rc<Vec<WavePass>>,
     state: Rc<RefCell<WaveState>>,
@@ -170,7 +170,7 @@ impl Gpgpu {
         };
         let passes = ebj.passes()?;
         Ok(PoissonSolver {
-            device: self.device.clone(),
+            gpu: self.gpu.clone(),
             ebj: Rc::new(ebj),
             passes: Rc::new(passes),
             state: Rc::new(RefCell::new(None)),
@@ -198,9 +198,9 @@ impl Gpgpu {
         let wave = Wave::new(side, lines, lambda2, &ordering)?;
         let passes = wave.passes()?;
         let zeros = vec![0.0; side * lines];
-        let state = wave.upload(&self.device, &zeros, &zeros)?;
+        let state = wave.upload(&self.gpu, &zeros, &zeros)?;
         Ok(WaveSim {
-            device: self.device.clone(),
+            gpu: self.gpu.clone(),
             wave: Rc::new(wave),
             passes: Rc::new(passes),
             state: Rc::new(RefCell::new(state)),
@@ -290,7 +290,7 @@ impl PoissonSolver {
         } else {
             Some(values("x0", x0)?)
         };
-        let state = self.ebj.upload(&self.device, &b, x0.as_deref())?;
+        let state = self.ebj.upload(&self.gpu, &b, x0.as_deref())?;
         *self.state.borrow_mut() = Some(state);
         *self.b.borrow_mut() = Some(b);
         Ok(())
@@ -310,15 +310,15 @@ impl PoissonSolver {
             let mut state = self.state.borrow_mut();
             let state = state.as_mut().ok_or_else(no_rhs)?;
             for _ in 0..count as usize {
-                self.ebj.sweep_gpu(&self.device, &self.passes, state)?;
+                self.ebj.sweep_gpu(&self.gpu, &self.passes, state)?;
             }
             Ok(())
         };
         let ran = run();
-        let device = self.device.clone();
+        let gpu = self.gpu.clone();
         future_to_promise(async move {
             ran?;
-            device.finish().await?;
+            gpu.finish().await?;
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -326,10 +326,10 @@ impl PoissonSolver {
     /// Reads x back: a Float64Array in natural cell order.
     #[wasm_bindgen(unchecked_return_type = "Promise<Float64Array>")]
     pub fn solution(&self) -> Promise {
-        let (device, ebj, state) = (self.device.clone(), self.ebj.clone(), self.state.clone());
+        let (gpu, ebj, state) = (self.gpu.clone(), self.ebj.clone(), self.state.clone());
         future_to_promise(async move {
             let st = state.borrow().clone().ok_or_else(no_rhs)?;
-            let x = ebj.read(&device, &st).await?;
+            let x = ebj.read(&gpu, &st).await?;
             Ok(Float64Array::from(x.as_slice()).into())
         })
     }
@@ -348,7 +348,7 @@ impl PoissonSolver {
         )]
         options: JsValue,
     ) -> Promise {
-        let (device, ebj, passes) = (self.device.clone(), self.ebj.clone(), self.passes.clone());
+        let (gpu, ebj, passes) = (self.gpu.clone(), self.ebj.clone(), self.passes.clone());
         let (state, b) = (self.state.clone(), self.b.clone());
         future_to_promise(async move {
             known_options(&options, "solve", &["tol", "maxIter", "checkEvery"])?;
@@ -368,12 +368,12 @@ impl PoissonSolver {
                     let mut st = state.borrow_mut();
                     let st = st.as_mut().ok_or_else(no_rhs)?;
                     for _ in 0..n {
-                        ebj.sweep_gpu(&device, &passes, st)?;
+                        ebj.sweep_gpu(&gpu, &passes, st)?;
                     }
                 }
                 done += n;
                 let st = state.borrow().clone().ok_or_else(no_rhs)?;
-                let x = ebj.read(&device, &st).await?;
+                let x = ebj.read(&gpu, &st).await?;
                 residual = ebj.grid.residual(&x, &b);
                 history.push(residual);
                 if residual <= tol {
@@ -478,7 +478,7 @@ impl WaveSim {
         )?;
         let mut state = self.state.borrow_mut();
         for _ in 0..count as usize {
-            self.wave.step_gpu(&self.device, &self.passes, &mut state)?;
+            self.wave.step_gpu(&self.gpu, &self.passes, &mut state)?;
         }
         Ok(())
     }
@@ -486,10 +486,10 @@ impl WaveSim {
     /// The heights of the current step, read back: a Float32Array, cell (i, j) at i + side j.
     #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array>")]
     pub fn heights(&self) -> Promise {
-        let (device, wave, state) = (self.device.clone(), self.wave.clone(), self.state.clone());
+        let (gpu, wave, state) = (self.gpu.clone(), self.wave.clone(), self.state.clone());
         future_to_promise(async move {
             let current = state.borrow().current.clone();
-            let w = wave.read(&device, &current).await?;
+            let w = wave.read(&gpu, &current).await?;
             Ok(Float32Array::from(w.as_slice()).into())
         })
     }
@@ -503,7 +503,7 @@ impl WaveSim {
         #[wasm_bindgen(unchecked_param_type = "Float64Array | Float32Array")] current: &JsValue,
     ) -> Result<(), JsValue> {
         let (p, c) = (values("previous", previous)?, values("current", current)?);
-        *self.state.borrow_mut() = self.wave.upload(&self.device, &p, &c)?;
+        *self.state.borrow_mut() = self.wave.upload(&self.gpu, &p, &c)?;
         Ok(())
     }
 
@@ -518,7 +518,7 @@ impl WaveSim {
         amplitude: Option<f64>,
         radius: Option<f64>,
     ) -> Promise {
-        let (device, wave, state) = (self.device.clone(), self.wave.clone(), self.state.clone());
+        let (gpu, wave, state) = (self.gpu.clone(), self.wave.clone(), self.state.clone());
         future_to_promise(async move {
             let (side, lines) = wave.dims();
             let (a, r) = (amplitude.unwrap_or(1.0), radius.unwrap_or(6.0));
@@ -538,9 +538,9 @@ impl WaveSim {
                     .map(|(h, s)| f64::from(*h) + s)
                     .collect()
             };
-            let prev = add(wave.read(&device, &st.previous).await?);
-            let cur = add(wave.read(&device, &st.current).await?);
-            *state.borrow_mut() = wave.upload(&device, &prev, &cur)?;
+            let prev = add(wave.read(&gpu, &st.previous).await?);
+            let cur = add(wave.read(&gpu, &st.current).await?);
+            *state.borrow_mut() = wave.upload(&gpu, &prev, &cur)?;
             Ok(JsValue::UNDEFINED)
         })
     }

@@ -18,7 +18,7 @@ use crate::physics;
 /// frame, drawn with the same backend.
 #[wasm_bindgen]
 pub struct Wall {
-    device: Rc<Gpu>,
+    gpu: Rc<Gpu>,
     state: Rc<RefCell<WallState>>,
 }
 
@@ -46,7 +46,7 @@ const ABANDONED: &str = "the frame was cancelled or the wall reset before it fin
 const MAX_CHECKED_UNKNOWNS: usize = 3000;
 
 impl Wall {
-    pub(super) fn new(device: Rc<Gpu>, seed: u32, walls: usize) -> Self {
+    pub(super) fn new(gpu: Rc<Gpu>, seed: u32, walls: usize) -> Self {
         let state = WallState {
             world: Self::world(seed, walls, physics::Settings::default()),
             walls,
@@ -59,7 +59,7 @@ impl Wall {
             stepping: false,
         };
         Wall {
-            device,
+            gpu,
             state: Rc::new(RefCell::new(state)),
         }
     }
@@ -80,7 +80,7 @@ impl Wall {
     /// integration. Resolves to `stats()`; rejects while another step runs, if the simulation
     /// fails (it then stays at the last good frame) or if `cancel()` abandoned the frame.
     pub fn step(&self) -> Promise {
-        let device = self.device.clone();
+        let gpu = self.gpu.clone();
         let state = self.state.clone();
         future_to_promise(async move {
             let (mut world, generation) = {
@@ -95,7 +95,7 @@ impl Wall {
             // Asked between the chunks of a long solve: `cancel()` or `reset()` stops it there.
             let current = || state.borrow().generation == generation;
             let result =
-                physics::gpu_frame_timed(device.as_ref(), &mut world, &now_ms, &current).await;
+                physics::gpu_frame_timed(gpu.as_ref(), &mut world, &now_ms, &current).await;
             let mut s = state.borrow_mut();
             if s.generation != generation {
                 return Err(Error::Simulation(ABANDONED.into()).into());
@@ -153,15 +153,15 @@ impl Wall {
     /// Draws the current frame into `canvas()` (sized by the page) from the orbit camera.
     pub fn draw(&self) -> Result<(), JsValue> {
         let mut s = self.state.borrow_mut();
-        let canvas = self.device.scene_canvas()?;
+        let canvas = self.gpu.scene_canvas()?;
         s.camera.aspect = f64::from(canvas.width().max(1)) / f64::from(canvas.height().max(1));
         let scene = s.camera.scene(&s.world);
-        Ok(self.device.draw_scene(&scene)?)
+        Ok(self.gpu.draw_scene(&scene)?)
     }
 
     /// The canvas the wall is drawn into, for the page to place and size.
     pub fn canvas(&self) -> Result<web_sys::HtmlCanvasElement, JsValue> {
-        Ok(self.device.scene_canvas()?)
+        Ok(self.gpu.scene_canvas()?)
     }
 
     /// Turns the camera by `yaw` and `pitch` radians and scales its distance by `zoom`.
