@@ -198,7 +198,7 @@ pub fn table5() -> Result<Vec<Count>> {
     TABLE5.iter().map(|&(name, e)| count(name, e)).collect()
 }
 
-/// The record `benchmarks/table5-instructions.json`: the method, then one object per function.
+/// The record `www/data/table5-instructions.json`: the method, then one object per function.
 /// Deterministic (no date), so that a test can compare it with what the code generates now.
 pub fn table5_json(counts: &[Count]) -> String {
     let rows: Vec<String> = counts

@@ -19,14 +19,14 @@ fn every_function_has_positive_counts() {
 fn the_record_is_what_the_code_generates_now() {
     let record = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/benchmarks/table5-instructions.json"
+        "/www/data/table5-instructions.json"
     ))
-    .expect("benchmarks/table5-instructions.json");
+    .expect("www/data/table5-instructions.json");
     let now = table5_json(&table5().expect("naga compiles every kernel"));
     assert!(
         record == now,
-        "benchmarks/table5-instructions.json is stale: run `cargo run --release --features \
-         native --bin native_bench -- --instructions --out benchmarks`\nnow:\n{now}"
+        "www/data/table5-instructions.json is stale: run `cargo run --release --features \
+         native --bin native_bench -- --instructions --out www/data`\nnow:\n{now}"
     );
 }
 

@@ -31,12 +31,12 @@ export async function runBench(kind, sizesText, gpu, texla, guarded) {
     let rows;
     if (kind === "functions") {
       rows = await runFunctionBenchmark(gpu, sizes[0], progress);
-      // Table 5's "Count" column from the record (benchmarks/table5-instructions.json): naga is
+      // Table 5's "Count" column from the record (www/data/table5-instructions.json): naga is
       // not in the wasm build, so the counts were made natively from the same WGSL.
       const counts = new Map((await loadRecordedInstructions())?.rows.map((c) => [c.name, c]) ?? []);
       const count = (name) => (counts.has(name) ? `<td>${counts.get(name).spirvFunction} / ${counts.get(name).spirvKernel}</td>` : "<td>–</td>");
       table.innerHTML = `<tr><th>function</th><th>GPU (M elements/s)</th><th>JS (M elements/s)</th><th>GPU / JS</th>` +
-        `<th title="benchmarks/table5-instructions.json, made by native_bench --instructions">SPIR-V instructions of the WGSL kernel, counted by naga natively: the function / the whole kernel</th></tr>` +
+        `<th title="www/data/table5-instructions.json, made by native_bench --instructions">SPIR-V instructions of the WGSL kernel, counted by naga natively: the function / the whole kernel</th></tr>` +
         rows.map((r) => `<tr><td>${r.name}</td>${e(r.gpu)}${e(r.js)}<td>${(r.gpu / r.js).toFixed(1)}×</td>${count(r.name)}</tr>`).join("");
     } else if (kind === "solvers") {
       rows = await runSolverBenchmark(gpu, texla, sizes, progress, Number(params.get("n") ?? 1000));

@@ -1,8 +1,8 @@
 // The products benchmark's plot: GFLOPS against n (log-log), end-to-end and resident side by
 // side, one curve per texla path and JavaScript float64 from this run, and dashed curves of the
-// peers (TF.js, gpu.js) from the last recorded peer run (bench/peers/results.json, made by
+// peers (TF.js, gpu.js) from the last recorded peer run (www/data/peers-swiftshader.json, made by
 // `node bench/peers/run.mjs`), and on request dotted curves of the recorded H100 run through
-// Dawn (benchmarks/h100/dawn/, made by bench/dawn/run-h100.sh). The page never loads the peers
+// Dawn (bench/records/h100/dawn/, made by bench/dawn/run-h100.sh). The page never loads the peers
 // themselves.
 
 import { MATMUL_PATHS } from "./paths.js";
@@ -21,16 +21,16 @@ async function loadRecorded(path) {
 }
 
 /** The last recorded peer run, or null. */
-export const loadRecordedPeers = () => loadRecorded("../bench/peers/results.json");
+export const loadRecordedPeers = () => loadRecorded("./data/peers-swiftshader.json");
 
 /**
  * The recorded instruction counts of seed 004's Table 5 (SPIR-V of each function's WGSL kernel,
  * counted natively by naga: `native_bench --instructions`), or null.
  */
-export const loadRecordedInstructions = () => loadRecorded("../benchmarks/table5-instructions.json");
+export const loadRecordedInstructions = () => loadRecorded("./data/table5-instructions.json");
 
 /** The recorded H100 run through Dawn (texla's paths and TF.js), or null. */
-export const loadRecordedH100 = () => loadRecorded("../benchmarks/h100/dawn/run-split.json");
+export const loadRecordedH100 = () => loadRecorded("./data/h100-products-dawn.json");
 
 /**
  * Draws `rows` of runBenchmark (this run, on `backend`) and the peers of `recorded` (or null)
@@ -157,11 +157,11 @@ export function plotProducts(canvas, rows, backend, recorded, h100 = null) {
   ctx.fillStyle = "#555";
   const notes = recorded
     ? [`Solid: this run (GFLOPS = 2n³ / time). Dashed: peers from the recorded peer run of ${recorded.date.slice(0, 10)}, not measured now:`,
-      `${recorded.machine?.summary ?? "unknown machine"}, ${recorded.browser ?? "unknown browser"} (bench/peers/results.json).`]
-    : ["Solid: this run (GFLOPS = 2n³ / time). No recorded peer run was found (bench/peers/results.json):", "run node bench/peers/run.mjs to make one."];
+      `${recorded.machine?.summary ?? "unknown machine"}, ${recorded.browser ?? "unknown browser"} (www/data/peers-swiftshader.json).`]
+    : ["Solid: this run (GFLOPS = 2n³ / time). No recorded peer run was found (www/data/peers-swiftshader.json):", "run node bench/peers/run.mjs to make one."];
   if (h100Curves) {
     const env = h100.env ?? {};
-    notes.push(`Dotted: recorded on an NVIDIA H100 through Dawn (${env.date?.slice(0, 10) ?? "date unknown"}), texla and TF.js in one process (benchmarks/h100/dawn/run-split.json).`);
+    notes.push(`Dotted: recorded on an NVIDIA H100 through Dawn (${env.date?.slice(0, 10) ?? "date unknown"}), texla and TF.js in one process (www/data/h100-products-dawn.json).`);
   }
   notes.forEach((t, i) => ctx.fillText(t, 10, h - 24 - 16 * (notes.length - 2) + 16 * i));
   canvas.dataset.series = String(series.length);

@@ -25,7 +25,7 @@ const arg = (name, fallback) => {
 };
 const sizes = arg("sizes", "128,256,512,1024,2048").split(",").map(Number);
 const budget = Number(arg("budget", "150"));
-const out = arg("out", path.join(here, "results.json"));
+const out = arg("out", path.join(here, "../../www/data/peers-swiftshader.json"));
 const only = arg("only", "")
   .split(",")
   .filter(Boolean);

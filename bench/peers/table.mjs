@@ -1,8 +1,8 @@
-// Prints a recorded peer run (bench/peers/results.json, or the file given) as the Markdown tables
+// Prints a recorded peer run (www/data/peers-swiftshader.json, or the file given) as the Markdown tables
 // of the README's Performance section: node bench/peers/table.mjs [results.json]
 import { readFile } from "node:fs/promises";
 
-const file = process.argv[2] ?? new URL("./results.json", import.meta.url);
+const file = process.argv[2] ?? new URL("../../www/data/peers-swiftshader.json", import.meta.url);
 const r = JSON.parse(await readFile(file, "utf8"));
 const f = (v, d = 2) => (v === null || v === undefined ? "–" : v.toFixed(d));
 const names = [...new Set(r.runs.map((x) => x.name))];

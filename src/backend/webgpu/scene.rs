@@ -36,7 +36,7 @@ pub struct SceneRenderer {
 /// every buffer mapping of every device that exists at that moment ("A valid external Instance
 /// reference no longer exists"), so the next read-back of the solver would fail. That holds for
 /// a `<canvas>` and an `OffscreenCanvas`, in or out of the document, rgba8unorm or bgra8unorm,
-/// opaque or premultiplied (`node tests/e2e/wall-draw-probe.mjs 30 contexts`). The way round
+/// opaque or premultiplied (`node tools/wall-draw-probe.mjs 30 contexts`). The way round
 /// costs little: the copy, the mapping and `putImageData` together take 1 to 3 ms of a frame
 /// whose rasterizing takes 8 to 14 on SwiftShader (load 4).
 struct SceneTarget {

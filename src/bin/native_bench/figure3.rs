@@ -6,7 +6,7 @@
 //! -0.8, 2n iterations (and the same in one compute dispatch, a row the page's figure has not).
 //! The operands are on the GPU before the call; each time runs from the call to the end of the
 //! read-back of the result, one warm-up run, then the median of `--figure3-runs` runs. Prints a
-//! table and writes `native-figure3.json` into `--out`; `tools/bench_cublas.py --figure3
+//! table and writes `native-figure3.json` into `--out`; `bench/cublas.py --figure3
 //! --texla FILE` times the same operations in PyTorch and prints the ratios.
 
 use std::time::Instant;

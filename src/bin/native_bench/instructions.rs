@@ -2,7 +2,7 @@
 //! Table 5 benchmark times, the SPIR-V instructions naga makes of the WGSL kernel texla
 //! generates for it (`texla::instructions`), beside the thesis's count of ps_2_0 instructions.
 //! Needs no GPU. Writes `table5-instructions.json` into `--out` (the record the page shows is
-//! `benchmarks/table5-instructions.json`; `tests/instructions.rs` checks it is current).
+//! `www/data/table5-instructions.json`; `tests/instructions.rs` checks it is current).
 
 use texla::error::Result;
 use texla::instructions::{table5, table5_json, NAGA_VERSION};

@@ -2,10 +2,10 @@
 // the builds' pkg/ folders round after round, so load from other work falls on each alike.
 // A frame is wall-frames.mjs's (`await wall.step(); wall.draw(); await gpu.finish()`, 640 x 360);
 // each page times 30 frames of one wall, awake (sleeping off, from the first frame) or asleep.
-// Usage: node tests/e2e/wall-frames-ab.mjs awake|asleep rounds backend label:pkgdir ...
-// e.g.   node tests/e2e/wall-frames-ab.mjs awake 5 webgpu base:/tmp/pkg-main new:pkg
+// Usage: node bench/browser/wall-frames-ab.mjs awake|asleep rounds backend label:pkgdir ...
+// e.g.   node bench/browser/wall-frames-ab.mjs awake 5 webgpu base:/tmp/pkg-main new:pkg
 import os from "node:os";
-import { serve, launch } from "./browser.mjs";
+import { serve, launch } from "../../tests/e2e/browser.mjs";
 
 const [mode, rounds, backend, ...builds] = process.argv.slice(2);
 const pkgs = builds.map((b) => b.split(":"));

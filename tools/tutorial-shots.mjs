@@ -1,6 +1,6 @@
 // Screenshots of the tutorial for a person to look at: desktop and 390 px phone, after every
 // lesson's check has run; `node tutorial-shots.mjs [backend] [out-dir]`.
-import { serve, launch, openPage } from "./browser.mjs";
+import { serve, launch, openPage } from "../tests/e2e/browser.mjs";
 
 const backend = process.argv[2] ?? "webgpu";
 const dir = process.argv[3] ?? "/tmp";

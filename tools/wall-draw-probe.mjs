@@ -3,8 +3,8 @@
 // device of its own, piece by piece, interleaved so that load from other work hits every piece
 // alike, and beside it on WebGL2 with the GLSL twin. With `contexts` it also checks whether a
 // WebGPU canvas context breaks buffer mappings (it did on Chromium 156 with SwiftShader).
-// Usage: node tests/e2e/wall-draw-probe.mjs [rounds = 30] [contexts]
-import { onEachBackend } from "./browser.mjs";
+// Usage: node tools/wall-draw-probe.mjs [rounds = 30] [contexts]
+import { onEachBackend } from "../tests/e2e/browser.mjs";
 
 const rounds = Number(process.argv[2] ?? 30);
 const contexts = process.argv[3] === "contexts";

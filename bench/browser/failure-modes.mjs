@@ -4,8 +4,8 @@
 // or of the rejected promise, or the page's text) and whether the Gpgpu (or the page) is usable
 // afterwards (a small product and A·x checked against float64). Not a test: it asserts nothing
 // and prints a Markdown table, so that a change of any message shows in a diff of its log.
-// Usage: node tests/e2e/failure-modes.mjs [backends = webgpu,webgl2] [mode filter (substring)]
-// Output: the table on stdout (benchmarks/browser/failure-modes.log), progress on stderr.
+// Usage: node bench/browser/failure-modes.mjs [backends = webgpu,webgl2] [mode filter (substring)]
+// Output: the table on stdout (bench/records/browser/failure-modes.log), progress on stderr.
 //
 // Losses are forced from outside texla, as a GPU reset would come: an init script records the
 // WebGL2 contexts (HTMLCanvasElement.getContext) and WebGPU devices (GPUAdapter.requestDevice)
@@ -13,7 +13,7 @@
 // device.destroy() on texla's own; texla's gpu.loseContext() is the page's button.
 // Anything that gives no answer within its time limit is recorded as a hang, and the survey
 // goes on with a fresh page (a fresh browser if the page will not close).
-import { serve, launch, openPage } from "./browser.mjs";
+import { serve, launch, openPage } from "../../tests/e2e/browser.mjs";
 
 const backends = String(process.argv[2] ?? "webgpu,webgl2").split(",");
 const only = process.argv[3] ?? "";
@@ -857,7 +857,7 @@ server.close();
 
 const cell = (s) => String(s).replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
 console.log(`Failure modes of texla through its public JS API and page, headless Chromium (SwiftShader), ${new Date().toISOString()}`);
-console.log("(tests/e2e/failure-modes.mjs; \"usable afterwards\": a 2x3 by 3x2 product and A·x on the same Gpgpu equal float64, or the page's square)");
+console.log("(bench/browser/failure-modes.mjs; \"usable afterwards\": a 2x3 by 3x2 product and A·x on the same Gpgpu equal float64, or the page's square)");
 console.log("");
 console.log("| backend | failure mode | what the user sees | usable afterwards |");
 console.log("|---|---|---|---|");

@@ -3,8 +3,8 @@
 // (20 iterations, one error check at the start and one at the end) beside the same iteration in
 // JavaScript float64 (www/reference/nmf.js), and the largest difference of U from float64 after
 // 2 iterations from the same start. The thesis: 100 ms (its GPU), 162 ms (MKL).
-// Usage: node tests/e2e/nmf-bench.mjs [iterations = 20]
-import { onEachBackend } from "./browser.mjs";
+// Usage: node bench/browser/nmf-bench.mjs [iterations = 20]
+import { onEachBackend } from "../../tests/e2e/browser.mjs";
 
 const iterations = Number(process.argv[2] ?? 20);
 const rows = await onEachBackend(async ({ backend, iterations }) => {

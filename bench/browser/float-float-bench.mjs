@@ -4,8 +4,8 @@
 // 5 after a warm-up (A·x: 20 calls back to back per run, divided out). The float32 product is
 // the default (fast) kernel, with the teaching kernel beside it: the float-float product has the
 // teaching kernel's shape (one output texel per fragment).
-// Usage: node tests/e2e/float-float-bench.mjs
-import { onEachBackend } from "./browser.mjs";
+// Usage: node bench/browser/float-float-bench.mjs
+import { onEachBackend } from "../../tests/e2e/browser.mjs";
 
 const rows = await onEachBackend(async ({ backend }) => {
   const texla = await import("/pkg/texla.js");

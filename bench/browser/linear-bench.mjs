@@ -4,8 +4,8 @@
 // vectors, natural against optimised, median of 5 after a warm-up), the seed's Table 3 (EBJ
 // against Gauss-Seidel in JavaScript float64, iterations and ms at 1e-3, 1e-4, 1e-5, with and
 // without transfer) and Table 4 (the wave, ms per step with and without read-back).
-// Usage: node tests/e2e/linear-bench.mjs [nx,ny,nz] [wave side]   (defaults 40,80,80 and 512)
-import { onEachBackend } from "./browser.mjs";
+// Usage: node bench/browser/linear-bench.mjs [nx,ny,nz] [wave side]   (defaults 40,80,80 and 512)
+import { onEachBackend } from "../../tests/e2e/browser.mjs";
 
 const dims = (process.argv[2] ?? "40,80,80").split(",").map(Number);
 const side = Number(process.argv[3] ?? 512);

@@ -13,9 +13,9 @@ GPU and the CPU), beside native_bench --figure3's record when --texla FILE names
 --sgemv-sweep: seed 003's A x at every order (torch.mv, cuBLAS sgemv) beside native_bench
 --mulvec-sweep's record (--texla FILE). Both write JSON into --out DIR (default .).
 
-Usage: python3 tools/bench_cublas.py [1024,2048,4096,8192] [--nmf-only]
-       python3 tools/bench_cublas.py --figure3 [--texla native-figure3.json] [--n 1000] [--out DIR]
-       python3 tools/bench_cublas.py --sgemv-sweep [--texla native-mulvec-sweep.json]
+Usage: python3 bench/cublas.py [1024,2048,4096,8192] [--nmf-only]
+       python3 bench/cublas.py --figure3 [--texla native-figure3.json] [--n 1000] [--out DIR]
+       python3 bench/cublas.py --sgemv-sweep [--texla native-mulvec-sweep.json]
            [--sweep-max 12800] [--sweep-dense-max 2048] [--out DIR]
 """
 import json

@@ -2,7 +2,7 @@
 // `wall.step()` (contacts, assembly, upload, solve, read-back, integration) and `wall.draw()` into
 // a 640 x 360 canvas until the GPU has finished it,
 // on both backends, at the page's default settings (the texla preset, sleeping islands on).
-// Usage: node tests/e2e/wall-frames.mjs [standing frames = 300] [frames after the ball = 300]
+// Usage: node bench/browser/wall-frames.mjs [standing frames = 300] [frames after the ball = 300]
 //        [walls = 1] [frames with sleeping off = min(standing, 120)] [backends = webgpu,webgl2]
 // (10 or 100 walls: 600 or 6000 cubes; 0 frames after the ball: no throw)
 // Prints, per backend, how many frames drew the wall (a backend skips a draw while the one before
@@ -11,7 +11,7 @@
 // sleeping off (every frame solved), the default wall from its first frame (awake until it falls
 // asleep), and the frames after the ball hits the sleeping wall (the page's throw through the
 // canvas centre).
-import { onEachBackend } from "./browser.mjs";
+import { onEachBackend } from "../../tests/e2e/browser.mjs";
 
 const standing = Number(process.argv[2] ?? 300);
 const after = Number(process.argv[3] ?? 300);

@@ -1,6 +1,6 @@
 // Runs the page's benchmark mode on both backends in headless Chromium and prints a table and
-// JSON. Usage: node tests/e2e/bench.mjs [products|functions|matvec|solvers|lcp] [sizes]
-import { serve, launch } from "./browser.mjs";
+// JSON. Usage: node bench/browser/bench.mjs [products|functions|matvec|solvers|lcp] [sizes]
+import { serve, launch } from "../../tests/e2e/browser.mjs";
 
 const kind = process.argv[2] ?? "products";
 const sizes = process.argv[3] ?? "";

@@ -1,10 +1,10 @@
 // Wall benchmark (issue 5): per-frame LCP solve ms on the GPU in dense and block mode, on both
 // backends, against float64 JavaScript projected Jacobi of the same LCPs in the same run, both
 // skipping zeros (as the block mode does) and over every element (as the dense mode does).
-// Usage: node tests/e2e/wall-bench.mjs [iterations=0 (2n, Jacobi's default)] [frames=2] [throw=1]
+// Usage: node bench/browser/wall-bench.mjs [iterations=0 (2n, Jacobi's default)] [frames=2] [throw=1]
 // The frames follow a thrown ball (throw=1) or the standing wall (throw=0); each GPU time is
 // the solve of one frame (upload, 'iterations' passes, read-back), JS the same iterations.
-import { onEachBackend } from "./browser.mjs";
+import { onEachBackend } from "../../tests/e2e/browser.mjs";
 
 const iterations = Number(process.argv[2] ?? 0);
 const frames = Number(process.argv[3] ?? 2);
