@@ -19,7 +19,7 @@
 use crate::error::{Error, Result};
 use crate::kernels::{self, Expr, Kernel};
 
-/// The functions `runFunctionBenchmark` (www/bench.js) times, in its order: (name, the
+/// The functions `runFunctionBenchmark` (www/benchmark/bench.js) times, in its order: (name, the
 /// expression given to `gpu.map`). `sincos` (no expression) is `gpu.sincos`: sin and cos in one
 /// pass with two render targets.
 pub const TABLE5: [(&str, Option<&str>); 24] = [
@@ -55,7 +55,7 @@ pub const NAGA_VERSION: &str = "30.0.1";
 /// One row of the table: a function's kernel and its counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Count {
-    /// The name in www/bench.js.
+    /// The name in www/benchmark/bench.js.
     pub name: &'static str,
     /// The expression, or "sin(a); cos(a)" for sincos.
     pub expression: String,
@@ -211,7 +211,7 @@ pub fn table5_json(counts: &[Count]) -> String {
         })
         .collect();
     format!(
-        "{{\n  \"what\": \"SPIR-V instructions of the WGSL kernel texla generates for each function of seed 004's Table 5 (www/bench.js: gpu.map(expression), gpu.sincos), counted natively by naga {NAGA_VERSION} (src/instructions.rs): instructions inside function bodies; spirvFunction: the expression's helpers and what they call (spirvFunctions functions, each once); spirvKernel: the whole fragment shader, unused functions removed\",\n  \"madeBy\": \"cargo run --release --features native --bin native_bench -- --instructions --out benchmarks\",\n  \"rows\": [\n{}\n  ]\n}}\n",
+        "{{\n  \"what\": \"SPIR-V instructions of the WGSL kernel texla generates for each function of seed 004's Table 5 (www/benchmark/bench.js: gpu.map(expression), gpu.sincos), counted natively by naga {NAGA_VERSION} (src/instructions.rs): instructions inside function bodies; spirvFunction: the expression's helpers and what they call (spirvFunctions functions, each once); spirvKernel: the whole fragment shader, unused functions removed\",\n  \"madeBy\": \"cargo run --release --features native --bin native_bench -- --instructions --out benchmarks\",\n  \"rows\": [\n{}\n  ]\n}}\n",
         rows.join(",\n")
     )
 }

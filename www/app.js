@@ -13,10 +13,10 @@ import { initNmf } from "./nmf.js";
 import { initLinear } from "./linear.js";
 import { explore, OPERATIONS } from "./explorer.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
-import { MATVEC_SIZES } from "./bench.js";
+import { MATVEC_SIZES } from "./benchmark/bench.js";
 import { runSolver } from "./solvers.js";
 import { floatFloatLesson } from "./float-float.js";
-import { runBench } from "./bench-tables.js";
+import { runBench } from "./benchmark/bench-tables.js";
 import { number, whole, positive } from "./fields.js";
 import { initTutorial, initChecks } from "./lessons/tutorial.js";
 

@@ -7,7 +7,7 @@
 import init, { Gpgpu } from "../../pkg/texla.js";
 import { compare } from "../../www/reference/products.js";
 import { reference, referenceTiming } from "../../www/reference/worker-client.js";
-import { productMatrices } from "../../www/bench.js";
+import { productMatrices } from "../../www/benchmark/bench.js";
 import { MATMUL_PATHS, step } from "../../www/paths.js";
 
 const log = (text) => {

@@ -1,6 +1,6 @@
 //! `--figure3`: seed 000's Figure 3 natively. Copy, add, multiply, transposed multiply, CG and
 //! projected Jacobi on a 1000 x 1000 matrix (`--figure3-n`), the page's problems
-//! (www/bench-figures.js, `runFigure3`): A and B uniform in [-1, 1) from the generator seeded
+//! (www/benchmark/bench-figures.js, `runFigure3`): A and B uniform in [-1, 1) from the generator seeded
 //! with n, each scaled to infinity norm 1; CG on `problems::random_spd(n, 1)` to a relative
 //! residual of 1e-5 (at most n iterations); projected Jacobi on `problems::lcp(n, 1)`, omega
 //! -0.8, 2n iterations (and the same in one compute dispatch, a row the page's figure has not).

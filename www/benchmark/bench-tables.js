@@ -3,7 +3,7 @@
 
 import { runBenchmark, runFunctionBenchmark, runMatvecBenchmark, runSolverBenchmark, runLcpBenchmark, runPassesBenchmark, runSweepBenchmark } from "./bench.js";
 import { runFigure3, runFigure8 } from "./bench-figures.js";
-import { MATMUL_PATHS } from "./paths.js";
+import { MATMUL_PATHS } from "../paths.js";
 import { plotProducts, loadRecordedPeers, loadRecordedH100, loadRecordedInstructions } from "./gflops-plot.js";
 
 const $ = (id) => document.getElementById(id);

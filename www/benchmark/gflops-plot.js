@@ -5,7 +5,7 @@
 // Dawn (bench/records/h100/dawn/, made by bench/dawn/run-h100.sh). The page never loads the peers
 // themselves.
 
-import { MATMUL_PATHS } from "./paths.js";
+import { MATMUL_PATHS } from "../paths.js";
 
 const PATH_COLORS = ["#d1495b", "#00798c", "#edae49", "#30638e", "#6a4c93", "#2a9d8f", "#e76f51", "#8ac926"];
 const PEER_COLORS = ["#7f7f7f", "#a0522d", "#9b5de5", "#4d908e", "#b5838d"];
@@ -21,16 +21,16 @@ async function loadRecorded(path) {
 }
 
 /** The last recorded peer run, or null. */
-export const loadRecordedPeers = () => loadRecorded("./data/peers-swiftshader.json");
+export const loadRecordedPeers = () => loadRecorded("../data/peers-swiftshader.json");
 
 /**
  * The recorded instruction counts of seed 004's Table 5 (SPIR-V of each function's WGSL kernel,
  * counted natively by naga: `native_bench --instructions`), or null.
  */
-export const loadRecordedInstructions = () => loadRecorded("./data/table5-instructions.json");
+export const loadRecordedInstructions = () => loadRecorded("../data/table5-instructions.json");
 
 /** The recorded H100 run through Dawn (texla's paths and TF.js), or null. */
-export const loadRecordedH100 = () => loadRecorded("./data/h100-products-dawn.json");
+export const loadRecordedH100 = () => loadRecorded("../data/h100-products-dawn.json");
 
 /**
  * Draws `rows` of runBenchmark (this run, on `backend`) and the peers of `recorded` (or null)

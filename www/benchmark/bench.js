@@ -2,9 +2,9 @@
 // read-back) and resident (data stays on the GPU: 10 chained products, one read-back), beside
 // JavaScript float64 in the same run. A product of n x n matrices counts 2 n^3 flops.
 
-import { mulberry32, randomMatrix } from "./reference/products.js";
-import { referenceTiming } from "./reference/worker-client.js";
-import { MATMUL_PATHS, pathsOn, step } from "./paths.js";
+import { mulberry32, randomMatrix } from "../reference/products.js";
+import { referenceTiming } from "../reference/worker-client.js";
+import { MATMUL_PATHS, pathsOn, step } from "../paths.js";
 
 const CHAIN = 10;
 
@@ -246,7 +246,7 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
  * same work.
  */
 export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {}, dense = 1000) {
-  const { cg64, jacobi64, lcp64 } = await import("./reference/solvers.js");
+  const { cg64, jacobi64, lcp64 } = await import("../reference/solvers.js");
   const rows = [];
   // The GPU runs first; JavaScript then runs as many iterations as the GPU did (float32 may
   // stop early, when its residual underflows to zero).
@@ -297,7 +297,7 @@ export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {},
  * compared with it (max |x - x64| / max |x64|).
  */
 export async function runLcpBenchmark(gpu, texla, sizes, progress = () => {}) {
-  const { lcp64 } = await import("./reference/solvers.js");
+  const { lcp64 } = await import("../reference/solvers.js");
   const rows = [];
   for (const n of sizes) {
     const iterations = 2 * n;

@@ -4,8 +4,8 @@
 // JavaScript).
 
 import { best, productMatrices } from "./bench.js";
-import { matmulOnly64, mulberry32, randomMatrix } from "./reference/products.js";
-import { cg64, lcp64 } from "./reference/solvers.js";
+import { matmulOnly64, mulberry32, randomMatrix } from "../reference/products.js";
+import { cg64, lcp64 } from "../reference/solvers.js";
 
 /** Milliseconds from `run()` (which returns a GpuMatrix) to the end of its read-back. */
 async function toReadBack(run) {
