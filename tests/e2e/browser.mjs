@@ -106,3 +106,15 @@ export function sharedBrowser(before, after) {
   });
   return shared;
 }
+
+/** The two backends every end-to-end test runs on. */
+export const BACKENDS = ["webgpu", "webgl2"];
+
+/**
+ * Registers a test once per backend, as `name (webgpu)` and `name (webgl2)`: `test` is
+ * node:test's (passed in, so that the benchmark scripts importing this file need not load
+ * node:test), `fn(backend)` the test's body. A backend that is missing fails its test.
+ */
+export function testOnEachBackend(test, name, fn, options = {}) {
+  for (const backend of BACKENDS) test(`${name} (${backend})`, options, () => fn(backend));
+}
