@@ -41,10 +41,10 @@ mod expr;
 mod float_float;
 mod functions;
 mod lcp;
-mod linear;
 mod products;
 mod reduce;
 pub mod simd;
+mod simd_expr;
 mod stencil;
 
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
@@ -58,15 +58,15 @@ pub use lcp::{
     CONTACT_NESTEROV_FACTORED, CONTACT_VELOCITIES, GROUP_MAX_BODIES, GROUP_MAX_CONTACTS,
     GROUP_PACK, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
-pub use linear::{
-    linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
-};
 pub use products::{
     matmul_fast, matmul_registers, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN,
     LAPLACIAN_TILE, MATMUL, MATMUL_PASS, MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS,
     SUM_SLICES, TILED_CHUNKS, TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;
+pub use simd_expr::{
+    linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
+};
 pub use stencil::{line_stencil, Corner, Last, LineStencil};
 
 use std::borrow::Cow;

@@ -1,8 +1,8 @@
 //! The kernels of seed 001's stencil solvers (spec §1.5): one pass writes quadruple `q` of every
 //! grid line, from the in-line block `S` of the line (block row `q` of its abstract four-wide
-//! program, coefficients baked in, written by [`super::linear`]'s row functions), couplings to
+//! program, coefficients baked in, written by [`super::simd_expr`]'s row functions), couplings to
 //! the same quadruple of the neighbouring lines, corner couplings to single lanes, and a last
-//! input added or subtracted. Around `shaders/linear/stencil.*`.
+//! input added or subtracted. Around `shaders/stencil/stencil.*`.
 //!
 //! ```text
 //!   texture j = quadruple j of every line         the kernel of quadruple q, at texel (c, r):
@@ -17,8 +17,8 @@
 
 use std::fmt::Write;
 
-use super::linear::{literal, row_function, Lang};
 use super::simd::{Program, LANES};
+use super::simd_expr::{literal, row_function, Lang};
 use super::{Kernel, INPUT_NAMES, MAX_INPUTS};
 use crate::error::{Error, Result};
 
@@ -124,12 +124,12 @@ pub fn line_stencil(program: &Program, stencil: &LineStencil) -> Result<Kernel> 
         name: format!("stencil q{}:{}", stencil.quadruple, stencil.rows.len()).into(),
         inputs: &INPUT_NAMES[..quads.len() + 1],
         wgsl: fill(
-            include_str!("../../shaders/linear/stencil.wgsl"),
+            include_str!("../../shaders/stencil/stencil.wgsl"),
             Lang::Wgsl,
         )
         .into(),
         glsl: fill(
-            include_str!("../../shaders/linear/stencil.glsl"),
+            include_str!("../../shaders/stencil/stencil.glsl"),
             Lang::Glsl,
         )
         .into(),

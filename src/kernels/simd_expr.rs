@@ -1,6 +1,6 @@
 //! The kernel of seed 001's `y = A x + b`, generated at run time from the abstract four-wide
 //! program ([`super::simd::Program`]) with every coefficient baked in as a literal (the paper's
-//! "melted into the kernel"): WGSL and its GLSL twin, around `shaders/linear/linear.*`.
+//! "melted into the kernel"): WGSL and its GLSL twin, around `shaders/simd_expr/linear.*`.
 //!
 //! The program evaluates the permuted expression `y' = (P A P^T) x' + P b` with
 //! `x'_p = x_perm[p]`, `y'_p = y_perm[p]`; the kernel takes `x` and writes `y` in the ORIGINAL
@@ -290,8 +290,16 @@ pub fn linear(program: &Program, perm: &[usize]) -> Result<Kernel> {
     Ok(Kernel {
         name: format!("linear{}:{}", plan.size, program.len()).into(),
         inputs: &["x"],
-        wgsl: fill(include_str!("../../shaders/linear/linear.wgsl"), Lang::Wgsl).into(),
-        glsl: fill(include_str!("../../shaders/linear/linear.glsl"), Lang::Glsl).into(),
+        wgsl: fill(
+            include_str!("../../shaders/simd_expr/linear.wgsl"),
+            Lang::Wgsl,
+        )
+        .into(),
+        glsl: fill(
+            include_str!("../../shaders/simd_expr/linear.glsl"),
+            Lang::Glsl,
+        )
+        .into(),
         outputs: 1,
         compute: None,
     })

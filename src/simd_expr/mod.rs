@@ -16,19 +16,11 @@ mod gpu;
 #[cfg(test)]
 mod kernel_tests;
 pub mod measures;
-mod poisson;
-mod poisson_gpu;
 mod program;
 #[cfg(test)]
-mod stencil_tests;
-#[cfg(test)]
 mod tests;
-mod wave;
 
 pub use crate::kernels::simd::{Instruction, Op, Operand, Program, Reg};
 pub use anneal::{candidates, stride_permutation, Optimized, Schedule, RESTARTS};
 pub use cost::{summation_cost, BlockCost, CostModel, Objective};
 pub use expr::{check_permutation, LinearExpr, MAX_SIZE};
-pub use poisson::{iterations_to, Ebj, PoissonGrid, MAX_LINE, MAX_UNKNOWNS};
-pub use poisson_gpu::{EbjState, Pass};
-pub use wave::{Wave, WavePass, WaveState, BLOCK, MAX_SIDE};
