@@ -35,7 +35,7 @@ pub enum Reg {
     Y(usize),
     /// A temporary (one per row-major term).
     R(usize),
-    /// A constant: `Program::constants[k]`.
+    /// A constant: `SimdProgram::constants[k]`.
     C(usize),
 }
 
@@ -73,7 +73,7 @@ pub struct Instruction {
 
 /// The whole program for one expression: its length is `LinearExpr::cost`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Program {
+pub struct SimdProgram {
     /// The instructions, in execution order.
     pub instructions: Vec<Instruction>,
     /// The constant registers `C k`, lanes x..w.
@@ -87,7 +87,7 @@ pub struct Program {
 /// The lane names, as swizzles and masks write them.
 pub const LANES: [char; 4] = ['x', 'y', 'z', 'w'];
 
-impl Program {
+impl SimdProgram {
     /// The number of instructions.
     pub fn len(&self) -> usize {
         self.instructions.len()
@@ -195,7 +195,7 @@ impl fmt::Display for Instruction {
     }
 }
 
-impl fmt::Display for Program {
+impl fmt::Display for SimdProgram {
     /// The listing, one instruction per line; with `{:#}` the constants follow.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for ins in &self.instructions {

@@ -1,5 +1,5 @@
 //! The kernel of seed 001's `y = A x + b`, generated at run time from the abstract four-wide
-//! program ([`super::simd::Program`]) with every coefficient baked in as a literal (the paper's
+//! program ([`super::simd::SimdProgram`]) with every coefficient baked in as a literal (the paper's
 //! "melted into the kernel"): WGSL and its GLSL twin, around `shaders/simd_expr/linear.*`.
 //!
 //! The program evaluates the permuted expression `y' = (P A P^T) x' + P b` with
@@ -26,7 +26,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::simd::{Instruction, Op, Operand, Program, Reg, LANES};
+use super::simd::{Instruction, Op, Operand, Reg, SimdProgram, LANES};
 use super::Kernel;
 use crate::error::{Error, Result};
 
@@ -67,7 +67,7 @@ impl LinearPlan {
     /// `perm[p]` is the original index of the variable at position `p`). Fails with
     /// [`Error::Argument`] past [`MAX_BAKED_SIZE`] or [`MAX_BAKED_INSTRUCTIONS`], or when the
     /// program does not fit the permutation.
-    pub fn new(program: &Program, perm: &[usize]) -> Result<Self> {
+    pub fn new(program: &SimdProgram, perm: &[usize]) -> Result<Self> {
         let m = perm.len();
         if m == 0 || m > MAX_BAKED_SIZE {
             return Err(Error::Argument(format!(
@@ -207,7 +207,7 @@ impl LinearPlan {
     /// What the kernel computes for one vector `x` (m values, original order), in float64:
     /// per output texel, only the texels, quadruples and block rows it needs (everything else
     /// is NaN, so that a missing dependence shows), then its four rows picked out.
-    pub fn evaluate(&self, program: &Program, x: &[f64]) -> Vec<f64> {
+    pub fn evaluate(&self, program: &SimdProgram, x: &[f64]) -> Vec<f64> {
         let n = self.targets.len();
         let mut y = vec![0.0; self.size];
         for t in 0..n {
@@ -271,7 +271,7 @@ impl Lang {
 /// the order `perm` (see [`LinearPlan::new`]): input `x` (m x c, one vector per column),
 /// output `y` (m x c, original order). Fails with [`Error::Argument`] past the size caps or
 /// when a coefficient does not fit a float32.
-pub fn linear(program: &Program, perm: &[usize]) -> Result<Kernel> {
+pub fn linear(program: &SimdProgram, perm: &[usize]) -> Result<Kernel> {
     let plan = LinearPlan::new(program, perm)?;
     for (k, c) in program.constants.iter().enumerate() {
         if let Some(v) = c.iter().find(|v| !(**v as f32).is_finite()) {
@@ -337,7 +337,7 @@ fn lanes_expr(lanes: &Lanes, name: impl Fn(usize) -> String, lang: Lang) -> Stri
 }
 
 /// An operand: `x3.yxyx`, `y`, `r0`, or a constant as a literal vector.
-fn operand(o: &Operand, program: &Program, lang: Lang) -> String {
+fn operand(o: &Operand, program: &SimdProgram, lang: Lang) -> String {
     let reg = match o.reg {
         Reg::X(j) => format!("x{j}"),
         Reg::Y(_) => "y".into(),
@@ -357,7 +357,7 @@ fn operand(o: &Operand, program: &Program, lang: Lang) -> String {
 }
 
 /// One instruction as a statement (with its listing line as a comment above it).
-fn statement(ins: &Instruction, program: &Program, lang: Lang) -> String {
+fn statement(ins: &Instruction, program: &SimdProgram, lang: Lang) -> String {
     let s: Vec<String> = ins.src.iter().map(|o| operand(o, program, lang)).collect();
     let dst = match ins.dst {
         Reg::Y(_) => "y".to_string(),
@@ -389,7 +389,7 @@ fn statement(ins: &Instruction, program: &Program, lang: Lang) -> String {
 }
 
 /// One function `y_i(x_j...)` per block row that has instructions.
-fn row_functions(program: &Program, plan: &LinearPlan, lang: Lang) -> String {
+fn row_functions(program: &SimdProgram, plan: &LinearPlan, lang: Lang) -> String {
     let mut out = String::new();
     for (i, which) in plan.rows.iter().enumerate() {
         if !which.is_empty() {
@@ -402,7 +402,7 @@ fn row_functions(program: &Program, plan: &LinearPlan, lang: Lang) -> String {
 /// The function `y_i(x_j...)` of block row `i`: the instructions `which` of `program`, reading
 /// the quadruples `reads` (its parameters, in that order).
 pub(super) fn row_function(
-    program: &Program,
+    program: &SimdProgram,
     i: usize,
     which: &[usize],
     reads: &[usize],

@@ -17,7 +17,7 @@
 
 use std::fmt::Write;
 
-use super::simd::{Program, LANES};
+use super::simd::{SimdProgram, LANES};
 use super::simd_expr::{literal, row_function, Lang};
 use super::{Kernel, INPUT_NAMES, MAX_INPUTS};
 use crate::error::{Error, Result};
@@ -89,7 +89,7 @@ impl LineStencil {
 /// [`LineStencil::inputs`], then the last input; all have the output's shape. Fails with
 /// [`Error::Argument`] when it would read more than [`MAX_INPUTS`] textures or when a
 /// coefficient does not fit a float32.
-pub fn line_stencil(program: &Program, stencil: &LineStencil) -> Result<Kernel> {
+pub fn line_stencil(program: &SimdProgram, stencil: &LineStencil) -> Result<Kernel> {
     let quads = stencil.inputs();
     if quads.len() + 1 > MAX_INPUTS {
         return Err(Error::Argument(format!(

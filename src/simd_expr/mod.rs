@@ -5,7 +5,7 @@
 //! ([`instructions`](LinearExpr::instructions)), the search for a cheaper equivalent
 //! expression by simulated annealing ([`optimize`](LinearExpr::optimize), §1.3), and the
 //! paper's example matrices ([`examples`]), all pure Rust; and the expression on the GPU
-//! ([`apply_gpu`](LinearExpr::apply_gpu)): a kernel generated from [`Program`] with the
+//! ([`apply_gpu`](LinearExpr::apply_gpu)): a kernel generated from [`SimdProgram`] with the
 //! coefficients baked in ([`crate::kernels::linear()`]), run through [`crate::gpu::Gpu`] only.
 
 mod anneal;
@@ -20,7 +20,7 @@ mod program;
 #[cfg(test)]
 mod tests;
 
-pub use crate::kernels::simd::{Instruction, Op, Operand, Program, Reg};
+pub use crate::kernels::simd::{Instruction, Op, Operand, Reg, SimdProgram};
 pub use anneal::{candidates, stride_permutation, Optimized, Schedule, RESTARTS};
 pub use cost::{summation_cost, BlockCost, CostModel, Objective};
 pub use expr::{check_permutation, LinearExpr, MAX_SIZE};
