@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::simd::{Instruction, Op, Operand, Reg, SimdProgram, LANES};
-use super::Kernel;
+use super::{Kernel, Template};
 use crate::error::{Error, Result};
 
 /// The largest expression size m baked into one kernel: 64 block rows, at most 64 cases.
@@ -280,26 +280,19 @@ pub fn linear(program: &SimdProgram, perm: &[usize]) -> Result<Kernel> {
             )));
         }
     }
-    let fill = |template: &str, lang: Lang| {
+    let fill = |template: Template, lang: Lang| {
         let (prologue, cases) = prologue_and_cases(&plan, lang);
         template
-            .replace("{rows}", &row_functions(program, &plan, lang))
-            .replace("{prologue}", &prologue)
-            .replace("{cases}", &cases)
+            .register("rows", row_functions(program, &plan, lang))
+            .register("prologue", prologue)
+            .register("cases", cases)
+            .complete()
     };
     Ok(Kernel {
         name: format!("linear{}:{}", plan.size, program.len()).into(),
         inputs: &["x"],
-        wgsl: fill(
-            include_str!("../../shaders/simd_expr/linear.wgsl"),
-            Lang::Wgsl,
-        )
-        .into(),
-        glsl: fill(
-            include_str!("../../shaders/simd_expr/linear.glsl"),
-            Lang::Glsl,
-        )
-        .into(),
+        wgsl: fill(template!("simd_expr/linear.wgsl"), Lang::Wgsl).into(),
+        glsl: fill(template!("simd_expr/linear.glsl"), Lang::Glsl).into(),
         outputs: 1,
         compute: None,
     })

@@ -19,7 +19,7 @@ use std::fmt::Write;
 
 use super::simd::{SimdProgram, LANES};
 use super::simd_expr::{literal, row_function, Lang};
-use super::{Kernel, INPUT_NAMES, MAX_INPUTS};
+use super::{Kernel, Template, INPUT_NAMES, MAX_INPUTS};
 use crate::error::{Error, Result};
 
 /// A coupling of one lane of the output to one lane of another quadruple at a shifted texel,
@@ -109,7 +109,7 @@ pub fn line_stencil(program: &SimdProgram, stencil: &LineStencil) -> Result<Kern
             "coefficient {v} is beyond float32's range (about 3.4e38)"
         )));
     }
-    let fill = |template: &str, lang: Lang| {
+    let fill = |template: Template, lang: Lang| {
         let q = stencil.quadruple;
         let rows = if stencil.rows.is_empty() {
             String::new()
@@ -117,22 +117,15 @@ pub fn line_stencil(program: &SimdProgram, stencil: &LineStencil) -> Result<Kern
             row_function(program, q, &stencil.rows, &stencil.reads, lang)
         };
         template
-            .replace("{rows}", &rows)
-            .replace("{body}", &body(stencil, &quads, lang))
+            .register("rows", rows)
+            .register("body", body(stencil, &quads, lang))
+            .complete()
     };
     Ok(Kernel {
         name: format!("stencil q{}:{}", stencil.quadruple, stencil.rows.len()).into(),
         inputs: &INPUT_NAMES[..quads.len() + 1],
-        wgsl: fill(
-            include_str!("../../shaders/stencil/stencil.wgsl"),
-            Lang::Wgsl,
-        )
-        .into(),
-        glsl: fill(
-            include_str!("../../shaders/stencil/stencil.glsl"),
-            Lang::Glsl,
-        )
-        .into(),
+        wgsl: fill(template!("stencil/stencil.wgsl"), Lang::Wgsl).into(),
+        glsl: fill(template!("stencil/stencil.glsl"), Lang::Glsl).into(),
         outputs: 1,
         compute: None,
     })
