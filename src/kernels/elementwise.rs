@@ -9,7 +9,7 @@ pub const IDENTITY: Kernel = shader_kernel!("elementwise", "identity", &[]);
 /// The diagonal of a square matrix, as a column vector.
 pub const DIAGONAL: Kernel = shader_kernel!("elementwise", "diagonal", &["a"]);
 
-/// The element-wise kernel of `expr` (see [`crate::expr`]): one pass, whatever the expression.
+/// The element-wise kernel of `expr` (see [`Expr`]): one pass, whatever the expression.
 pub fn map(expr: &Expr) -> Kernel {
     let code = expr.shader();
     Kernel {

@@ -5,10 +5,13 @@
 //! the shape uniforms and the texel fetch helpers. A [`Program`] is one run of a kernel on
 //! concrete shapes. Backends turn programs into pipelines; kernels never see wgpu or glow.
 //!
-//! The folder is the kernel list, grouped as `shaders/` is: [`products`], [`elementwise`]
-//! (with the expression language of [`expr`] and [`functions`]), [`reduce`], [`lcp`], and
-//! seed 001's `y = A x + b` with baked coefficients ([`linear()`], from the abstract four-wide
-//! program of [`simd`]), and [`float_float`] (hi + lo pairs of float32s, about 48 bits).
+//! The folder is the kernel list, grouped as `shaders/` is: `products.rs` ([`MATMUL`],
+//! [`matmul_fast`], [`matmul_tiled`], ...), `elementwise.rs` ([`map`], with the expression
+//! language of `expr.rs` ([`Expr`]) and `functions.rs` ([`Func`])), `reduce.rs`
+//! ([`Reduction`]), `lcp.rs` (the contact and LCP solvers' passes), seed 001's `y = A x + b`
+//! with baked coefficients (`simd_expr.rs`: [`linear()`], from the abstract four-wide program of
+//! [`simd`]) and its stencil passes (`stencil.rs`: [`line_stencil`]), and `float_float.rs`
+//! (hi + lo pairs of float32s, about 48 bits: [`FF_MATMUL`], ...).
 //! A body with `{placeholders}` is filled through one checked [`Template`], which refuses a
 //! placeholder left unfilled.
 
