@@ -1,5 +1,6 @@
-//! Seed 001's SIMD optimisation of linear expressions (Bajaj, Ihm, Min, Oh, Eurographics 2004;
-//! spec `seed-001-simd-linear-expressions.md`): an expression
+//! The SIMD linear-expression optimizer of seed 001, from the paper "SIMD code optimization of
+//! linear expressions for programmable graphics hardware" (Bajaj, Ihm, Min, Oh, Eurographics
+//! 2004; spec `seed-001-simd-linear-expressions.md`): an expression
 //! `y = A x + b` ([`LinearExpr`]), the paper's instruction-count cost model ([`cost`](
 //! LinearExpr::cost), §1.2), the abstract four-wide program that cost counts
 //! ([`instructions`](LinearExpr::instructions)), the search for a cheaper equivalent
