@@ -4,8 +4,8 @@
 //! ([`layout`]), and are computed on with fragment shaders ([`kernels`], `shaders/`), on WebGPU
 //! (wgpu) or WebGL2 (glow) ([`backend`]). Everything a solver or the wall needs goes through the
 //! one [`gpu::Gpu`] type; nothing above [`backend`] touches wgpu or glow. The JavaScript API is
-//! in [`js`]. [`linear`] (seed 001) counts and cuts the four-wide instructions that evaluate
-//! `y = A x + b`, in pure Rust.
+//! in [`js`]. [`simd_expr`] (seed 001) counts and cuts the four-wide instructions that evaluate
+//! `y = A x + b`, in pure Rust; [`stencil`] builds its Poisson solver and wave on them.
 #![warn(missing_docs)]
 
 pub mod backend;
@@ -17,13 +17,14 @@ pub mod instructions;
 pub mod js;
 pub mod kernels;
 pub mod layout;
-pub mod linear;
 pub mod matrix;
 pub mod nmf;
 pub mod physics;
 pub mod problems;
 pub mod reference;
 pub mod scene;
+pub mod simd_expr;
 pub mod solver;
+pub mod stencil;
 
 pub use js::{Gpgpu, GpuMatrix, LinearExpression, Wall};

@@ -11,6 +11,9 @@ step "native tests (packing, index math, float64 reference)"
 # kernels validate. One build: the native feature only adds (wgpu's Vulkan backend, naga).
 cargo test --features native
 
+step "rustdoc: the API docs build with no warning (broken or private intra-doc links)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+
 step "browser tests in headless Chrome, each on WebGPU and on WebGL2"
 # The wall tests simulate frames on a CPU-emulated GPU (the default wall stands 30 s of
 # simulated time, 1800 frames, on each backend: about 6 minutes here): more than the

@@ -1,6 +1,6 @@
 // Seed 001's enhanced block Jacobi (EBJ) Poisson solver on the page: the seed's Table 3 with
 // this GPU's numbers. gpu.poisson builds one generated pass per slab of four cells of every
-// x-line (src/linear/poisson_gpu.rs); natural order against the optimised one (stride 10 on the
+// x-line (src/stencil/poisson_gpu.rs); natural order against the optimised one (stride 10 on the
 // paper's 40-cell line; the paper's own x~ / x^ order on the 2D 8 x 8 teaching case), beside
 // Gauss-Seidel in JavaScript float64 (www/reference/stencils.js). The tolerance is the relative
 // residual |b - A x|_2 / |b|_2 in float64 (the paper does not define its own). The GPU's

@@ -1,7 +1,7 @@
 // C = A * B on the compute path (WebGPU only): workgroup-memory tiling and register blocking.
 //
 // A workgroup of 16 x 16 threads computes a block of 128 output columns x 32 output texel rows
-// (128 x 128 matrix elements). Each thread keeps 16 output texels in registers, c{i}{c}: texel
+// (128 x 128 matrix elements). Each thread keeps 16 output texels in registers, c<i><c>: texel
 // rows ty and ty + 16 (i = 0, 1) of columns 4 tx .. 4 tx + 3 and 64 + 4 tx .. + 3 (c = 0..7),
 // so that neighbouring threads read neighbouring words of workgroup memory. The inner dimension
 // goes in chunks of {BK}: the workgroup copies the A texels (k0 .. k0+{BK}, its 32 texel rows) and

@@ -12,7 +12,7 @@
 //   barrier
 //
 // A thread owns contacts lid, lid + THREADS, ... and bodies lid, lid + THREADS, ... of its
-// group; THREADS (256 here) is set per adapter (src/kernels/lcp.rs). Against A's block
+// group; THREADS (256 on a hardware GPU) is set per adapter (src/kernels/lcp.rs). Against A's block
 // rows (24 blocks of 3 x 3 per contact on the wall) this fetches 9 texels per contact and about
 // 6 per body's contact, and uploads a tenth of the data.
 //
@@ -25,7 +25,7 @@
 // param(3) = mu, param(4) = R's factor (A's own diagonal is 1 + R times J M^-1 J^T's).
 // Output: the impulses (fourth row 0), wrapped as x0.
 
-const THREADS: u32 = 256u;
+const THREADS: u32 = {THREADS}u;
 const MAX_CONTACTS: u32 = 1024u;
 const MAX_BODIES: u32 = 170u;
 const PER_THREAD: u32 = MAX_CONTACTS / THREADS;
@@ -38,7 +38,7 @@ const PER_THREAD: u32 = MAX_CONTACTS / THREADS;
 // body's gather reads (at most KEPT_SIDES in all; a body whose sides do not fit reads its
 // list as a hardware GPU does). A hardware GPU would spill all that out of its registers:
 // CACHED = 1, and nothing is kept.
-const CACHED: u32 = 1u;
+const CACHED: u32 = {CACHED}u;
 const KEPT_SIDES: u32 = 4u * CACHED;
 const BODY_SLOTS: u32 = (MAX_BODIES + THREADS - 1u) / THREADS;
 // A body whose sides are not kept.

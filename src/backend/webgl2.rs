@@ -281,7 +281,7 @@ impl WebGl2 {
         }
     }
 
-    /// The scene renderer of this context (see [`SceneRenderer`]).
+    /// The scene renderer of this context (see `SceneRenderer`).
     pub fn renderer(&self) -> SceneRenderer {
         SceneRenderer::new(&self.gl, &self.canvas, self.vertex_array)
     }

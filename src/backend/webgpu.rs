@@ -247,7 +247,7 @@ impl WebGpu {
         })
     }
 
-    /// The scene renderer of this device (see [`SceneRenderer`]).
+    /// The scene renderer of this device (see `SceneRenderer`).
     pub fn renderer(&self) -> SceneRenderer {
         SceneRenderer::new(&self.device, &self.queue, &self.errors)
     }

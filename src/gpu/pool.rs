@@ -30,7 +30,7 @@ pub struct MemoryStats {
     /// Their bytes.
     pub pooled_bytes: usize,
     /// The most bytes held at once (live plus pooled) since the device opened or since
-    /// [`Pool::reset_peak`].
+    /// [`Gpu::reset_peak`](crate::gpu::Gpu::reset_peak).
     pub peak_bytes: usize,
 }
 

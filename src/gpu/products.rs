@@ -141,7 +141,7 @@ impl Gpu {
     }
 
     /// `a * b` on the compute path with chunks of `bk` of the inner dimension (8, 16 or 32),
-    /// split into slices where the output alone would leave the GPU half idle ([`split_k`]).
+    /// split into slices where the output alone would leave the GPU half idle (`split_k`).
     pub fn mul_compute_tiled(&self, a: &Matrix, b: &Matrix, bk: usize) -> Result<Matrix> {
         check_inner(a, b)?;
         let block = |a: &Matrix, b: &Matrix| self.mul_compute_tiled(a, b, bk);

@@ -1,7 +1,7 @@
 //! Seed 001's stencil solvers in JavaScript: `gpu.poisson(...)`, the enhanced block Jacobi
 //! Poisson solver (`PoissonSolver`), and `gpu.wave(...)`, the wave on a height field
 //! (`WaveSim`), both with their kernels generated from the paper's abstract programs
-//! (`crate::linear::Ebj`, `crate::linear::Wave`).
+//! (`crate::stencil::Ebj`, `crate::stencil::Wave`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,8 +15,8 @@ use super::options::{known_options, object, option_count, option_number, option_
 use crate::error::Error;
 use crate::gpu::Gpu;
 use crate::kernels::Kernel;
-use crate::linear::measures::{source_counts, ShaderCounts};
-use crate::linear::{iterations_to, Ebj, EbjState, Pass, PoissonGrid, Wave, WavePass, WaveState};
+use crate::simd_expr::measures::{source_counts, ShaderCounts};
+use crate::stencil::{iterations_to, Ebj, EbjState, Pass, PoissonGrid, Wave, WavePass, WaveState};
 
 /// The most iterations `solve` and `iterate` take in one call.
 pub const MAX_ITERATIONS: usize = 100_000;
@@ -83,7 +83,7 @@ fn order(v: &JsValue, m: usize) -> Result<Vec<usize>, Error> {
         .map(|(k, &r)| whole(&format!("ordering[{k}]"), r, 0.0..=1e9, "").map(|r| r as usize))
         .collect::<Result<Vec<usize>, Error>>()
         .and_then(|perm| {
-            crate::linear::check_permutation(&perm, m)?;
+            crate::simd_expr::check_permutation(&perm, m)?;
             Ok(perm)
         })
 }
@@ -151,7 +151,7 @@ impl Gpgpu {
         #[wasm_bindgen(unchecked_param_type = "PoissonOptions | undefined")] options: JsValue,
     ) -> Result<PoissonSolver, JsValue> {
         known_options(&options, "poisson", &["nx", "ny", "nz", "ordering"])?;
-        let nx = option_whole(&options, "nx", 40, (4, crate::linear::MAX_LINE))?;
+        let nx = option_whole(&options, "nx", 40, (4, crate::stencil::MAX_LINE))?;
         let ny = option_whole(&options, "ny", 80, (2, 1 << 24))?;
         let nz = option_whole(&options, "nz", 80, (1, 1 << 24))?;
         let grid = PoissonGrid::new(nx, ny, nz)?;
@@ -189,8 +189,8 @@ impl Gpgpu {
         #[wasm_bindgen(unchecked_param_type = "WaveOptions | undefined")] options: JsValue,
     ) -> Result<WaveSim, JsValue> {
         known_options(&options, "wave", &["side", "lines", "lambda2", "ordering"])?;
-        let side = option_whole(&options, "side", 512, (1, crate::linear::MAX_SIDE))?;
-        let lines = option_whole(&options, "lines", 512, (1, crate::linear::MAX_SIDE))?;
+        let side = option_whole(&options, "side", 512, (1, crate::stencil::MAX_SIDE))?;
+        let lines = option_whole(&options, "lines", 512, (1, crate::stencil::MAX_SIDE))?;
         let lambda2 = option_number(&options, "lambda2")?.unwrap_or(0.25);
         let ordering = option_value(&options, "ordering")
             .as_string()

@@ -2,30 +2,28 @@
 //! render targets), and the constructors that depend only on the index.
 
 use super::expr::Expr;
-use super::{Kernel, INPUT_NAMES};
+use super::{Kernel, Template, INPUT_NAMES};
 
 /// The identity (ones on the diagonal of any shape).
 pub const IDENTITY: Kernel = shader_kernel!("elementwise", "identity", &[]);
 /// The diagonal of a square matrix, as a column vector.
 pub const DIAGONAL: Kernel = shader_kernel!("elementwise", "diagonal", &["a"]);
 
-/// The element-wise kernel of `expr` (see [`crate::expr`]): one pass, whatever the expression.
+/// The element-wise kernel of `expr` (see [`Expr`]): one pass, whatever the expression.
 pub fn map(expr: &Expr) -> Kernel {
     let code = expr.shader();
     Kernel {
         name: format!("map:{code}").into(),
         inputs: &INPUT_NAMES[..expr.input_count()],
         wgsl: functions_and(
-            include_str!("../../shaders/elementwise/map.wgsl"),
+            template!("elementwise/map.wgsl").register("expr", &code),
             include_str!("../../shaders/elementwise/functions.wgsl"),
         )
-        .replace("{expr}", &code)
         .into(),
         glsl: functions_and(
-            include_str!("../../shaders/elementwise/map.glsl"),
+            template!("elementwise/map.glsl").register("expr", &code),
             include_str!("../../shaders/elementwise/functions.glsl"),
         )
-        .replace("{expr}", &code)
         .into(),
         outputs: 1,
         compute: None,
@@ -41,21 +39,19 @@ pub fn map2(first: &Expr, second: &Expr) -> Kernel {
         second.shader_from(&mut next_param),
     );
     let inputs = first.input_count().max(second.input_count());
-    let fill = |body: &str, functions: &str| {
-        functions_and(body, functions)
-            .replace("{expr2}", &c2)
-            .replace("{expr}", &c1)
+    let fill = |body: Template, functions: &str| {
+        functions_and(body.register("expr", &c1).register("expr2", &c2), functions)
     };
     Kernel {
         name: format!("map2:{c1};{c2}").into(),
         inputs: &INPUT_NAMES[..inputs],
         wgsl: fill(
-            include_str!("../../shaders/elementwise/map2.wgsl"),
+            template!("elementwise/map2.wgsl"),
             include_str!("../../shaders/elementwise/functions.wgsl"),
         )
         .into(),
         glsl: fill(
-            include_str!("../../shaders/elementwise/map2.glsl"),
+            template!("elementwise/map2.glsl"),
             include_str!("../../shaders/elementwise/functions.glsl"),
         )
         .into(),
@@ -65,6 +61,6 @@ pub fn map2(first: &Expr, second: &Expr) -> Kernel {
 }
 
 /// The expression functions, then a kernel body that calls them.
-fn functions_and(body: &str, functions: &str) -> String {
-    format!("{functions}\n{body}")
+fn functions_and(body: Template, functions: &str) -> String {
+    format!("{functions}\n{}", body.complete())
 }

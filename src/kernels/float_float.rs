@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::Kernel;
+use super::{Kernel, Template};
 
 /// A float-float kernel whose body is `shaders/float_float/<name>.*`, after the shared piece.
 macro_rules! ff_kernel {
@@ -60,18 +60,20 @@ pub fn ff_reduce(dot: bool) -> Kernel {
             "ff_texel(a_texel(x, y), b_texel(x, y))",
         )
     };
-    let body = |prelude: &str, src: &str| format!("{prelude}{}", src.replace("{term}", term));
+    let body = |prelude: &str, src: Template| {
+        format!("{prelude}{}", src.register("term", term).complete())
+    };
     Kernel {
         name: Cow::Borrowed(name),
         inputs,
         wgsl: body(
             include_str!("../../shaders/float_float/ff.wgsl"),
-            include_str!("../../shaders/float_float/reduce.wgsl"),
+            template!("float_float/reduce.wgsl"),
         )
         .into(),
         glsl: body(
             include_str!("../../shaders/float_float/ff.glsl"),
-            include_str!("../../shaders/float_float/reduce.glsl"),
+            template!("float_float/reduce.glsl"),
         )
         .into(),
         outputs: 2,

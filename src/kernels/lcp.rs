@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::{repeat_lines, Compute, Kernel};
+use super::{Compute, Kernel};
 
 /// Most texels of A each thread of [`lcp_jacobi`] keeps in registers.
 pub const LCP_MAX_REGISTERS: usize = 16;
@@ -31,24 +31,16 @@ pub fn lcp_jacobi(
     Kernel {
         name: format!("lcp_jacobi_{x_words}_{block_rows}_{registers}_{friction}").into(),
         inputs: &["a", "b", "c", "d", "e"],
-        wgsl: repeat_lines(
-            &repeat_lines(
-                &repeat_lines(
-                    include_str!("../../shaders/solvers/lcp_jacobi.wgsl"),
-                    "{m}",
-                    registers,
-                ),
-                "{p}",
-                256 / block_rows / 16 - 1,
-            ),
-            "{q}",
-            16,
-        )
-        .replace("{XW}", &x_words.to_string())
-        .replace("{BR}", &block_rows.to_string())
-        .replace("{REG}", &registers.to_string())
-        .replace("{FRICTION}", &friction.to_string())
-        .into(),
+        wgsl: template!("solvers/lcp_jacobi.wgsl")
+            .repeat_lines("m", registers)
+            .repeat_lines("p", 256 / block_rows / 16 - 1)
+            .repeat_lines("q", 16)
+            .register("XW", x_words)
+            .register("BR", block_rows)
+            .register("REG", registers)
+            .register("FRICTION", friction)
+            .complete()
+            .into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {
@@ -129,18 +121,10 @@ pub const GROUP_MAX_BODIES: usize = 170;
 pub fn contact_nesterov_group(threads: usize, cached: bool) -> Kernel {
     debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
     let per_thread = GROUP_MAX_CONTACTS / threads;
-    let body = include_str!("../../shaders/solvers/contact_nesterov_group.wgsl")
-        .replace(
-            "const THREADS: u32 = 256u;",
-            &format!("const THREADS: u32 = {threads}u;"),
-        )
-        .replace(
-            "const CACHED: u32 = 1u;",
-            &format!(
-                "const CACHED: u32 = {}u;",
-                if cached { per_thread } else { 1 }
-            ),
-        );
+    let body = template!("solvers/contact_nesterov_group.wgsl")
+        .register("THREADS", threads)
+        .register("CACHED", if cached { per_thread } else { 1 })
+        .complete();
     Kernel {
         name: format!(
             "contact_nesterov_group_{threads}{}",

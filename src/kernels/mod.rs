@@ -5,10 +5,15 @@
 //! the shape uniforms and the texel fetch helpers. A [`Program`] is one run of a kernel on
 //! concrete shapes. Backends turn programs into pipelines; kernels never see wgpu or glow.
 //!
-//! The folder is the kernel list, grouped as `shaders/` is: [`products`], [`elementwise`]
-//! (with the expression language of [`expr`] and [`functions`]), [`reduce`], [`lcp`], and
-//! seed 001's `y = A x + b` with baked coefficients ([`linear()`], from the abstract four-wide
-//! program of [`simd`]), and [`float_float`] (hi + lo pairs of float32s, about 48 bits).
+//! The folder is the kernel list, grouped as `shaders/` is: `products.rs` ([`MATMUL`],
+//! [`matmul_fast`], [`matmul_tiled`], ...), `elementwise.rs` ([`map`], with the expression
+//! language of `expr.rs` ([`Expr`]) and `functions.rs` ([`Func`])), `reduce.rs`
+//! ([`Reduction`]), `lcp.rs` (the contact and LCP solvers' passes), seed 001's `y = A x + b`
+//! with baked coefficients (`simd_expr.rs`: [`linear()`], from the abstract four-wide program of
+//! [`simd`]) and its stencil passes (`stencil.rs`: [`line_stencil`]), and `float_float.rs`
+//! (hi + lo pairs of float32s, about 48 bits: [`FF_MATMUL`], ...).
+//! A body with `{placeholders}` is filled through one checked [`Template`], which refuses a
+//! placeholder left unfilled.
 
 /// A kernel whose body is a file in `shaders/<dir>/`, compiled into the binary.
 macro_rules! shader_kernel {
@@ -36,16 +41,24 @@ macro_rules! shader_kernel {
     };
 }
 
+/// The [`Template`] of the file `shaders/<path>`, compiled into the binary.
+macro_rules! template {
+    ($path:literal) => {
+        $crate::kernels::Template::new($path, include_str!(concat!("../../shaders/", $path)))
+    };
+}
+
 mod elementwise;
 mod expr;
 mod float_float;
 mod functions;
 mod lcp;
-mod linear;
 mod products;
 mod reduce;
 pub mod simd;
+mod simd_expr;
 mod stencil;
+mod template;
 
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};
@@ -58,16 +71,17 @@ pub use lcp::{
     CONTACT_NESTEROV_FACTORED, CONTACT_VELOCITIES, GROUP_MAX_BODIES, GROUP_MAX_CONTACTS,
     GROUP_PACK, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
-pub use linear::{
-    linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
-};
 pub use products::{
     matmul_fast, matmul_registers, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN,
     LAPLACIAN_TILE, MATMUL, MATMUL_PASS, MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS,
     SUM_SLICES, TILED_CHUNKS, TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;
+pub use simd_expr::{
+    linear, Lanes, LinearPlan, MAX_BAKED_INSTRUCTIONS, MAX_BAKED_SIZE, SHARED_GATHER_FACTOR,
+};
 pub use stencil::{line_stencil, Corner, Last, LineStencil};
+pub use template::{placeholders, repeat_block, repeat_lines, Template};
 
 use std::borrow::Cow;
 
@@ -136,7 +150,7 @@ impl Kernel {
     /// The complete WGSL module: prelude, one accessor block per input, body.
     pub fn wgsl_source(&self) -> String {
         let mut src = String::from(include_str!("../../shaders/prelude/prelude.wgsl"));
-        self.push_inputs(&mut src, include_str!("../../shaders/prelude/input.wgsl"));
+        self.push_inputs(&mut src, template!("prelude/input.wgsl"));
         src.push('\n');
         src.push_str(&self.wgsl);
         if self.compute.is_some() {
@@ -148,10 +162,11 @@ impl Kernel {
                 .collect();
             let values: Vec<String> = (0..n).map(|i| format!("r[{i}]")).collect();
             src.push_str(
-                &include_str!("../../shaders/prelude/main_multi.wgsl")
-                    .replace("{count}", &n.to_string())
-                    .replace("{fields}", &fields.join("\n"))
-                    .replace("{values}", &values.join(", ")),
+                &template!("prelude/main_multi.wgsl")
+                    .register("count", n)
+                    .register("fields", fields.join("\n"))
+                    .register("values", values.join(", "))
+                    .complete(),
             );
         } else {
             src.push_str(include_str!("../../shaders/prelude/main.wgsl"));
@@ -162,7 +177,7 @@ impl Kernel {
     /// The complete GLSL ES 3.00 fragment shader: prelude, accessors, body, `main`.
     pub fn glsl_source(&self) -> String {
         let mut src = String::from(include_str!("../../shaders/prelude/prelude.glsl"));
-        self.push_inputs(&mut src, include_str!("../../shaders/prelude/input.glsl"));
+        self.push_inputs(&mut src, template!("prelude/input.glsl"));
         src.push('\n');
         src.push_str(&self.glsl);
         if self.outputs >= 2 {
@@ -172,10 +187,11 @@ impl Kernel {
                 .collect();
             let assign: Vec<String> = (0..n).map(|i| format!("    out_{i} = r[{i}];")).collect();
             src.push_str(
-                &include_str!("../../shaders/prelude/main_multi.glsl")
-                    .replace("{count}", &n.to_string())
-                    .replace("{outs}", &outs.join("\n"))
-                    .replace("{assign}", &assign.join("\n")),
+                &template!("prelude/main_multi.glsl")
+                    .register("count", n)
+                    .register("outs", outs.join("\n"))
+                    .register("assign", assign.join("\n"))
+                    .complete(),
             );
         } else {
             src.push_str(include_str!("../../shaders/prelude/main.glsl"));
@@ -188,10 +204,14 @@ impl Kernel {
         include_str!("../../shaders/prelude/vertex.glsl")
     }
 
-    fn push_inputs(&self, src: &mut String, template: &str) {
+    /// One accessor block per input, from `template` (`prelude/input.*`).
+    fn push_inputs(&self, src: &mut String, template: Template) {
         for (i, name) in self.inputs.iter().enumerate() {
-            let slot = (i + 1).to_string();
-            src.push_str(&template.replace("{name}", name).replace("{slot}", &slot));
+            let block = template
+                .clone()
+                .register("name", name)
+                .register("slot", i + 1);
+            src.push_str(&block.complete());
         }
     }
 }
@@ -263,56 +283,6 @@ impl Program {
         }
         Uniforms { shapes, params }
     }
-}
-
-/// Each line of `src` that contains `marker`, written out `count` times with the marker
-/// replaced by 0, 1, ...: how a kernel unrolls what it does per render target or per texel,
-/// so that its registers are named variables rather than arrays indexed at run time.
-pub fn repeat_lines(src: &str, marker: &str, count: usize) -> String {
-    let mut out = String::with_capacity(src.len() * 2);
-    for line in src.lines() {
-        if line.contains(marker) {
-            for i in 0..count {
-                out.push_str(&line.replace(marker, &i.to_string()));
-                out.push('\n');
-            }
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// `src` with each block of lines that starts at a line containing `{marker} begin` and ends at
-/// the next line containing `{marker} end` (those two lines dropped) written out `count` times,
-/// the marker replaced by 0, 1, ... in each copy: how a kernel writes out a loop whose body is
-/// several lines (the steps of k in `matmul_tiled`).
-pub fn repeat_block(src: &str, marker: &str, count: usize) -> String {
-    let (open, close) = (format!("{marker} begin"), format!("{marker} end"));
-    let mut out = String::with_capacity(src.len() * 2);
-    let mut block: Option<Vec<&str>> = None;
-    for line in src.lines() {
-        match &mut block {
-            None if line.contains(&open) => block = Some(Vec::new()),
-            None => {
-                out.push_str(line);
-                out.push('\n');
-            }
-            Some(lines) if line.contains(&close) => {
-                for i in 0..count {
-                    for l in lines.iter() {
-                        out.push_str(&l.replace(marker, &i.to_string()));
-                        out.push('\n');
-                    }
-                }
-                block = None;
-            }
-            Some(lines) => lines.push(line),
-        }
-    }
-    assert!(block.is_none(), "a block opened by {open} is never closed");
-    out
 }
 
 /// 64-bit FNV-1a, for [`Kernel::key`]: the same on every run and platform.

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use super::{repeat_block, repeat_lines, Compute, Kernel};
+use super::{Compute, Kernel, Template};
 
 /// `C = A * B`: inputs `a` (m x k) and `b` (k x n), output m x n.
 pub const MATMUL: Kernel = shader_kernel!("products", "matmul", &["a", "b"]);
@@ -18,18 +18,19 @@ pub const FAST_TARGETS: usize = 8;
 /// per render target, reusing its A texels for all of them. The output of the run is one slab
 /// of `ceil(n / targets)` columns per target; the slabs are then copied side by side into C.
 pub fn matmul_fast(targets: usize) -> Kernel {
-    let t = targets.to_string();
     let accs: Vec<String> = (0..targets).map(|i| format!("acc{i}")).collect();
-    let fill = |src: &str| {
-        repeat_lines(src, "{t}", targets)
-            .replace("{T}", &t)
-            .replace("{ACCS}", &accs.join(", "))
-    };
+    let unrolled = |template: Template| template.repeat_lines("t", targets).register("T", targets);
     Kernel {
-        name: format!("matmul_fast{t}").into(),
+        name: format!("matmul_fast{targets}").into(),
         inputs: &["a", "b"],
-        wgsl: fill(include_str!("../../shaders/products/matmul_fast.wgsl")).into(),
-        glsl: fill(include_str!("../../shaders/products/matmul_fast.glsl")).into(),
+        wgsl: unrolled(template!("products/matmul_fast.wgsl"))
+            .register("ACCS", accs.join(", "))
+            .complete()
+            .into(),
+        // GLSL hands its targets out through `out` parameters: no list of accumulators.
+        glsl: unrolled(template!("products/matmul_fast.glsl"))
+            .complete()
+            .into(),
         outputs: targets,
         compute: None,
     }
@@ -57,8 +58,11 @@ pub fn matmul_tiled(bk: usize) -> Kernel {
         .position(|&c| c == bk)
         .expect("a chunk depth of TILED_CHUNKS");
     let wgsl = SOURCES[slot].get_or_init(|| {
-        let src = include_str!("../../shaders/products/matmul_tiled.wgsl");
-        repeat_block(&repeat_lines(src, "{e}", bk / 8), "{p}", bk).replace("{BK}", &bk.to_string())
+        template!("products/matmul_tiled.wgsl")
+            .repeat_lines("e", bk / 8)
+            .repeat_block("p", bk)
+            .register("BK", bk)
+            .complete()
     });
     Kernel {
         name: format!("matmul_tiled_{bk}").into(),
@@ -77,13 +81,16 @@ pub fn matmul_tiled(bk: usize) -> Kernel {
 /// output texel rows x `cols` columns in registers (`shaders/products/matmul_registers.wgsl`);
 /// workgroups of 8 x 8 invocations.
 pub fn matmul_registers(rows: usize, cols: usize) -> Kernel {
-    let src = include_str!("../../shaders/products/matmul_registers.wgsl")
-        .replace("{R}", &rows.to_string())
-        .replace("{C}", &cols.to_string());
+    let wgsl = template!("products/matmul_registers.wgsl")
+        .register("R", rows)
+        .register("C", cols)
+        .repeat_lines("c", cols)
+        .repeat_lines("r", rows)
+        .complete();
     Kernel {
         name: format!("matmul_registers_{rows}x{cols}").into(),
         inputs: &["a", "b"],
-        wgsl: repeat_lines(&repeat_lines(&src, "{c}", cols), "{r}", rows).into(),
+        wgsl: wgsl.into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {

@@ -52,11 +52,13 @@ impl Reduction {
         Kernel {
             name: Cow::Owned(format!("reduce_{}", self.name())),
             inputs,
-            wgsl: include_str!("../../shaders/reductions/reduce.wgsl")
-                .replace("{combine}", combine)
+            wgsl: template!("reductions/reduce.wgsl")
+                .register("combine", combine)
+                .complete()
                 .into(),
-            glsl: include_str!("../../shaders/reductions/reduce.glsl")
-                .replace("{combine}", combine)
+            glsl: template!("reductions/reduce.glsl")
+                .register("combine", combine)
+                .complete()
                 .into(),
             outputs: 1,
             compute: None,
@@ -69,11 +71,13 @@ impl Reduction {
         Kernel {
             name: Cow::Owned(format!("combine_{}", self.name())),
             inputs: &["a"],
-            wgsl: include_str!("../../shaders/reductions/combine_components.wgsl")
-                .replace("{combine}", combine)
+            wgsl: template!("reductions/combine_components.wgsl")
+                .register("combine", combine)
+                .complete()
                 .into(),
-            glsl: include_str!("../../shaders/reductions/combine_components.glsl")
-                .replace("{combine}", combine)
+            glsl: template!("reductions/combine_components.glsl")
+                .register("combine", combine)
+                .complete()
                 .into(),
             outputs: 1,
             compute: None,

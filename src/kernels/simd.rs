@@ -1,5 +1,5 @@
 //! The abstract four-wide SIMD program of seed 001 (spec §1.2, the paper's Table 1), as data:
-//! the instructions `LinearExpr::instructions` (`crate::linear`) generates and the cost counts,
+//! the instructions `LinearExpr::instructions` (`crate::simd_expr`) generates and the cost counts,
 //! one by one, so that [`super::linear`] can write a shader (WGSL or GLSL) from it, and a
 //! float64 interpreter that checks it. Kept here, beside the kernels made from it, so that
 //! kernel generation needs nothing from the domain above.
@@ -35,7 +35,7 @@ pub enum Reg {
     Y(usize),
     /// A temporary (one per row-major term).
     R(usize),
-    /// A constant: `Program::constants[k]`.
+    /// A constant: `SimdProgram::constants[k]`.
     C(usize),
 }
 
@@ -73,7 +73,7 @@ pub struct Instruction {
 
 /// The whole program for one expression: its length is `LinearExpr::cost`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Program {
+pub struct SimdProgram {
     /// The instructions, in execution order.
     pub instructions: Vec<Instruction>,
     /// The constant registers `C k`, lanes x..w.
@@ -87,7 +87,7 @@ pub struct Program {
 /// The lane names, as swizzles and masks write them.
 pub const LANES: [char; 4] = ['x', 'y', 'z', 'w'];
 
-impl Program {
+impl SimdProgram {
     /// The number of instructions.
     pub fn len(&self) -> usize {
         self.instructions.len()
@@ -195,7 +195,7 @@ impl fmt::Display for Instruction {
     }
 }
 
-impl fmt::Display for Program {
+impl fmt::Display for SimdProgram {
     /// The listing, one instruction per line; with `{:#}` the constants follow.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for ins in &self.instructions {

@@ -1,8 +1,8 @@
 //! The kernels of seed 001's stencil solvers (spec §1.5): one pass writes quadruple `q` of every
 //! grid line, from the in-line block `S` of the line (block row `q` of its abstract four-wide
-//! program, coefficients baked in, written by [`super::linear`]'s row functions), couplings to
+//! program, coefficients baked in, written by [`super::simd_expr`]'s row functions), couplings to
 //! the same quadruple of the neighbouring lines, corner couplings to single lanes, and a last
-//! input added or subtracted. Around `shaders/linear/stencil.*`.
+//! input added or subtracted. Around `shaders/stencil/stencil.*`.
 //!
 //! ```text
 //!   texture j = quadruple j of every line         the kernel of quadruple q, at texel (c, r):
@@ -17,9 +17,9 @@
 
 use std::fmt::Write;
 
-use super::linear::{literal, row_function, Lang};
-use super::simd::{Program, LANES};
-use super::{Kernel, INPUT_NAMES, MAX_INPUTS};
+use super::simd::{SimdProgram, LANES};
+use super::simd_expr::{literal, row_function, Lang};
+use super::{Kernel, Template, INPUT_NAMES, MAX_INPUTS};
 use crate::error::{Error, Result};
 
 /// A coupling of one lane of the output to one lane of another quadruple at a shifted texel,
@@ -89,7 +89,7 @@ impl LineStencil {
 /// [`LineStencil::inputs`], then the last input; all have the output's shape. Fails with
 /// [`Error::Argument`] when it would read more than [`MAX_INPUTS`] textures or when a
 /// coefficient does not fit a float32.
-pub fn line_stencil(program: &Program, stencil: &LineStencil) -> Result<Kernel> {
+pub fn line_stencil(program: &SimdProgram, stencil: &LineStencil) -> Result<Kernel> {
     let quads = stencil.inputs();
     if quads.len() + 1 > MAX_INPUTS {
         return Err(Error::Argument(format!(
@@ -109,7 +109,7 @@ pub fn line_stencil(program: &Program, stencil: &LineStencil) -> Result<Kernel> 
             "coefficient {v} is beyond float32's range (about 3.4e38)"
         )));
     }
-    let fill = |template: &str, lang: Lang| {
+    let fill = |template: Template, lang: Lang| {
         let q = stencil.quadruple;
         let rows = if stencil.rows.is_empty() {
             String::new()
@@ -117,22 +117,15 @@ pub fn line_stencil(program: &Program, stencil: &LineStencil) -> Result<Kernel> 
             row_function(program, q, &stencil.rows, &stencil.reads, lang)
         };
         template
-            .replace("{rows}", &rows)
-            .replace("{body}", &body(stencil, &quads, lang))
+            .register("rows", rows)
+            .register("body", body(stencil, &quads, lang))
+            .complete()
     };
     Ok(Kernel {
         name: format!("stencil q{}:{}", stencil.quadruple, stencil.rows.len()).into(),
         inputs: &INPUT_NAMES[..quads.len() + 1],
-        wgsl: fill(
-            include_str!("../../shaders/linear/stencil.wgsl"),
-            Lang::Wgsl,
-        )
-        .into(),
-        glsl: fill(
-            include_str!("../../shaders/linear/stencil.glsl"),
-            Lang::Glsl,
-        )
-        .into(),
+        wgsl: fill(template!("stencil/stencil.wgsl"), Lang::Wgsl).into(),
+        glsl: fill(template!("stencil/stencil.glsl"), Lang::Glsl).into(),
         outputs: 1,
         compute: None,
     })

@@ -214,7 +214,7 @@ impl ContactLcp {
     }
 
     /// The largest eigenvalue of D A (D = 1 / diag(A)), estimated island by island by
-    /// [`LANCZOS_STEPS`] Lanczos steps on the symmetric D^1/2 A D^1/2 from a fixed start: the
+    /// `LANCZOS_STEPS` Lanczos steps on the symmetric D^1/2 A D^1/2 from a fixed start: the
     /// largest over the islands of the largest eigenvalue of each island's tridiagonal T. A Ritz
     /// value, so never above the true value (8.48 for the standing wall; 8 steps give 8.28
     /// to 8.47 there, where the 20 power iterations this replaced gave 8.01 to 8.46 for 2.5

@@ -53,7 +53,7 @@ pub struct Settings {
     pub baumgarte: f64,
     /// Largest correction velocity, m/s.
     pub max_correction: f64,
-    /// Islands at rest fall asleep ([`SLEEP_SPEED`], [`SLEEP_AFTER`]): neither solved nor
+    /// Islands at rest fall asleep (`SLEEP_SPEED`, `SLEEP_AFTER`): neither solved nor
     /// moved until an awake body touches them.
     pub sleeping: bool,
 }

@@ -451,10 +451,10 @@ const FIRST_CHUNK: usize = if cfg!(target_arch = "wasm32") {
 };
 
 /// `iterations` iterations of `method` on `system` from `x0`, the fastest way the device has:
-/// all in one compute dispatch (see [`single_dispatch`]), or passes: the accelerated solver's
+/// all in one compute dispatch (see `single_dispatch`), or passes: the accelerated solver's
 /// two per iteration from the matrix's factors where the system has them, else one per
 /// iteration over A's rows. Passes run in chunks of about 50 ms of GPU time after the first
-/// [`FIRST_CHUNK`]: between chunks the page gets a turn while the GPU catches up
+/// `FIRST_CHUNK`: between chunks the page gets a turn while the GPU catches up
 /// ([`Gpu::settle`]), and `go_on` is asked whether to go on ([`Error::Cancelled`] when not), so
 /// no frame holds the page and a long one can be cancelled.
 pub async fn solve_contacts(

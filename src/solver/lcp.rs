@@ -89,7 +89,7 @@ const FIRST_DISPATCH: usize = if cfg!(target_arch = "wasm32") {
 /// The same iteration as [`lcp_jacobi`], many iterations in ONE compute dispatch (WebGPU only;
 /// on WebGL2 a clear `Unsupported` error): see [`super::lcp_jacobi_blocks`]. `workgroups`
 /// overrides the device's choice. Reads back the diagonal (to refuse a zero) and, if asked, the
-/// residual. Up to [`FIRST_DISPATCH`] iterations are one dispatch; a longer run is a chain of
+/// residual. Up to `FIRST_DISPATCH` iterations are one dispatch; a longer run is a chain of
 /// dispatches of about 100 ms of GPU time each, each starting from the last one's x, with
 /// `observe` told of the progress (and cancelling) between them: no dispatch holds the GPU for
 /// long enough to be stopped by a watchdog, and no run is beyond cancelling.

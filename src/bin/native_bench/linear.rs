@@ -18,9 +18,10 @@ use std::time::Instant;
 
 use texla::error::Result;
 use texla::gpu::Gpu;
-use texla::linear::measures::{naga_counts, source_counts, ShaderCounts};
-use texla::linear::{examples, Ebj, LinearExpr, PoissonGrid, Wave};
 use texla::reference::Rng;
+use texla::simd_expr::measures::{naga_counts, source_counts, ShaderCounts};
+use texla::simd_expr::{examples, LinearExpr};
+use texla::stencil::{Ebj, PoissonGrid, Wave};
 
 use super::{block_on, time, Options};
 
@@ -141,7 +142,7 @@ pub fn linear(gpu: &Gpu, o: &Options) -> Result<()> {
     let b = grid.rhs(1);
     println!("\nEBJ Poisson solver, {nx} x {ny} x {nz} ({} unknowns); tolerance |b - A x|_2 / |b|_2 (float64)", grid.len());
     let t0 = Instant::now();
-    let gs = texla::linear::iterations_to(&grid, &b, &TOLS, o.linear_max_iter, |x| {
+    let gs = texla::stencil::iterations_to(&grid, &b, &TOLS, o.linear_max_iter, |x| {
         grid.gauss_seidel(x, &b)
     });
     let gs_s = t0.elapsed().as_secs_f64();

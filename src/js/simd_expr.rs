@@ -11,8 +11,8 @@ use super::options::{
     dimension, known_options, object, option_bool_or, option_number, seed, whole,
 };
 use crate::error::Error;
-use crate::linear::measures::source_counts;
-use crate::linear::{check_permutation, examples, LinearExpr, Schedule};
+use crate::simd_expr::measures::source_counts;
+use crate::simd_expr::{check_permutation, examples, LinearExpr, Schedule};
 
 /// The most annealing moves `optimize` takes (the paper's Fig. 8 runs 15,000 to 30,000).
 pub const MAX_MOVES: usize = 1_000_000;
@@ -50,7 +50,7 @@ impl LinearExpression {
         })
     }
 
-    /// One of seed 001's example expressions (`src/linear/examples.rs`), by name:
+    /// One of seed 001's example expressions (`src/simd_expr/examples.rs`), by name:
     /// `"rk-cars"` (the Runge-Kutta five-car system, 20 x 20, with b), `"poisson-2d-s"` (the 2D
     /// S block, 8 x 8), `"poisson-3d-s"` (the 3D S block, 40 x 40), `"wave-s-star"` (the wave
     /// sub-block S*, 32 x 32). Throws for another name.
@@ -193,7 +193,7 @@ impl LinearExpression {
         let history = option_bool_or(&options, "history", false)?;
         let found = self
             .inner
-            .optimize_for(crate::linear::Objective::Plain, seed, moves);
+            .optimize_for(crate::simd_expr::Objective::Plain, seed, moves);
         let out = object(&[
             ("cost", found.cost.into()),
             ("permutation", to_u32(&found.permutation).into()),

@@ -1,11 +1,12 @@
-//! Seed 001's SIMD optimisation of linear expressions (Bajaj, Ihm, Min, Oh, Eurographics 2004;
-//! spec `seed-001-simd-linear-expressions.md`): an expression
+//! The SIMD linear-expression optimizer of seed 001, from the paper "SIMD code optimization of
+//! linear expressions for programmable graphics hardware" (Bajaj, Ihm, Min, Oh, Eurographics
+//! 2004; spec `seed-001-simd-linear-expressions.md`): an expression
 //! `y = A x + b` ([`LinearExpr`]), the paper's instruction-count cost model ([`cost`](
 //! LinearExpr::cost), §1.2), the abstract four-wide program that cost counts
 //! ([`instructions`](LinearExpr::instructions)), the search for a cheaper equivalent
 //! expression by simulated annealing ([`optimize`](LinearExpr::optimize), §1.3), and the
 //! paper's example matrices ([`examples`]), all pure Rust; and the expression on the GPU
-//! ([`apply_gpu`](LinearExpr::apply_gpu)): a kernel generated from [`Program`] with the
+//! ([`apply_gpu`](LinearExpr::apply_gpu)): a kernel generated from [`SimdProgram`] with the
 //! coefficients baked in ([`crate::kernels::linear()`]), run through [`crate::gpu::Gpu`] only.
 
 mod anneal;
@@ -16,19 +17,11 @@ mod gpu;
 #[cfg(test)]
 mod kernel_tests;
 pub mod measures;
-mod poisson;
-mod poisson_gpu;
 mod program;
 #[cfg(test)]
-mod stencil_tests;
-#[cfg(test)]
 mod tests;
-mod wave;
 
-pub use crate::kernels::simd::{Instruction, Op, Operand, Program, Reg};
+pub use crate::kernels::simd::{Instruction, Op, Operand, Reg, SimdProgram};
 pub use anneal::{candidates, stride_permutation, Optimized, Schedule, RESTARTS};
 pub use cost::{summation_cost, BlockCost, CostModel, Objective};
 pub use expr::{check_permutation, LinearExpr, MAX_SIZE};
-pub use poisson::{iterations_to, Ebj, PoissonGrid, MAX_LINE, MAX_UNKNOWNS};
-pub use poisson_gpu::{EbjState, Pass};
-pub use wave::{Wave, WavePass, WaveState, BLOCK, MAX_SIDE};

@@ -21,10 +21,9 @@
 //! of four ([`Ebj`]): one pass per slab, each slab reading the newest values of the slabs before
 //! it. The tolerance is the relative residual `|b - A x|_2 / |b|_2` in float64.
 
-use super::anneal::candidates;
-use super::expr::{check_permutation, LinearExpr};
 use crate::error::{Error, Result};
 use crate::reference::Rng;
+use crate::simd_expr::{candidates, check_permutation, LinearExpr};
 
 /// The longest grid line (x) accepted: 64 slabs of four.
 pub const MAX_LINE: usize = 256;

@@ -16,12 +16,11 @@
 //! (the "corners"). An explicit three-level scheme reads steps k and k - 1 and writes k + 1,
 //! so the eight kernels all read step k (no immediate replacement, unlike EBJ).
 
-use super::anneal::stride_permutation;
-use super::expr::{check_permutation, LinearExpr};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::kernels::{self, Corner, Last, LineStencil, LinearPlan, Program};
 use crate::matrix::Matrix;
+use crate::simd_expr::{check_permutation, stride_permutation, LinearExpr};
 
 /// Cells of one S* block.
 pub const BLOCK: usize = 32;

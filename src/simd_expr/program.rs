@@ -1,14 +1,14 @@
 //! The code-generation stage of seed 001 (spec §1.2, the paper's code-generation order): the
-//! abstract four-wide program ([`Program`], defined in [`crate::kernels::simd`] beside the
+//! abstract four-wide program ([`SimdProgram`], defined in [`crate::kernels::simd`] beside the
 //! kernels made from it) that evaluates `y = A x + b`, built from the expression's blocks.
 
 use super::cost::BlockCost;
 use super::expr::LinearExpr;
-use crate::kernels::simd::{Instruction, Op, Operand, Program, Reg};
+use crate::kernels::simd::{Instruction, Op, Operand, Reg, SimdProgram};
 
-/// Builds a [`Program`] instruction by instruction.
+/// Builds a [`SimdProgram`] instruction by instruction.
 struct Builder {
-    program: Program,
+    program: SimdProgram,
 }
 
 impl Builder {
@@ -61,10 +61,10 @@ impl LinearExpr {
     /// (DP4s into a temporary, added to `y_i` with ADDs, `b_i` with them), then the
     /// column-major terms (a MUL, or a MAD accumulating into `y_i`, then MADs), and a MOV when
     /// `y_i` is `b_i` alone. Its length is [`LinearExpr::cost`].
-    pub fn instructions(&self) -> Program {
+    pub fn instructions(&self) -> SimdProgram {
         let n = self.blocks();
         let mut out = Builder {
-            program: Program {
+            program: SimdProgram {
                 instructions: Vec::new(),
                 constants: Vec::new(),
                 quadruples: n,

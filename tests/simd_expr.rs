@@ -15,11 +15,11 @@ use common::device;
 use js_sys::{Float32Array, Float64Array, JSON};
 use texla::backend::BackendKind;
 use texla::gpu::Gpu;
-use texla::linear::examples::{
+use texla::reference::{compare, dot_error_bound, Rng};
+use texla::simd_expr::examples::{
     poisson_2d_s, poisson_3d_s, random_sparse, runge_kutta_cars, PAPER_2D_PERMUTATION,
 };
-use texla::linear::{stride_permutation, LinearExpr};
-use texla::reference::{compare, dot_error_bound, Rng};
+use texla::simd_expr::{stride_permutation, LinearExpr};
 use texla::{Gpgpu, LinearExpression};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;

@@ -1,6 +1,6 @@
 //! The kernel of seed 001's `y = A x + b`, generated at run time from the abstract four-wide
-//! program ([`super::simd::Program`]) with every coefficient baked in as a literal (the paper's
-//! "melted into the kernel"): WGSL and its GLSL twin, around `shaders/linear/linear.*`.
+//! program ([`super::simd::SimdProgram`]) with every coefficient baked in as a literal (the paper's
+//! "melted into the kernel"): WGSL and its GLSL twin, around `shaders/simd_expr/linear.*`.
 //!
 //! The program evaluates the permuted expression `y' = (P A P^T) x' + P b` with
 //! `x'_p = x_perm[p]`, `y'_p = y_perm[p]`; the kernel takes `x` and writes `y` in the ORIGINAL
@@ -26,8 +26,8 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::simd::{Instruction, Op, Operand, Program, Reg, LANES};
-use super::Kernel;
+use super::simd::{Instruction, Op, Operand, Reg, SimdProgram, LANES};
+use super::{Kernel, Template};
 use crate::error::{Error, Result};
 
 /// The largest expression size m baked into one kernel: 64 block rows, at most 64 cases.
@@ -67,7 +67,7 @@ impl LinearPlan {
     /// `perm[p]` is the original index of the variable at position `p`). Fails with
     /// [`Error::Argument`] past [`MAX_BAKED_SIZE`] or [`MAX_BAKED_INSTRUCTIONS`], or when the
     /// program does not fit the permutation.
-    pub fn new(program: &Program, perm: &[usize]) -> Result<Self> {
+    pub fn new(program: &SimdProgram, perm: &[usize]) -> Result<Self> {
         let m = perm.len();
         if m == 0 || m > MAX_BAKED_SIZE {
             return Err(Error::Argument(format!(
@@ -207,7 +207,7 @@ impl LinearPlan {
     /// What the kernel computes for one vector `x` (m values, original order), in float64:
     /// per output texel, only the texels, quadruples and block rows it needs (everything else
     /// is NaN, so that a missing dependence shows), then its four rows picked out.
-    pub fn evaluate(&self, program: &Program, x: &[f64]) -> Vec<f64> {
+    pub fn evaluate(&self, program: &SimdProgram, x: &[f64]) -> Vec<f64> {
         let n = self.targets.len();
         let mut y = vec![0.0; self.size];
         for t in 0..n {
@@ -271,7 +271,7 @@ impl Lang {
 /// the order `perm` (see [`LinearPlan::new`]): input `x` (m x c, one vector per column),
 /// output `y` (m x c, original order). Fails with [`Error::Argument`] past the size caps or
 /// when a coefficient does not fit a float32.
-pub fn linear(program: &Program, perm: &[usize]) -> Result<Kernel> {
+pub fn linear(program: &SimdProgram, perm: &[usize]) -> Result<Kernel> {
     let plan = LinearPlan::new(program, perm)?;
     for (k, c) in program.constants.iter().enumerate() {
         if let Some(v) = c.iter().find(|v| !(**v as f32).is_finite()) {
@@ -280,18 +280,19 @@ pub fn linear(program: &Program, perm: &[usize]) -> Result<Kernel> {
             )));
         }
     }
-    let fill = |template: &str, lang: Lang| {
+    let fill = |template: Template, lang: Lang| {
         let (prologue, cases) = prologue_and_cases(&plan, lang);
         template
-            .replace("{rows}", &row_functions(program, &plan, lang))
-            .replace("{prologue}", &prologue)
-            .replace("{cases}", &cases)
+            .register("rows", row_functions(program, &plan, lang))
+            .register("prologue", prologue)
+            .register("cases", cases)
+            .complete()
     };
     Ok(Kernel {
         name: format!("linear{}:{}", plan.size, program.len()).into(),
         inputs: &["x"],
-        wgsl: fill(include_str!("../../shaders/linear/linear.wgsl"), Lang::Wgsl).into(),
-        glsl: fill(include_str!("../../shaders/linear/linear.glsl"), Lang::Glsl).into(),
+        wgsl: fill(template!("simd_expr/linear.wgsl"), Lang::Wgsl).into(),
+        glsl: fill(template!("simd_expr/linear.glsl"), Lang::Glsl).into(),
         outputs: 1,
         compute: None,
     })
@@ -329,7 +330,7 @@ fn lanes_expr(lanes: &Lanes, name: impl Fn(usize) -> String, lang: Lang) -> Stri
 }
 
 /// An operand: `x3.yxyx`, `y`, `r0`, or a constant as a literal vector.
-fn operand(o: &Operand, program: &Program, lang: Lang) -> String {
+fn operand(o: &Operand, program: &SimdProgram, lang: Lang) -> String {
     let reg = match o.reg {
         Reg::X(j) => format!("x{j}"),
         Reg::Y(_) => "y".into(),
@@ -349,7 +350,7 @@ fn operand(o: &Operand, program: &Program, lang: Lang) -> String {
 }
 
 /// One instruction as a statement (with its listing line as a comment above it).
-fn statement(ins: &Instruction, program: &Program, lang: Lang) -> String {
+fn statement(ins: &Instruction, program: &SimdProgram, lang: Lang) -> String {
     let s: Vec<String> = ins.src.iter().map(|o| operand(o, program, lang)).collect();
     let dst = match ins.dst {
         Reg::Y(_) => "y".to_string(),
@@ -381,7 +382,7 @@ fn statement(ins: &Instruction, program: &Program, lang: Lang) -> String {
 }
 
 /// One function `y_i(x_j...)` per block row that has instructions.
-fn row_functions(program: &Program, plan: &LinearPlan, lang: Lang) -> String {
+fn row_functions(program: &SimdProgram, plan: &LinearPlan, lang: Lang) -> String {
     let mut out = String::new();
     for (i, which) in plan.rows.iter().enumerate() {
         if !which.is_empty() {
@@ -394,7 +395,7 @@ fn row_functions(program: &Program, plan: &LinearPlan, lang: Lang) -> String {
 /// The function `y_i(x_j...)` of block row `i`: the instructions `which` of `program`, reading
 /// the quadruples `reads` (its parameters, in that order).
 pub(super) fn row_function(
-    program: &Program,
+    program: &SimdProgram,
     i: usize,
     which: &[usize],
     reads: &[usize],

@@ -1,6 +1,6 @@
 //! The generated shaders counted (measure 2 of spec §1.8): the arithmetic and the texel fetches
 //! a kernel asks for, from its source text in both languages ([`source_counts`], everywhere)
-//! and, natively, from naga's IR of the WGSL ([`naga_counts`], naga 30.0.1 as in `Cargo.lock`).
+//! and, natively, from naga's IR of the WGSL (`naga_counts`, with the `native` feature; naga 30.0.1 as in `Cargo.lock`).
 //!
 //! What is counted: in the kernel's own code (the generated row functions and `kernel`, not
 //! the shared prelude), multiply-adds (`fma(` in WGSL; in GLSL ES 3.00, which has no `fma`, a

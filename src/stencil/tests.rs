@@ -1,12 +1,12 @@
 //! Native tests of seed 001's stencil solvers (`poisson.rs`, `poisson_gpu.rs`, `wave.rs`) and of
-//! the shader counts (`measures.rs`): the paper's instruction counts per elementary product,
+//! the shader counts (`crate::simd_expr::measures`): the paper's instruction counts per elementary product,
 //! the float64 EBJ and Gauss-Seidel against the paper's claims, packing, the errors, and with
 //! the `native` feature naga's view of the generated kernels.
 
-use super::examples::PAPER_2D_PERMUTATION;
-use super::measures::source_counts;
 use super::*;
 use crate::error::Error;
+use crate::simd_expr::examples::PAPER_2D_PERMUTATION;
+use crate::simd_expr::measures::source_counts;
 
 fn grid(nx: usize, ny: usize, nz: usize) -> PoissonGrid {
     PoissonGrid::new(nx, ny, nz).unwrap()
@@ -166,7 +166,7 @@ fn source_counts_of_the_stencils() {
 #[cfg(feature = "native")]
 #[test]
 fn naga_validates_and_counts_the_stencils() {
-    use super::measures::naga_counts;
+    use crate::simd_expr::measures::naga_counts;
     let mut kernels: Vec<crate::kernels::Kernel> = Vec::new();
     for e in [Ebj::natural(grid(40, 8, 8)), Ebj::optimized(grid(40, 8, 8))] {
         kernels.extend(e.passes().unwrap().into_iter().map(|p| p.kernel));
@@ -176,7 +176,8 @@ fn naga_validates_and_counts_the_stencils() {
         kernels.extend(w.passes().unwrap().into_iter().map(|p| p.kernel));
     }
     // And gpu.linear's kernels of the examples, natural and in the paper's or a stride order.
-    use super::examples::*;
+    use crate::simd_expr::examples::*;
+    use crate::simd_expr::stride_permutation;
     for (e, perm) in [
         (runge_kutta_cars(5), (0..20).collect::<Vec<_>>()),
         (poisson_2d_s(), PAPER_2D_PERMUTATION.to_vec()),
