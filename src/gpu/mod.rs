@@ -18,6 +18,7 @@ mod pool;
 pub mod probe;
 pub mod products;
 pub mod reductions;
+pub mod residency;
 mod tiles;
 
 pub use crate::backend::LocalFuture;

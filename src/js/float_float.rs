@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::gpgpu::Gpgpu;
-use super::gpu_matrix::{wrap_float_float, GpuMatrix};
+use super::gpu_matrix::{pair_of, wrap_float_float, GpuMatrix};
 use super::options::{dimension, option_value};
 use crate::error::Error;
 use crate::gpu::DdMatrix;
@@ -95,13 +95,7 @@ impl Gpgpu {
             .ok()
             .and_then(|id| id.as_f64())
             .ok_or_else(|| Error::Argument(format!("{key} must be a GpuMatrix")))?;
-        let cell = self
-            .registry
-            .borrow()
-            .get(&(id as u32))
-            .and_then(std::rc::Weak::upgrade)
-            .ok_or(Error::ForeignMatrix)?;
-        let pair = cell.borrow_mut().current_pair(&self.gpu);
-        pair.map(Some)
+        let m = self.registry.get(id as u32).ok_or(Error::ForeignMatrix)?;
+        pair_of(&self.gpu, &m).map(Some)
     }
 }

@@ -1,17 +1,17 @@
 //! `Gpgpu`: a GPU for linear algebra as JavaScript sees it. Opening, capabilities, upload, the
 //! operation library and memory; the solvers are in `solve.rs`, the wall in `wall.rs`.
 
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use js_sys::{Float32Array, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::controller::Budget;
-use super::gpu_matrix::{wrap_matrix, GpuMatrix, Registry};
+use super::gpu_matrix::{matrix_of, wrap_matrix, GpuMatrix, Registry};
 use super::options::{dimension, factor, known_options, object};
 use super::wall::Wall;
 use crate::error::Error;
+use crate::gpu::residency::Budget;
 use crate::gpu::{ops, Choice, Gpu, Precision};
 use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
@@ -482,13 +482,13 @@ impl Gpgpu {
                 "budget",
                 self.budget
                     .as_ref()
-                    .map_or(JsValue::NULL, |b| (b.bytes as f64).into()),
+                    .map_or(JsValue::NULL, |b| (b.bytes() as f64).into()),
             ),
             (
                 "evictions",
                 self.budget
                     .as_ref()
-                    .map_or(0.0, |b| b.evictions.get() as f64)
+                    .map_or(0.0, |b| b.evictions() as f64)
                     .into(),
             ),
         ])
@@ -576,21 +576,10 @@ impl Gpgpu {
     pub fn restore(&self) -> Promise {
         let (gpu, registry) = (self.gpu.clone(), self.registry.clone());
         future_to_promise(async move {
-            let (mut restored, mut lost) = (0u32, 0u32);
-            if gpu.restore().await? {
-                let slots: Vec<_> = registry
-                    .borrow()
-                    .values()
-                    .filter_map(Weak::upgrade)
-                    .collect();
-                for slot in slots {
-                    match slot.borrow_mut().restore() {
-                        Some(true) => restored += 1,
-                        Some(false) => lost += 1,
-                        None => {}
-                    }
-                }
-            }
+            let (restored, lost) = match gpu.restore().await? {
+                true => registry.restore(),
+                false => (0, 0),
+            };
             Ok(object(&[("restored", restored.into()), ("lost", lost.into())]).into())
         })
     }
@@ -652,15 +641,10 @@ impl Gpgpu {
                     .ok_or_else(not_matrices)
             })
             .collect::<Result<Vec<f64>, _>>()?;
-        let registry = self.registry.borrow();
         ids.iter()
             .map(|&id| {
-                let cell = registry
-                    .get(&(id as u32))
-                    .and_then(Weak::upgrade)
-                    .ok_or(Error::ForeignMatrix)?;
-                let m = cell.borrow_mut().current(&self.gpu);
-                m
+                let m = self.registry.get(id as u32).ok_or(Error::ForeignMatrix)?;
+                matrix_of(&self.gpu, &m)
             })
             .collect()
     }

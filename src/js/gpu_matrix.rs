@@ -1,12 +1,12 @@
 //! `GpuMatrix`: a matrix whose data stays on the GPU until `read()`, with a CPU copy for
 //! `get`/`set` (seed 004's controller: one read-back, then served from the copy until the GPU
-//! side changes; one upload before the next GPU use), and the registry that lets a `Gpgpu` find
-//! its matrices in JavaScript arrays.
+//! side changes; one upload before the next GPU use). Where its values are, and every move
+//! between the GPU and the CPU, is [`crate::gpu::residency`]'s; this is its JavaScript face,
+//! with the copies kept in JavaScript arrays.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::{Rc, Weak};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::future::Future;
+use std::rc::Rc;
 
 use js_sys::{Float32Array, Float64Array, Promise};
 use wasm_bindgen::prelude::*;
@@ -14,110 +14,62 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::error::Error;
 use crate::gpu::ops;
+use crate::gpu::residency::{self, HostCopy, Residency, Resident, Shared, Source, Spares};
 use crate::gpu::{DdMatrix, Gpu};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
+/// A matrix of either kind, its copies kept in JavaScript arrays.
+pub(super) type Handle = residency::Handle<Float32Array, Float64Array>;
+
 /// A GPU's matrices by id, so that arrays of matrices can be passed from JS.
-pub(super) type Registry = Rc<RefCell<HashMap<u32, Weak<RefCell<Slot>>>>>;
+pub(super) type Registry = Rc<residency::Registry<Float32Array, Float64Array>>;
 
-static NEXT_MATRIX_ID: AtomicU32 = AtomicU32::new(1);
+/// A float32 matrix's record.
+type Float32Shared = Shared<Matrix, Float32Array>;
 
-/// Counts matrix uses, so that the budget evicts the least recently used.
-static TICK: AtomicU64 = AtomicU64::new(1);
+impl HostCopy for Float32Array {
+    fn count(&self) -> usize {
+        self.length() as usize
+    }
 
-/// Copies of at least this many bytes are kept for reuse once their matrix lets them go.
-const SPARE_FROM: u32 = 1 << 20;
+    fn bytes(&self) -> u64 {
+        u64::from(self.byte_length())
+    }
 
-/// The most bytes of such copies kept (the oldest go first).
-const SPARE_BYTES: u64 = 256 << 20;
+    fn overwrite(&mut self, from: &Self) {
+        self.set(from, 0);
+    }
+
+    fn duplicate(&self) -> Self {
+        self.slice(0, self.length())
+    }
+}
 
 thread_local! {
-    /// Large copies (`keepCopies`) that their matrices let go (freed, changed, set), each
-    /// taking the next copy of its length: a new array's fresh pages cost more than the copy
-    /// into them (64 MiB: about 44 ms of page faults on the H100 machine, then 12 ms of
-    /// copying), an array used before costs the copy alone. `releasePooled()` drops them.
-    static SPARES: RefCell<Vec<Float32Array>> = const { RefCell::new(Vec::new()) };
+    /// The large copies (`keepCopies`) that the page's matrices let go (freed, changed, set),
+    /// shared by its Gpgpu objects; `releasePooled()` drops them.
+    static SPARES: RefCell<Spares<Float32Array>> = const { RefCell::new(Spares::new()) };
 }
 
 /// A copy of `values`, into a spare of the same length where there is one.
 fn copy_of(values: &Float32Array) -> Float32Array {
-    let n = values.length();
-    let spare = SPARES.with_borrow_mut(|spares| {
-        let i = spares.iter().position(|a| a.length() == n)?;
-        Some(spares.swap_remove(i))
-    });
-    match spare {
-        Some(array) => {
-            array.set(values, 0);
-            array
-        }
-        None => values.slice(0, n),
-    }
+    SPARES.with_borrow_mut(|spares| spares.copy(values))
 }
 
 /// Keeps `copy`, which its matrix let go, for a later copy of its length if it is large.
 fn let_go(copy: Option<Float32Array>) {
-    let Some(copy) = copy.filter(|c| c.byte_length() >= SPARE_FROM) else {
-        return;
-    };
-    SPARES.with_borrow_mut(|spares| {
-        spares.push(copy);
-        let bytes =
-            |s: &Vec<Float32Array>| s.iter().map(|a| u64::from(a.byte_length())).sum::<u64>();
-        while bytes(spares) > SPARE_BYTES {
-            spares.remove(0);
-        }
-    });
+    SPARES.with_borrow_mut(|spares| spares.give(copy));
 }
 
 /// Bytes of the spare copies held now.
 pub(super) fn spare_bytes() -> f64 {
-    SPARES.with_borrow(|s| s.iter().map(|a| f64::from(a.byte_length())).sum())
+    SPARES.with_borrow(Spares::bytes) as f64
 }
 
 /// Drops the spare copies.
 pub(super) fn release_spares() {
-    SPARES.with_borrow_mut(Vec::clear);
-}
-
-/// Where a GpuMatrix keeps its data.
-pub(super) struct Slot {
-    /// The texture: `None` once freed, or while evicted to the CPU copy by the memory budget.
-    pub(super) gpu: Option<Matrix>,
-    /// A row-major CPU copy, made by `get`, `set` and eviction; valid until the GPU side
-    /// changes.
-    pub(super) cpu: Option<Vec<f32>>,
-    /// The copy holds values the texture lacks (a `set` since the last upload).
-    dirty: bool,
-    /// Bumped whenever the texture's contents change on the GPU, so that a read-back begun
-    /// before is not kept as the copy.
-    pub(super) version: u64,
-    /// `free()` was called.
-    freed: bool,
-    /// When the matrix was last used (a [`TICK`]).
-    pub(super) last_use: u64,
-    /// Shape, for the upload that brings an evicted matrix back.
-    rows: usize,
-    cols: usize,
-    /// Whether to keep a `backup` of what is uploaded and read back (`Gpgpu.create`'s
-    /// `keepCopies`).
-    keep: bool,
-    /// A copy in JavaScript memory of what was uploaded or last read back, valid until the GPU
-    /// side changes: what brings the matrix back after the GPU is lost.
-    backup: Option<Float32Array>,
-    /// The matrix went with a lost GPU and nothing held its values.
-    lost: bool,
-    /// A float-float matrix (`uploadFloat64`, or an operation on such): its `hi` and `lo`
-    /// textures live in `pair` (`gpu`, `cpu` and `backup` stay empty), its copy in
-    /// `float64_backup`. Nothing changes a float-float matrix in place, so the copy stays valid.
-    float_float: bool,
-    /// The float-float pair; `None` once freed, lost, or gone with the GPU until its copy
-    /// brings it back.
-    pair: Option<DdMatrix>,
-    /// Where copies are kept: the float64 values of a float-float matrix as uploaded or last
-    /// read back, in JavaScript memory, what brings it back after the GPU is lost.
-    float64_backup: Option<Float64Array>,
+    SPARES.with_borrow_mut(Spares::clear);
 }
 
 /// What a float32 operation says of a float-float operand.
@@ -125,91 +77,43 @@ const FLOAT32_ONLY: &str = "this operation takes float32 matrices, and a float-f
     uploadFloat64) was given: float-float matrices have read, matmul, add, sub, scale, dot, \
     normSquared, mulVec, cg and free";
 
-impl Slot {
-    /// The matrix for a GPU operation: the texture, first brought up to date by an upload of
-    /// the copy where `set` changed it or the budget evicted it.
-    pub(super) fn current(&mut self, gpu: &Gpu) -> Result<Matrix, Error> {
-        if self.freed {
-            return Err(Error::Freed);
-        }
-        if self.float_float {
-            return Err(Error::Argument(FLOAT32_ONLY.into()));
-        }
-        if self.lost {
-            return Err(Error::LostMatrix);
-        }
-        self.last_use = TICK.fetch_add(1, Ordering::Relaxed);
-        let fresh = match (&self.gpu, &self.cpu, &self.backup) {
-            (Some(m), _, _) if !self.dirty => return Ok(m.clone()),
-            (_, Some(copy), _) => gpu.upload(copy, self.rows, self.cols)?,
-            (None, None, Some(backup)) => gpu.upload_js(backup, self.rows, self.cols)?,
-            _ => return Err(Error::Freed),
-        };
-        self.gpu = Some(fresh.clone());
-        self.dirty = false;
-        Ok(fresh)
-    }
+/// What a float-float operation says of a float32 operand.
+const FLOAT_FLOAT_ONLY: &str = "a float32 matrix was given where this operation takes \
+    float-float ones (from uploadFloat64): float-float and float32 matrices do not mix";
 
-    /// The float-float pair of a float-float matrix, first uploaded again from its copy after
-    /// a lost GPU, or a clear error (freed, lost, float32).
-    pub(super) fn current_pair(&mut self, gpu: &Gpu) -> Result<DdMatrix, Error> {
-        if self.freed {
-            return Err(Error::Freed);
-        }
-        if self.lost {
-            return Err(Error::LostMatrix);
-        }
-        self.last_use = TICK.fetch_add(1, Ordering::Relaxed);
-        if let (None, Some(copy)) = (&self.pair, &self.float64_backup) {
-            self.pair = Some(gpu.upload_f64(&copy.to_vec(), self.rows, self.cols)?);
-        }
-        self.pair.clone().ok_or_else(|| {
-            Error::Argument(
-                "a float32 matrix was given where this operation takes float-float ones (from \
-                 uploadFloat64): float-float and float32 matrices do not mix"
-                    .into(),
-            )
+/// The float32 record of `m`, or a clear error: freed, or float-float (`why`).
+fn float32<'m>(m: &'m Handle, why: &str) -> Result<&'m Float32Shared, Error> {
+    match m {
+        Handle::Float32(m) => Ok(m),
+        Handle::FloatFloat(m) => Err(match m.borrow().residency() {
+            Residency::Freed => Error::Freed,
+            _ => Error::Argument(why.into()),
+        }),
+    }
+}
+
+/// The texture of `m` for a GPU operation: uploaded again from a CPU copy where `set` changed
+/// it, the budget moved it out or the GPU was lost; or a clear error (freed, lost, float-float).
+pub(super) fn matrix_of(gpu: &Gpu, m: &Handle) -> Result<Matrix, Error> {
+    float32(m, FLOAT32_ONLY)?
+        .borrow_mut()
+        .texture(|source, rows, cols| match source {
+            Source::Values(values) => gpu.upload(values, rows, cols),
+            Source::Kept(kept) => gpu.upload_js(kept, rows, cols),
         })
-    }
+}
 
-    /// Keeps a copy of `values` (just uploaded or read back, unchanged since `version`) to
-    /// restore the matrix from if the GPU is lost, where copies are kept and there is none:
-    /// every change drops the copy, so one still held has these values already.
-    pub(super) fn back_up(&mut self, values: &Float32Array, version: u64) {
-        if self.keep && self.version == version && !self.freed && self.backup.is_none() {
-            self.backup = Some(copy_of(values));
-        }
-    }
-
-    /// Keeps a copy of a float-float matrix's float64 `values` (uploaded or read back), where
-    /// copies are kept.
-    pub(super) fn back_up_float64(&mut self, values: &[f64]) {
-        if self.keep && self.float_float && !self.freed {
-            self.float64_backup = Some(Float64Array::from(values));
-        }
-    }
-
-    /// After [`Gpu::restore`]: the texture went with the lost GPU. A matrix with a copy on the
-    /// CPU comes back from it on its next use (`Some(true)`); one without is lost for good
-    /// (`Some(false)`); a freed matrix counts as neither (`None`).
-    pub(super) fn restore(&mut self) -> Option<bool> {
-        if self.freed || self.lost {
-            return None;
-        }
-        if self.float_float {
-            let had_textures = self.pair.take().is_some();
-            if self.float64_backup.is_some() {
-                return Some(true);
-            }
-            self.lost = had_textures;
-            return had_textures.then_some(false);
-        }
-        let had_texture = self.gpu.take().is_some();
-        if self.cpu.is_some() || self.backup.is_some() {
-            Some(true)
-        } else {
-            self.lost = had_texture;
-            had_texture.then_some(false)
+/// The float-float pair of `m`, uploaded again from its copy after a lost GPU; or a clear error
+/// (freed, lost, float32).
+pub(super) fn pair_of(gpu: &Gpu, m: &Handle) -> Result<DdMatrix, Error> {
+    match m {
+        Handle::FloatFloat(m) => m.borrow_mut().texture(|source, rows, cols| match source {
+            Source::Values(values) => gpu.upload_f64(values, rows, cols),
+            Source::Kept(kept) => gpu.upload_f64(&kept.to_vec(), rows, cols),
+        }),
+        Handle::Float32(m) => {
+            m.borrow().usable()?;
+            Err(Error::Argument(FLOAT_FLOAT_ONLY.into()))
         }
     }
 }
@@ -221,7 +125,7 @@ pub struct GpuMatrix {
     id: u32,
     rows: usize,
     cols: usize,
-    matrix: Rc<RefCell<Slot>>,
+    matrix: Handle,
 }
 
 #[wasm_bindgen]
@@ -242,7 +146,7 @@ impl GpuMatrix {
     /// or an operation on such), whose `read()` resolves to a Float64Array.
     #[wasm_bindgen(getter, js_name = floatFloat)]
     pub fn float_float(&self) -> bool {
-        self.matrix.borrow().float_float
+        matches!(self.matrix, Handle::FloatFloat(_))
     }
 
     /// A number that identifies this matrix within its Gpgpu.
@@ -256,27 +160,29 @@ impl GpuMatrix {
     /// Float64Array of hi + lo (two read-backs).
     #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array | Float64Array>")]
     pub fn read(&self) -> Promise {
-        let (gpu, slot) = (self.gpu.clone(), self.matrix.clone());
-        if slot.borrow().float_float {
-            let pair = slot.borrow_mut().current_pair(&gpu);
-            return future_to_promise(async move {
-                let values = gpu.read_f64(&pair?).await?;
-                slot.borrow_mut().back_up_float64(&values);
-                Ok(Float64Array::from(values.as_slice()).into())
-            });
-        }
+        let gpu = self.gpu.clone();
+        let m = match &self.matrix {
+            Handle::FloatFloat(m) => {
+                let (pair, m) = (self.pair(), m.clone());
+                return future_to_promise(async move {
+                    let values = read_float_float(&gpu, &m, pair?).await?;
+                    Ok(Float64Array::from(values.as_slice()).into())
+                });
+            }
+            Handle::Float32(m) => m.clone(),
+        };
         // From the CPU copy where there is one: copied into the array now, not cloned first.
         let (copy, version) = {
-            let s = slot.borrow();
-            (s.cpu.as_deref().map(Float32Array::from), s.version)
+            let m = m.borrow();
+            (m.values().map(Float32Array::from), m.version())
         };
+        if let Some(copy) = copy {
+            return Promise::resolve(&JsValue::from(copy));
+        }
         let matrix = self.matrix();
         future_to_promise(async move {
-            if let Some(copy) = copy {
-                return Ok(copy.into());
-            }
             let values = gpu.read_values(&matrix?).await?.into_js();
-            slot.borrow_mut().back_up(&values, version);
+            m.borrow_mut().keep(version, || copy_of(&values));
             Ok(values.into())
         })
     }
@@ -294,7 +200,7 @@ impl GpuMatrix {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Float32Array | Float64Array")] out: JsValue,
     ) -> Promise {
-        let (gpu, slot) = (self.gpu.clone(), self.matrix.clone());
+        let gpu = self.gpu.clone();
         let n = self.rows * self.cols;
         let wrong = |kind: &str| {
             Error::Argument(format!(
@@ -308,44 +214,38 @@ impl GpuMatrix {
                 }
             ))
         };
-        if slot.borrow().float_float {
-            let pair = slot.borrow_mut().current_pair(&gpu);
-            let out = out.dyn_into::<Float64Array>().ok();
-            let out = out
-                .filter(|a| a.length() as usize == n)
-                .ok_or(wrong("Float64Array"));
-            return future_to_promise(async move {
-                let (out, pair) = (out?, pair?);
-                let values = gpu.read_f64(&pair).await?;
-                slot.borrow_mut().back_up_float64(&values);
-                out.copy_from(&values);
-                Ok(out.into())
-            });
-        }
+        let m = match &self.matrix {
+            Handle::FloatFloat(m) => {
+                let (pair, m) = (self.pair(), m.clone());
+                let out = out.dyn_into::<Float64Array>().ok();
+                let out = out
+                    .filter(|a| a.length() as usize == n)
+                    .ok_or(wrong("Float64Array"));
+                return future_to_promise(async move {
+                    let (out, pair) = (out?, pair?);
+                    out.copy_from(&read_float_float(&gpu, &m, pair).await?);
+                    Ok(out.into())
+                });
+            }
+            Handle::Float32(m) => m.clone(),
+        };
         let out = out.dyn_into::<Float32Array>().ok();
-        let out = out
-            .filter(|a| a.length() as usize == n)
-            .ok_or(wrong("Float32Array"));
+        let Some(out) = out.filter(|a| a.length() as usize == n) else {
+            return Promise::reject(&wrong("Float32Array").into());
+        };
         // From the CPU copy where there is one: copied into `out` now, not cloned first.
         let (copied, version) = {
-            let s = slot.borrow();
-            let copied = match (&out, &s.cpu) {
-                (Ok(out), Some(copy)) => {
-                    out.copy_from(copy);
-                    true
-                }
-                _ => false,
-            };
-            (copied, s.version)
+            let m = m.borrow();
+            let copied = m.values().map(|copy| out.copy_from(copy)).is_some();
+            (copied, m.version())
         };
+        if copied {
+            return Promise::resolve(&JsValue::from(out));
+        }
         let matrix = self.matrix();
         future_to_promise(async move {
-            let out = out?;
-            if copied {
-                return Ok(out.into());
-            }
             gpu.read_js(&matrix?, &out).await?;
-            slot.borrow_mut().back_up(&out, version);
+            m.borrow_mut().keep(version, || copy_of(&out));
             Ok(out.into())
         })
     }
@@ -357,7 +257,11 @@ impl GpuMatrix {
         let (index, copy) = (self.index(i, j), self.copy());
         future_to_promise(async move {
             let index = index?;
-            Ok(copy.await?[index].into())
+            let value = match copy.await? {
+                (_, Some(read)) => Some(read[index]),
+                (m, None) => m.borrow().values().map(|values| values[index]),
+            };
+            Ok(value.ok_or(Error::Freed)?.into())
         })
     }
 
@@ -366,15 +270,12 @@ impl GpuMatrix {
     /// next GPU use, however many elements were set.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn set(&self, i: f64, j: f64, value: f32) -> Promise {
-        let (index, copy, slot) = (self.index(i, j), self.copy(), self.matrix.clone());
+        let (index, copy) = (self.index(i, j), self.copy());
         future_to_promise(async move {
             let index = index?;
-            copy.await?;
-            let mut slot = slot.borrow_mut();
-            let values = slot.cpu.as_mut().ok_or(Error::Freed)?;
-            values[index] = value;
-            slot.dirty = true;
-            let_go(slot.backup.take());
+            let (m, _) = copy.await?;
+            let copy = m.borrow_mut().set(index, value)?;
+            let_go(copy);
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -406,34 +307,38 @@ impl GpuMatrix {
     /// Frees the GPU texture (and the CPU copy) now; any later use of this matrix is an error.
     #[wasm_bindgen(js_name = free)]
     pub fn release(&self) {
-        let mut slot = self.matrix.borrow_mut();
-        let_go(slot.backup.take());
-        (slot.gpu, slot.cpu, slot.freed) = (None, None, true);
-        (slot.pair, slot.float64_backup) = (None, None);
-        slot.version += 1;
+        match &self.matrix {
+            Handle::Float32(m) => let_go(m.borrow_mut().free()),
+            Handle::FloatFloat(m) => drop(m.borrow_mut().free()),
+        }
     }
 }
 
 impl GpuMatrix {
     pub(super) fn matrix(&self) -> Result<Matrix, Error> {
-        self.matrix.borrow_mut().current(&self.gpu)
+        matrix_of(&self.gpu, &self.matrix)
     }
 
     /// The float-float pair of this matrix, or a clear error for a float32 one.
     pub(super) fn pair(&self) -> Result<DdMatrix, Error> {
-        self.matrix.borrow_mut().current_pair(&self.gpu)
+        pair_of(&self.gpu, &self.matrix)
     }
 
-    /// Keeps a copy of `values`, just uploaded into this float-float matrix.
+    /// Keeps a copy of `values`, just uploaded into this float-float matrix, where copies are
+    /// kept.
     pub(super) fn back_up_float64(&self, values: &[f64]) {
-        self.matrix.borrow_mut().back_up_float64(values);
+        if let Handle::FloatFloat(m) = &self.matrix {
+            let version = m.borrow().version();
+            m.borrow_mut().keep(version, || Float64Array::from(values));
+        }
     }
 
-    /// Keeps a copy of `data`, just uploaded into this matrix (see [`Slot::back_up`]).
+    /// Keeps a copy of `data`, just uploaded into this matrix, where copies are kept.
     pub(super) fn back_up(&self, data: &Float32Array) {
-        let mut slot = self.matrix.borrow_mut();
-        let version = slot.version;
-        slot.back_up(data, version);
+        if let Handle::Float32(m) = &self.matrix {
+            let version = m.borrow().version();
+            m.borrow_mut().keep(version, || copy_of(data));
+        }
     }
 
     /// The row-major index of (i, j), or a clear error.
@@ -449,32 +354,20 @@ impl GpuMatrix {
         }
     }
 
-    /// The CPU copy, made by one read-back if there is none (kept unless the GPU side changed
-    /// meanwhile).
-    fn copy(&self) -> impl std::future::Future<Output = Result<Vec<f32>, Error>> {
-        let (gpu, slot) = (self.gpu.clone(), self.matrix.clone());
+    /// This float32 matrix once it holds a CPU copy, made by one read-back if there is none;
+    /// with the values read back where the matrix changed meanwhile and did not keep them.
+    fn copy(&self) -> impl Future<Output = Result<(Float32Shared, Option<Vec<f32>>), Error>> {
+        let (gpu, handle) = (self.gpu.clone(), self.matrix.clone());
         async move {
-            let (matrix, version) = {
-                let s = slot.borrow();
-                if s.freed {
-                    return Err(Error::Freed);
-                }
-                if s.float_float {
-                    return Err(Error::Argument(
-                        "get and set take float32 matrices: read() a float-float one".into(),
-                    ));
-                }
-                if let Some(copy) = &s.cpu {
-                    return Ok(copy.clone());
-                }
-                (s.gpu.clone().ok_or(Error::Freed)?, s.version)
-            };
-            let values = gpu.read(&matrix).await?;
-            let mut s = slot.borrow_mut();
-            if s.version == version && s.cpu.is_none() {
-                s.cpu = Some(values.clone());
+            let why = "get and set take float32 matrices: read() a float-float one";
+            let m = float32(&handle, why)?.clone();
+            if m.borrow().values().is_some() {
+                return Ok((m, None));
             }
-            Ok(values)
+            let (matrix, version) = (matrix_of(&gpu, &handle)?, m.borrow().version());
+            let values = gpu.read(&matrix).await?;
+            let unheld = m.borrow_mut().hold(version, values);
+            Ok((m, unheld))
         }
     }
 
@@ -487,19 +380,34 @@ impl GpuMatrix {
         let refs: Vec<&Matrix> = others.iter().collect();
         let mut this = self.matrix()?;
         self.gpu.map_mut(&expr, &mut this, &refs)?;
-        let mut slot = self.matrix.borrow_mut();
-        let_go(slot.backup.take());
-        (slot.gpu, slot.cpu, slot.dirty) = (Some(this), None, false);
-        slot.version += 1;
+        let_go(
+            float32(&self.matrix, FLOAT32_ONLY)?
+                .borrow_mut()
+                .change(this),
+        );
         Ok(())
     }
+}
+
+/// Reads the float-float `pair` of `m` back, keeping a copy where copies are kept.
+async fn read_float_float(
+    gpu: &Gpu,
+    m: &Shared<DdMatrix, Float64Array>,
+    pair: DdMatrix,
+) -> Result<Vec<f64>, Error> {
+    let version = m.borrow().version();
+    let values = gpu.read_f64(&pair).await?;
+    m.borrow_mut()
+        .keep(version, || Float64Array::from(values.as_slice()));
+    Ok(values)
 }
 
 /// Makes a GpuMatrix of `m` and records it in `registry`; `keep`: whether it keeps a copy of
 /// what is uploaded to it and read back from it.
 pub(super) fn wrap_matrix(gpu: &Rc<Gpu>, registry: &Registry, m: Matrix, keep: bool) -> GpuMatrix {
     let (rows, cols) = (m.rows(), m.cols());
-    wrap_slot(gpu, registry, slot(Some(m), None, rows, cols, keep))
+    let m = Handle::float32(Resident::new(m, rows, cols, keep));
+    wrap(gpu, registry, m, rows, cols)
 }
 
 /// Makes a GpuMatrix of the float-float matrix `m` and records it in `registry` (so that a
@@ -512,43 +420,16 @@ pub(super) fn wrap_float_float(
     keep: bool,
 ) -> GpuMatrix {
     let (rows, cols) = (m.rows(), m.cols());
-    wrap_slot(gpu, registry, slot(None, Some(m), rows, cols, keep))
+    let m = Handle::float_float(Resident::new(m, rows, cols, keep));
+    wrap(gpu, registry, m, rows, cols)
 }
 
-/// A fresh slot holding a float32 matrix or a float-float pair.
-fn slot(gpu: Option<Matrix>, pair: Option<DdMatrix>, rows: usize, cols: usize, keep: bool) -> Slot {
-    Slot {
-        gpu,
-        cpu: None,
-        dirty: false,
-        version: 0,
-        freed: false,
-        last_use: TICK.fetch_add(1, Ordering::Relaxed),
-        rows,
-        cols,
-        keep,
-        backup: None,
-        lost: false,
-        float_float: pair.is_some(),
-        pair,
-        float64_backup: None,
-    }
-}
-
-fn wrap_slot(gpu: &Rc<Gpu>, registry: &Registry, slot: Slot) -> GpuMatrix {
-    let id = NEXT_MATRIX_ID.fetch_add(1, Ordering::Relaxed);
-    let (rows, cols) = (slot.rows, slot.cols);
-    let cell = Rc::new(RefCell::new(slot));
-    let mut registry = registry.borrow_mut();
-    if registry.len() >= 64 && registry.len().is_power_of_two() {
-        registry.retain(|_, w| w.strong_count() > 0);
-    }
-    registry.insert(id, Rc::downgrade(&cell));
+fn wrap(gpu: &Rc<Gpu>, registry: &Registry, matrix: Handle, rows: usize, cols: usize) -> GpuMatrix {
     GpuMatrix {
         gpu: gpu.clone(),
-        id,
+        id: registry.add(&matrix),
         rows,
         cols,
-        matrix: cell,
+        matrix,
     }
 }

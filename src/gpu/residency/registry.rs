@@ -1,0 +1,137 @@
+//! [`Registry`]: one GPU's matrices by id, of both kinds, so that a page can name them (arrays
+//! of matrices passed from JavaScript), the budget can find those to move out, and a restore
+//! can reach them all.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::state::Resident;
+use crate::gpu::DdMatrix;
+use crate::matrix::Matrix;
+
+/// One matrix's record, shared by its handle and the registry.
+pub type Shared<T, C> = Rc<RefCell<Resident<T, C>>>;
+
+/// Ids of matrices, unique across GPUs, so that one GPU finds no matrix of another.
+static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// A matrix of either kind: float32, with kept copies `C32`, or float-float, with kept copies
+/// `C64`. Cloning shares the record.
+pub enum Handle<C32, C64> {
+    /// One float32 texture.
+    Float32(Shared<Matrix, C32>),
+    /// A float-float pair.
+    FloatFloat(Shared<DdMatrix, C64>),
+}
+
+impl<C32, C64> Handle<C32, C64> {
+    /// A float32 matrix's handle.
+    pub fn float32(m: Resident<Matrix, C32>) -> Self {
+        Handle::Float32(Rc::new(RefCell::new(m)))
+    }
+
+    /// A float-float matrix's handle.
+    pub fn float_float(m: Resident<DdMatrix, C64>) -> Self {
+        Handle::FloatFloat(Rc::new(RefCell::new(m)))
+    }
+}
+
+impl<C32, C64> Clone for Handle<C32, C64> {
+    fn clone(&self) -> Self {
+        match self {
+            Handle::Float32(m) => Handle::Float32(m.clone()),
+            Handle::FloatFloat(m) => Handle::FloatFloat(m.clone()),
+        }
+    }
+}
+
+/// What the registry holds of a matrix: it does not keep it alive.
+enum Entry<C32, C64> {
+    Float32(Weak<RefCell<Resident<Matrix, C32>>>),
+    FloatFloat(Weak<RefCell<Resident<DdMatrix, C64>>>),
+}
+
+impl<C32, C64> Entry<C32, C64> {
+    fn upgrade(&self) -> Option<Handle<C32, C64>> {
+        Some(match self {
+            Entry::Float32(m) => Handle::Float32(m.upgrade()?),
+            Entry::FloatFloat(m) => Handle::FloatFloat(m.upgrade()?),
+        })
+    }
+
+    fn alive(&self) -> bool {
+        match self {
+            Entry::Float32(m) => m.strong_count() > 0,
+            Entry::FloatFloat(m) => m.strong_count() > 0,
+        }
+    }
+}
+
+/// One GPU's matrices by id.
+pub struct Registry<C32, C64> {
+    entries: RefCell<HashMap<u32, Entry<C32, C64>>>,
+}
+
+impl<C32, C64> Default for Registry<C32, C64> {
+    fn default() -> Self {
+        Registry {
+            entries: RefCell::new(HashMap::new()),
+        }
+    }
+}
+
+impl<C32, C64> Registry<C32, C64> {
+    /// Records `matrix` and gives its id (matrices dropped since are forgotten from time to
+    /// time).
+    pub fn add(&self, matrix: &Handle<C32, C64>) -> u32 {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let mut entries = self.entries.borrow_mut();
+        if entries.len() >= 64 && entries.len().is_power_of_two() {
+            entries.retain(|_, e| e.alive());
+        }
+        let entry = match matrix {
+            Handle::Float32(m) => Entry::Float32(Rc::downgrade(m)),
+            Handle::FloatFloat(m) => Entry::FloatFloat(Rc::downgrade(m)),
+        };
+        entries.insert(id, entry);
+        id
+    }
+
+    /// The matrix of `id`, if it is this GPU's and still held.
+    pub fn get(&self, id: u32) -> Option<Handle<C32, C64>> {
+        self.entries.borrow().get(&id)?.upgrade()
+    }
+
+    /// The float32 matrices still held: those the budget may move out.
+    pub fn float32(&self) -> Vec<Shared<Matrix, C32>> {
+        (self.entries.borrow().values())
+            .filter_map(|e| match e {
+                Entry::Float32(m) => m.upgrade(),
+                Entry::FloatFloat(_) => None,
+            })
+            .collect()
+    }
+
+    /// After the GPU was lost and a new one opened: every matrix learns that its texture went
+    /// (see [`Resident::restore`]). How many come back from a copy, and how many are lost.
+    pub fn restore(&self) -> (u32, u32) {
+        let matrices: Vec<_> = (self.entries.borrow().values())
+            .filter_map(Entry::upgrade)
+            .collect();
+        let (mut restored, mut lost) = (0, 0);
+        for matrix in matrices {
+            let outcome = match matrix {
+                Handle::Float32(m) => m.borrow_mut().restore(),
+                Handle::FloatFloat(m) => m.borrow_mut().restore(),
+            };
+            match outcome {
+                Some(true) => restored += 1,
+                Some(false) => lost += 1,
+                None => {}
+            }
+        }
+        (restored, lost)
+    }
+}
