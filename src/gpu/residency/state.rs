@@ -30,7 +30,8 @@ impl OnGpu for DdMatrix {
 }
 
 /// Where a matrix's values are. `T` holds them on the GPU ([`OnGpu`]); `C` is the kept copy,
-/// in host memory (a `Float32Array` in the browser, a `Vec<f32>` natively).
+/// in host memory (in the browser a `Float32Array`, or a `Float64Array` for a float-float
+/// matrix; natively a `Vec`).
 pub enum Residency<T: OnGpu, C> {
     /// On the GPU in `texture`; the copies, where there are any, hold the same values.
     Gpu {
@@ -59,7 +60,7 @@ pub enum Residency<T: OnGpu, C> {
 /// A matrix's copies on the CPU, each current (the same values as the matrix).
 pub struct Copies<E, C> {
     /// A copy in this program's memory that `get` and `set` work on, made by a read-back
-    /// (`get`, `set`, the budget moving the matrix out); kept whether or not copies are kept.
+    /// (`get`, `set`, the budget moving the matrix out), whatever `keepCopies` says.
     pub values: Option<Vec<E>>,
     /// A copy of what was uploaded or last read back, in host memory, where copies are kept
     /// (`keepCopies`): what brings the matrix back after the GPU is lost.
