@@ -11,7 +11,7 @@ mod common;
 use common::device;
 use texla::backend::{BackendKind, WebGpu};
 use texla::error::Error;
-use texla::gpu::{Gpu, ProductKernel};
+use texla::gpu::{Gpu, MatVecKernel, ProductKernel};
 use texla::reference::{compare, dot_error_bound, matmul, Rng};
 use texla::Gpgpu;
 use wasm_bindgen::JsValue;
@@ -30,7 +30,7 @@ async fn check_product(gpu: &Gpu, m: usize, k: usize, n: usize, seed: u32) {
     let gb = gpu.upload(&b, k, n).unwrap();
     let default = gpu.mul(&ga, &gb).unwrap();
     assert_default_kernel_ran(gpu, n);
-    let teaching = gpu.mul_teaching(&ga, &gb).unwrap();
+    let teaching = gpu.mul_with(ProductKernel::Teaching, &ga, &gb).unwrap();
     for (what, gc) in [("mul", default), ("mul_teaching", teaching)] {
         assert_eq!((gc.rows(), gc.cols()), (m, n));
         within_bound(what, &gpu.read(&gc).await.unwrap(), &a, &b, (m, k, n));
@@ -42,10 +42,11 @@ async fn check_product(gpu: &Gpu, m: usize, k: usize, n: usize, seed: u32) {
 fn assert_default_kernel_ran(gpu: &Gpu, n: usize) {
     let shader = gpu.last_shader().unwrap();
     let marker = match gpu.product_kernel().0 {
-        ProductKernel::Fast if n > 1 => "acc1",
-        ProductKernel::Teaching | ProductKernel::Fast => "MOP",
-        ProductKernel::Compute => "@compute",
-        ProductKernel::Registers => "no workgroup memory and no barrier",
+        ProductKernel::Fast { .. } if n > 1 => "acc1",
+        ProductKernel::Teaching | ProductKernel::Fast { .. } => "MOP",
+        ProductKernel::Compute { .. } => "@compute",
+        ProductKernel::Registers { .. } => "no workgroup memory and no barrier",
+        other => panic!("product_kernel never chooses {other:?}"),
     };
     assert!(
         shader.contains(marker),
@@ -80,7 +81,10 @@ async fn check_square(gpu: &Gpu, n: usize, seed: u32) {
     let m = gpu.upload(&a, n, n).unwrap();
     for (what, s) in [
         ("square", gpu.square(&m).unwrap()),
-        ("square_teaching", gpu.square_teaching(&m).unwrap()),
+        (
+            "square_teaching",
+            gpu.square_with(ProductKernel::Teaching, &m).unwrap(),
+        ),
     ] {
         within_bound(what, &gpu.read(&s).await.unwrap(), &a, &a, (n, n, n));
     }
@@ -196,7 +200,7 @@ on_both_backends! {
             let (a, b) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
             let (ga, gb) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&b, k, n).unwrap());
             // The tiled kernel, and the one that keeps its outputs in registers.
-            for (name, result) in [("compute", gpu.mul_compute(&ga, &gb)), ("registers", gpu.mul_registers(&ga, &gb))] {
+            for (name, result) in [("compute", gpu.mul_with(ProductKernel::COMPUTE, &ga, &gb)), ("registers", gpu.mul_with(ProductKernel::REGISTERS, &ga, &gb))] {
                 match (kind, result) {
                     (BackendKind::WebGpu, Ok(c)) => {
                         let got = gpu.read(&c).await.unwrap();
@@ -205,7 +209,7 @@ on_both_backends! {
                         let cmp = compare(&got, &exact, &bound);
                         assert!(cmp.worst_bound_ratio <= 1.0, "{name} {m}x{k}x{n}: {cmp:?}");
                         // The result mixes with the fragment path: (A B) through the fragment kernel.
-                        assert_eq!(gpu.mul_fast(&c, &gpu.identity(n, n).unwrap()).map(|_| ()), Ok(()));
+                        assert_eq!(gpu.mul_with(ProductKernel::FAST, &c, &gpu.identity(n, n).unwrap()).map(|_| ()), Ok(()));
                     }
                     (BackendKind::WebGl2, Err(e)) => assert!(e.to_string().contains("needs WebGPU"), "{e}"),
                     (_, other) => panic!("{kind:?} {name}: unexpected {:?}", other.map(|_| ())),
@@ -217,7 +221,7 @@ on_both_backends! {
     async fn last_shaders_are_the_kernel_in_both_languages(kind) {
         let gpu = device(kind).await;
         let (a, b) = (gpu.upload(&[1.0; 6], 2, 3).unwrap(), gpu.upload(&[1.0; 6], 3, 2).unwrap());
-        gpu.mul_teaching(&a, &b).unwrap();
+        gpu.mul_with(ProductKernel::Teaching, &a, &b).unwrap();
         let (wgsl, glsl) = gpu.last_shaders().unwrap();
         let glsl = glsl.expect("a fragment kernel has its GLSL twin");
         assert!(wgsl.contains("fn kernel(texel: vec2<i32>)") && wgsl.contains("MOP"), "{wgsl}");
@@ -226,7 +230,7 @@ on_both_backends! {
         let ran = if kind == BackendKind::WebGpu { &wgsl } else { &glsl };
         assert_eq!(gpu.last_shader().as_ref(), Some(ran));
         if kind == BackendKind::WebGpu {
-            gpu.mul_compute(&a, &b).unwrap();
+            gpu.mul_with(ProductKernel::COMPUTE, &a, &b).unwrap();
             let (wgsl, glsl) = gpu.last_shaders().unwrap();
             assert!(wgsl.contains("@compute") && glsl.is_none(), "a compute kernel has no GLSL twin");
         }
@@ -245,7 +249,7 @@ on_both_backends! {
             let mut rng = Rng::new(80 + i as u32);
             let (a, b) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
             let (ga, gb) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&b, k, n).unwrap());
-            let c = gpu.mul_fast(&ga, &gb).unwrap();
+            let c = gpu.mul_with(ProductKernel::FAST, &ga, &gb).unwrap();
             assert_eq!((c.rows(), c.cols()), (m, n));
             within_bound("fast", &gpu.read(&c).await.unwrap(), &a, &b, (m, k, n));
             // The result is an ordinary matrix: the teaching kernel takes it as input.
@@ -255,15 +259,15 @@ on_both_backends! {
         // Squaring, 257 x 257 (not a multiple of 4 or of the targets).
         let n = 257;
         let a = Rng::new(257).matrix(n * n, -1.0, 1.0);
-        let s = gpu.square_fast(&gpu.upload(&a, n, n).unwrap()).unwrap();
+        let s = gpu.square_with(ProductKernel::FAST, &gpu.upload(&a, n, n).unwrap()).unwrap();
         within_bound("fast square", &gpu.read(&s).await.unwrap(), &a, &a, (n, n, n));
         let rect = gpu.fill(2, 3, 1.0).unwrap();
-        assert!(gpu.square_fast(&rect).unwrap_err().to_string().contains("not square"));
-        assert!(gpu.mul_fast(&rect, &rect).unwrap_err().to_string().contains("inner dimensions 3 and 2 differ"));
+        assert!(gpu.square_with(ProductKernel::FAST, &rect).unwrap_err().to_string().contains("not square"));
+        assert!(gpu.mul_with(ProductKernel::FAST, &rect, &rect).unwrap_err().to_string().contains("inner dimensions 3 and 2 differ"));
         // Integer products are exact, as with the teaching kernel.
         let mut rng = Rng::new(6);
         let (a, b) = (rng.integers(37 * 61, -8, 8), rng.integers(61 * 23, -8, 8));
-        let c = gpu.mul_fast(&gpu.upload(&a, 37, 61).unwrap(), &gpu.upload(&b, 61, 23).unwrap()).unwrap();
+        let c = gpu.mul_with(ProductKernel::FAST, &gpu.upload(&a, 37, 61).unwrap(), &gpu.upload(&b, 61, 23).unwrap()).unwrap();
         let exact: Vec<f32> = matmul(&a, &b, 37, 61, 23).0.iter().map(|&v| v as f32).collect();
         assert_eq!(gpu.read(&c).await.unwrap(), exact);
     }
@@ -274,7 +278,7 @@ on_both_backends! {
             let mut rng = Rng::new(90 + i as u32);
             let (a, x) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k, -1.0, 1.0));
             let (ga, gx) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&x, k, 1).unwrap());
-            match (kind, gpu.mul_vec_compute(&ga, &gx)) {
+            match (kind, gpu.mul_vec_with(MatVecKernel::Compute, &ga, &gx)) {
                 (BackendKind::WebGpu, Ok(y)) => {
                     assert_eq!((y.rows(), y.cols()), (m, 1));
                     within_bound("compute A x", &gpu.read(&y).await.unwrap(), &a, &x, (m, k, 1));
@@ -284,7 +288,7 @@ on_both_backends! {
             }
         }
         let a = gpu.fill(3, 4, 1.0).unwrap();
-        let err = gpu.mul_vec_compute(&a, &gpu.fill(3, 1, 1.0).unwrap()).unwrap_err();
+        let err = gpu.mul_vec_with(MatVecKernel::Compute, &a, &gpu.fill(3, 1, 1.0).unwrap()).unwrap_err();
         assert!(err.to_string().contains("4x1 vector"), "{err}");
     }
 

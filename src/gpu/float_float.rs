@@ -149,7 +149,7 @@ impl Gpu {
         self.run_ff(kernels::FF_MATMUL, &[a, b], out, &[])
     }
 
-    /// `a * x` in float-float for a column vector `x`, blocked as [`Gpu::mul_vec_blocked`]:
+    /// `a * x` in float-float for a column vector `x`, blocked as [`MatVecKernel::Blocked`](super::MatVecKernel::Blocked):
     /// partial sums over blocks of [`MATVEC_BLOCK`] columns, then their sum (two passes).
     pub fn mul_vec_ff(&self, a: &DdMatrix, x: &DdMatrix) -> Result<DdMatrix> {
         check_vector(&a.hi, &x.hi)?;

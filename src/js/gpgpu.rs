@@ -12,7 +12,7 @@ use super::gpu_matrix::{wrap_matrix, GpuMatrix, Registry};
 use super::options::{dimension, factor, known_options, object};
 use super::wall::Wall;
 use crate::error::Error;
-use crate::gpu::{ops, Choice, Gpu, Precision};
+use crate::gpu::{ops, Choice, Gpu, MatVecKernel, Precision, ProductKernel, Transpose};
 use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
 
@@ -181,12 +181,12 @@ impl Gpgpu {
         options: JsValue,
     ) -> Result<GpuMatrix, JsValue> {
         known_options(&options, "matmul", &["transposeA", "transposeB"])?;
-        let transpose = (
-            super::options::option_bool_or(&options, "transposeA", false)?,
-            super::options::option_bool_or(&options, "transposeB", false)?,
-        );
+        let transpose = Transpose {
+            a: super::options::option_bool_or(&options, "transposeA", false)?,
+            b: super::options::option_bool_or(&options, "transposeB", false)?,
+        };
         if let Some((a, b)) = self.float_float_operands("matmul", a, b)? {
-            if transpose != (false, false) {
+            if transpose != Transpose::NONE {
                 return Err(Error::Unsupported(
                     "a float-float matmul takes no transposeA or transposeB".into(),
                 )
@@ -197,7 +197,7 @@ impl Gpgpu {
         matrix_op!(
             self,
             self.gpu
-                .mul_transposed(&a.matrix()?, &b.matrix()?, transpose)
+                .mul_transposed(ProductKernel::Auto, &a.matrix()?, &b.matrix()?, transpose)
         )
     }
 
@@ -215,21 +215,33 @@ impl Gpgpu {
         let per_pass = super::options::option_count(&options, "perPass")?.unwrap_or(1);
         matrix_op!(
             self,
-            self.gpu.mul_passes(&a.matrix()?, &b.matrix()?, per_pass)
+            self.gpu.mul_with(
+                ProductKernel::Passes { per_pass },
+                &a.matrix()?,
+                &b.matrix()?
+            )
         )
     }
 
     /// `a * b` by the teaching kernel: one fragment per output texel, seed 000's MOP.
     #[wasm_bindgen(js_name = matmulTeaching)]
     pub fn matmul_teaching(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_teaching(&a.matrix()?, &b.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu
+                .mul_with(ProductKernel::Teaching, &a.matrix()?, &b.matrix()?)
+        )
     }
 
     /// `a * b` on the WebGPU compute path (workgroup tiling, 4 texels per thread); on WebGL2 a
     /// clear error. Same result layout as `matmul`, so the two mix freely.
     #[wasm_bindgen(js_name = matmulCompute)]
     pub fn matmul_compute(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_compute(&a.matrix()?, &b.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu
+                .mul_with(ProductKernel::COMPUTE, &a.matrix()?, &b.matrix()?)
+        )
     }
 
     /// `a * b` on the WebGPU compute path with no workgroup memory: each invocation keeps 16 x
@@ -237,14 +249,22 @@ impl Gpgpu {
     /// clear error.
     #[wasm_bindgen(js_name = matmulRegisters)]
     pub fn matmul_registers(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_registers(&a.matrix()?, &b.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu
+                .mul_with(ProductKernel::REGISTERS, &a.matrix()?, &b.matrix()?)
+        )
     }
 
     /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
     /// render target, so each A texel fetched serves them all.
     #[wasm_bindgen(js_name = matmulFast)]
     pub fn matmul_fast(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_fast(&a.matrix()?, &b.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu
+                .mul_with(ProductKernel::FAST, &a.matrix()?, &b.matrix()?)
+        )
     }
 
     /// `m * m` for a square `m`, by the fastest kernel here (as `matmul`).
@@ -255,25 +275,47 @@ impl Gpgpu {
     /// `m * m` for a square `m`, by the teaching kernel.
     #[wasm_bindgen(js_name = squareTeaching)]
     pub fn square_teaching(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.square_teaching(&m.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu.square_with(ProductKernel::Teaching, &m.matrix()?)
+        )
     }
 
     /// `m * m` for a square `m`, with the fast fragment kernel of `matmulFast`.
     #[wasm_bindgen(js_name = squareFast)]
     pub fn square_fast(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.square_fast(&m.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu.square_with(ProductKernel::FAST, &m.matrix()?)
+        )
     }
 
     /// `a^T * b`, without building the transpose.
     #[wasm_bindgen(js_name = trMul)]
     pub fn tr_mul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.tr_mul(&a.matrix()?, &b.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu.mul_transposed(
+                ProductKernel::Auto,
+                &a.matrix()?,
+                &b.matrix()?,
+                Transpose::A
+            )
+        )
     }
 
     /// `a * b^T`, without building the transpose.
     #[wasm_bindgen(js_name = mulTr)]
     pub fn mul_tr(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_tr(&a.matrix()?, &b.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu.mul_transposed(
+                ProductKernel::Auto,
+                &a.matrix()?,
+                &b.matrix()?,
+                Transpose::B
+            )
+        )
     }
 
     /// `a^T`.
@@ -294,20 +336,32 @@ impl Gpgpu {
     /// `a * x` blocked: partial sums in many fragments, then a reduction.
     #[wasm_bindgen(js_name = mulVecBlocked)]
     pub fn mul_vec_blocked(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_vec_blocked(&a.matrix()?, &x.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu
+                .mul_vec_with(MatVecKernel::Blocked, &a.matrix()?, &x.matrix()?)
+        )
     }
 
     /// `a * x`, one fragment per four output rows: the naive kernel, for comparison.
     #[wasm_bindgen(js_name = mulVecNaive)]
     pub fn mul_vec_naive(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_vec_naive(&a.matrix()?, &x.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu
+                .mul_vec_with(MatVecKernel::Naive, &a.matrix()?, &x.matrix()?)
+        )
     }
 
     /// `a * x` on the WebGPU compute path (one dispatch, partial sums in workgroup memory); on
     /// WebGL2 a clear error.
     #[wasm_bindgen(js_name = mulVecCompute)]
     pub fn mul_vec_compute(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_vec_compute(&a.matrix()?, &x.matrix()?))
+        matrix_op!(
+            self,
+            self.gpu
+                .mul_vec_with(MatVecKernel::Compute, &a.matrix()?, &x.matrix()?)
+        )
     }
 
     /// A copy of `a`.

@@ -15,7 +15,7 @@
 //! float64 from the float64 data, so float32's error includes the rounding of its inputs.
 
 use texla::error::Result;
-use texla::gpu::Gpu;
+use texla::gpu::{Gpu, ProductKernel};
 use texla::reference::Rng;
 
 use super::{block_on, time, Options};
@@ -110,7 +110,12 @@ fn compare(gpu: &Gpu, o: &Options, n: usize, cols: usize, seed: u32, reps: usize
     })?;
     let teaching_ms = match vector {
         true => None,
-        false => Some(time(gpu, o.batches, reps, || gpu.mul_teaching(&fa.hi, &fb.hi))?.0 * 1e3),
+        false => Some(
+            time(gpu, o.batches, reps, || {
+                gpu.mul_with(ProductKernel::Teaching, &fa.hi, &fb.hi)
+            })?
+            .0 * 1e3,
+        ),
     };
     let (ff_s, cff) = time(gpu, o.batches, reps, || match vector {
         true => gpu.mul_vec_ff(&fa, &fb),
