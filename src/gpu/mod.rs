@@ -23,7 +23,7 @@ mod tiles;
 
 pub use crate::backend::LocalFuture;
 pub use elementwise::ops;
-pub use float_float::DdMatrix;
+pub use float_float::{DdMatrix, FloatFloat};
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};
 pub use probe::Precision;
 pub use products::{MatVecKernel, ProductKernel, Transpose, MATVEC_BLOCK};

@@ -32,7 +32,7 @@ impl Gpgpu {
             .dyn_ref::<Float64Array>()
             .ok_or_else(|| Error::Argument("uploadFloat64 takes a Float64Array".into()))?;
         let values = data.to_vec();
-        let m = self.float_float_result(self.gpu.upload_f64(&values, rows, cols))?;
+        let m = self.float_float_result(self.gpu.float_float().upload(&values, rows, cols))?;
         m.back_up_float64(&values);
         Ok(m)
     }
@@ -78,7 +78,7 @@ impl Gpgpu {
     /// `dot(a, b)` of two float-float matrices as a promise of one float64 number.
     pub(super) fn dot_float_float(&self, a: DdMatrix, b: DdMatrix) -> Promise {
         let gpu = self.gpu.clone();
-        future_to_promise(async move { Ok(gpu.dot_ff(&a, &b).await?.into()) })
+        future_to_promise(async move { Ok(gpu.float_float().dot(&a, &b).await?.into()) })
     }
 
     /// The float-float GpuMatrix named by `options[key]`, if any.

@@ -192,7 +192,7 @@ impl Gpgpu {
                 )
                 .into());
             }
-            return self.float_float_result(self.gpu.mul_ff(&a, &b));
+            return self.float_float_result(self.gpu.float_float().mul(&a, &b));
         }
         matrix_op!(
             self,
@@ -328,7 +328,7 @@ impl Gpgpu {
     #[wasm_bindgen(js_name = mulVec)]
     pub fn mul_vec(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         if let Some((a, x)) = self.float_float_operands("mulVec", a, x)? {
-            return self.float_float_result(self.gpu.mul_vec_ff(&a, &x));
+            return self.float_float_result(self.gpu.float_float().mul_vec(&a, &x));
         }
         matrix_op!(self, self.gpu.mul_vec(&a.matrix()?, &x.matrix()?))
     }
@@ -372,7 +372,7 @@ impl Gpgpu {
     /// `a + b` (float-float for two float-float matrices).
     pub fn add(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         if let Some((a, b)) = self.float_float_operands("add", a, b)? {
-            return self.float_float_result(self.gpu.add_ff(&a, &b));
+            return self.float_float_result(self.gpu.float_float().add(&a, &b));
         }
         self.apply(ops::add(), &[a, b])
     }
@@ -380,7 +380,7 @@ impl Gpgpu {
     /// `a - b` (float-float for two float-float matrices).
     pub fn sub(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         if let Some((a, b)) = self.float_float_operands("sub", a, b)? {
-            return self.float_float_result(self.gpu.sub_ff(&a, &b));
+            return self.float_float_result(self.gpu.float_float().sub(&a, &b));
         }
         self.apply(ops::sub(), &[a, b])
     }
@@ -395,7 +395,7 @@ impl Gpgpu {
     pub fn scale(&self, a: &GpuMatrix, c: f64) -> Result<GpuMatrix, JsValue> {
         if a.float_float() {
             super::options::finite(&[("the factor c", c)])?;
-            return self.float_float_result(self.gpu.scale_ff(&a.pair()?, c));
+            return self.float_float_result(self.gpu.float_float().scale(&a.pair()?, c));
         }
         self.apply(ops::scale(factor(c as f32)?), &[a])
     }

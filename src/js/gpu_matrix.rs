@@ -161,7 +161,10 @@ impl Slot {
         }
         self.last_use = TICK.fetch_add(1, Ordering::Relaxed);
         if let (None, Some(copy)) = (&self.pair, &self.float64_backup) {
-            self.pair = Some(gpu.upload_f64(&copy.to_vec(), self.rows, self.cols)?);
+            self.pair = Some(
+                gpu.float_float()
+                    .upload(&copy.to_vec(), self.rows, self.cols)?,
+            );
         }
         self.pair.clone().ok_or_else(|| {
             Error::Argument(
@@ -260,7 +263,7 @@ impl GpuMatrix {
         if slot.borrow().float_float {
             let pair = slot.borrow_mut().current_pair(&gpu);
             return future_to_promise(async move {
-                let values = gpu.read_f64(&pair?).await?;
+                let values = gpu.float_float().read(&pair?).await?;
                 slot.borrow_mut().back_up_float64(&values);
                 Ok(Float64Array::from(values.as_slice()).into())
             });
@@ -316,7 +319,7 @@ impl GpuMatrix {
                 .ok_or(wrong("Float64Array"));
             return future_to_promise(async move {
                 let (out, pair) = (out?, pair?);
-                let values = gpu.read_f64(&pair).await?;
+                let values = gpu.float_float().read(&pair).await?;
                 slot.borrow_mut().back_up_float64(&values);
                 out.copy_from(&values);
                 Ok(out.into())
