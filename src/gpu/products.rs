@@ -40,7 +40,7 @@ pub enum ProductKernel {
         /// The chunk depth: 8, 16 or 32 ([`kernels::TILED_CHUNKS`]).
         chunk: usize,
         /// The inner dimension split into 1 to 4 slices summed by a second pass; `None` splits
-        /// where the output alone would leave the GPU half idle ([`split_k`]).
+        /// where the output alone would leave the GPU half idle (`split_k`).
         slices: Option<usize>,
     },
     /// The compute kernel without workgroup memory and barrier (WebGPU only): `rows` texel
