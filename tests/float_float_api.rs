@@ -84,7 +84,7 @@ on_both_backends! {
         assert!((dot - exact).abs() <= 4.0 * 2f64.powi(-46) * exact, "{dot} {exact}");
         let norm = settle(gpu.norm_squared(&v)).await.unwrap().as_f64().unwrap();
         assert_eq!(norm, dot);
-        let av = read64(&gpu.mul_vec(&a, &v).unwrap()).await;
+        let av = read64(&gpu.mul_vec(&a, &v, JsValue::UNDEFINED).unwrap()).await;
         let exact = [x[0] * (1.0 + tiny) + x[1], x[2] * (1.0 + tiny) + x[3]];
         for (g, e) in av.iter().zip(&exact) {
             assert!((g - e).abs() <= 6.0 * 2f64.powi(-46) * 4.0, "{g} {e}");
@@ -172,7 +172,7 @@ on_both_backends! {
             thrown(gpu.matmul(&ff, &f32m, JsValue::UNDEFINED)),
             thrown(gpu.add(&f32m, &ff)),
             thrown(gpu.sub(&ff, &f32m)),
-            thrown(gpu.mul_vec(&ff, &f32m)),
+            thrown(gpu.mul_vec(&ff, &f32m, JsValue::UNDEFINED)),
             settle(gpu.dot(&ff, &f32m)).await.unwrap_err(),
             settle(gpu.cg(&ff, &f32m, JsValue::UNDEFINED)).await.unwrap_err(),
         ] {
@@ -183,7 +183,7 @@ on_both_backends! {
         for err in [
             thrown(gpu.transpose(&ff)),
             thrown(gpu.component_mul(&ff, &ff)),
-            thrown(gpu.matmul_fast(&ff, &ff)),
+            thrown(gpu.square(&ff, JsValue::UNDEFINED)),
             settle(gpu.sum(&ff)).await.unwrap_err(),
             message(gpu.map("a * 2", &js_sys::Array::of1(&JsValue::from(ff2))).err().expect("an Error")),
         ] {
@@ -196,6 +196,9 @@ on_both_backends! {
         let t = Object::new();
         Reflect::set(&t, &"transposeA".into(), &JsValue::TRUE).unwrap();
         assert!(thrown(gpu.matmul(&ff, &ff, t.into())).contains("transpose"));
+        let fast = Object::new();
+        Reflect::set(&fast, &"kernel".into(), &"fast".into()).unwrap();
+        assert!(thrown(gpu.matmul(&ff, &ff, fast.into())).contains("one kernel (\"auto\")"));
         let v = gpu.upload_float64(&f64s(&[1.0, 1.0]), 2.0, 1.0).unwrap();
         let fused = Object::new();
         Reflect::set(&fused, &"fused".into(), &JsValue::TRUE).unwrap();

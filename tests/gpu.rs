@@ -13,7 +13,7 @@ use texla::backend::{BackendKind, WebGpu};
 use texla::error::Error;
 use texla::gpu::{Gpu, MatVecKernel, ProductKernel};
 use texla::reference::{compare, dot_error_bound, matmul, Rng};
-use texla::Gpgpu;
+use texla::{Gpgpu, GpuMatrix};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
@@ -440,7 +440,7 @@ on_both_backends! {
         let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let data: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into();
         let uploaded = gpu.upload(&data, 2.0, 2.0).unwrap();
-        let read_back = gpu.square(&uploaded).unwrap();
+        let read_back = gpu.square(&uploaded, JsValue::UNDEFINED).unwrap();
         assert_eq!(values(&read_back).await.unwrap(), [7.0, 10.0, 15.0, 22.0]);
         let never_read = gpu.matmul(&uploaded, &uploaded, JsValue::UNDEFINED).unwrap();
         let set = gpu.fill(2.0, 2.0, 0.0).unwrap();
@@ -475,7 +475,7 @@ on_both_backends! {
         assert_eq!(values(&again).await.unwrap(), [37.0, 54.0, 81.0, 118.0], "kernels run again");
         for m in [&never_read, &changed] {
             assert!(values(m).await.unwrap_err().contains("lost with the GPU context"));
-            assert!(message(gpu.square(m).err().unwrap()).contains("lost with the GPU context"));
+            assert!(message(gpu.square(m, JsValue::UNDEFINED).err().unwrap()).contains("lost with the GPU context"));
         }
         // A solver and the wall run again; memory counts only the new GPU's textures.
         let (a, b) = (gpu.upload(&spd, 2.0, 2.0).unwrap(), gpu.upload(&rhs, 2.0, 1.0).unwrap());
@@ -548,7 +548,7 @@ on_both_backends! {
         let other = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let foreign = other.upload(&data, 2.0, 2.0).unwrap();
         assert!(message(gpu.matmul(&m, &foreign, JsValue::UNDEFINED).err().unwrap()).contains("another Gpgpu"));
-        let s = gpu.square(&m).unwrap();
+        let s = gpu.square(&m, JsValue::UNDEFINED).unwrap();
         let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(s.read()).await.unwrap().into();
         assert_eq!(got.to_vec(), vec![7.0, 10.0, 15.0, 22.0]);
         // readInto takes a Float32Array of exactly rows * cols values, and nothing else.
@@ -564,8 +564,55 @@ on_both_backends! {
             let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(p.read()).await.unwrap().into();
             assert_eq!(got.to_vec(), want.to_vec(), "{key}");
         }
+        // The kernel as an option: every kernel of matmul, square and mulVec gives the same
+        // integers where this backend has it, and a clear error naming those it has where not;
+        // a misnamed kernel and perPass with another kernel are clear errors too.
+        let options = |pairs: &[(&str, JsValue)]| -> JsValue {
+            let o = js_sys::Object::new();
+            for (key, value) in pairs {
+                js_sys::Reflect::set(&o, &(*key).into(), value).unwrap();
+            }
+            o.into()
+        };
+        let read = |p: GpuMatrix| async move {
+            js_sys::Float32Array::from(wasm_bindgen_futures::JsFuture::from(p.read()).await.unwrap()).to_vec()
+        };
+        let v = gpu.upload(&js_sys::Float32Array::from(&[1.0f32, -1.0][..]).into(), 2.0, 1.0).unwrap();
+        let kernels = [
+            ("teaching", false), ("fast", false), ("compute", true), ("registers", true), ("passes", false),
+            ("blocked", false), ("naive", false), ("auto", false),
+        ];
+        for (kernel, compute) in kernels {
+            let o = options(&[("kernel", kernel.into())]);
+            let runs = match kernel {
+                "blocked" | "naive" => vec![gpu.mul_vec(&m, &v, o.clone())],
+                "teaching" | "fast" | "registers" | "passes" => vec![gpu.matmul(&m, &m, o.clone()), gpu.square(&m, o.clone())],
+                _ => vec![gpu.matmul(&m, &m, o.clone()), gpu.square(&m, o.clone()), gpu.mul_vec(&m, &v, o.clone())],
+            };
+            for run in runs {
+                match run {
+                    Err(e) if compute && kind == BackendKind::WebGl2 => {
+                        let e = message(e);
+                        assert!(e.contains("needs WebGPU; the kernels here are \"auto\""), "{kernel}: {e}");
+                    }
+                    Ok(p) if p.cols() == 1 => assert_eq!(read(p).await, vec![-1.0, -1.0], "{kernel}"),
+                    Ok(p) => assert_eq!(read(p).await, vec![7.0, 10.0, 15.0, 22.0], "{kernel}"),
+                    Err(e) => panic!("{kind:?} {kernel}: {}", message(e)),
+                }
+            }
+        }
+        let passes = options(&[("kernel", "passes".into()), ("perPass", 1.into())]);
+        assert_eq!(read(gpu.matmul(&m, &m, passes).unwrap()).await, vec![7.0, 10.0, 15.0, 22.0]);
+        let e = message(gpu.matmul(&m, &m, options(&[("kernel", "tiled".into())])).err().unwrap());
+        assert!(e.contains("matmul has no kernel \"tiled\"; its kernels are \"auto\", \"teaching\", \"fast\", \"compute\", \"registers\", \"passes\""), "{e}");
+        let e = message(gpu.mul_vec(&m, &v, options(&[("kernel", "fast".into())])).err().unwrap());
+        assert!(e.contains("mulVec has no kernel \"fast\"; its kernels are \"auto\", \"blocked\", \"naive\", \"compute\""), "{e}");
+        let e = message(gpu.matmul(&m, &m, options(&[("kernel", "fast".into()), ("perPass", 2.into())])).err().unwrap());
+        assert!(e.contains("perPass belongs to kernel \"passes\", not \"fast\""), "{e}");
+        let e = message(gpu.square(&m, options(&[("transposeA", true.into())])).err().unwrap());
+        assert!(e.contains("square has no option \"transposeA\""), "{e}");
         m.release();
-        assert!(message(gpu.square(&m).err().unwrap()).contains("freed"));
+        assert!(message(gpu.square(&m, JsValue::UNDEFINED).err().unwrap()).contains("freed"));
         let err = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap_err();
         assert!(message(err).contains("freed"));
         // Operations that take arrays of matrices, and in-place ones.

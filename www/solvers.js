@@ -55,9 +55,8 @@ export async function runSolver(gpu, texla, guarded) {
         let x = null;
         for (let done = 0; done < maxIter; done += step) {
           const chunk = { omega, iterations: Math.min(step, maxIter - done), x0: x ?? undefined, residual: true };
-          const r = solver === "lcp-compute"
-            ? await gpu.lcpJacobiCompute(A, B, chunk)
-            : await gpu.lcpJacobi(A, B, { ...chunk, signal: controller.signal });
+          const kernel = solver === "lcp-compute" ? "compute" : "fragment";
+          const r = await gpu.lcpJacobi(A, B, { ...chunk, kernel, signal: controller.signal });
           if (controller.signal.aborted) throw new Error("cancelled");
           x?.free();
           x = r.x;

@@ -12,7 +12,7 @@ use super::gpu_matrix::{wrap_matrix, GpuMatrix, Registry};
 use super::options::{dimension, factor, known_options, object};
 use super::wall::Wall;
 use crate::error::Error;
-use crate::gpu::{ops, Choice, Gpu, MatVecKernel, Precision, ProductKernel, Transpose};
+use crate::gpu::{ops, Choice, Gpu, Precision};
 use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
 
@@ -165,203 +165,6 @@ impl Gpgpu {
         let m = m?;
         m.back_up(data);
         Ok(m)
-    }
-
-    /// `a * b`, computed on the GPU by the fastest kernel this device has (see
-    /// `capabilities().matmulKernel` and `.matmulReason`); the result stays there until read.
-    /// Options `{transposeA, transposeB}` multiply by A^T and/or B^T instead, without the caller
-    /// building them. Two float-float matrices give a float-float product (no transposes).
-    pub fn matmul(
-        &self,
-        a: &GpuMatrix,
-        b: &GpuMatrix,
-        #[wasm_bindgen(
-            unchecked_param_type = "{ transposeA?: boolean; transposeB?: boolean } | undefined"
-        )]
-        options: JsValue,
-    ) -> Result<GpuMatrix, JsValue> {
-        known_options(&options, "matmul", &["transposeA", "transposeB"])?;
-        let transpose = Transpose {
-            a: super::options::option_bool_or(&options, "transposeA", false)?,
-            b: super::options::option_bool_or(&options, "transposeB", false)?,
-        };
-        if let Some((a, b)) = self.float_float_operands("matmul", a, b)? {
-            if transpose != Transpose::NONE {
-                return Err(Error::Unsupported(
-                    "a float-float matmul takes no transposeA or transposeB".into(),
-                )
-                .into());
-            }
-            return self.float_float_result(self.gpu.float_float().mul(&a, &b));
-        }
-        matrix_op!(
-            self,
-            self.gpu
-                .mul_transposed(ProductKernel::Auto, &a.matrix()?, &b.matrix()?, transpose)
-        )
-    }
-
-    /// `a * b` by accumulation passes (seed 004's lesson): option `perPass` (default 1, the
-    /// thesis's one inner index per pass; 24 is seed 000's six MOPs per pass) inner indices are
-    /// added to the partial product per pass, `ceil(k / perPass)` passes in all.
-    #[wasm_bindgen(js_name = matmulPasses)]
-    pub fn matmul_passes(
-        &self,
-        a: &GpuMatrix,
-        b: &GpuMatrix,
-        #[wasm_bindgen(unchecked_param_type = "{ perPass?: number } | undefined")] options: JsValue,
-    ) -> Result<GpuMatrix, JsValue> {
-        known_options(&options, "matmulPasses", &["perPass"])?;
-        let per_pass = super::options::option_count(&options, "perPass")?.unwrap_or(1);
-        matrix_op!(
-            self,
-            self.gpu.mul_with(
-                ProductKernel::Passes { per_pass },
-                &a.matrix()?,
-                &b.matrix()?
-            )
-        )
-    }
-
-    /// `a * b` by the teaching kernel: one fragment per output texel, seed 000's MOP.
-    #[wasm_bindgen(js_name = matmulTeaching)]
-    pub fn matmul_teaching(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu
-                .mul_with(ProductKernel::Teaching, &a.matrix()?, &b.matrix()?)
-        )
-    }
-
-    /// `a * b` on the WebGPU compute path (workgroup tiling, 4 texels per thread); on WebGL2 a
-    /// clear error. Same result layout as `matmul`, so the two mix freely.
-    #[wasm_bindgen(js_name = matmulCompute)]
-    pub fn matmul_compute(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu
-                .mul_with(ProductKernel::COMPUTE, &a.matrix()?, &b.matrix()?)
-        )
-    }
-
-    /// `a * b` on the WebGPU compute path with no workgroup memory: each invocation keeps 16 x
-    /// 32 elements of C in registers (the product a software adapter runs fastest); on WebGL2 a
-    /// clear error.
-    #[wasm_bindgen(js_name = matmulRegisters)]
-    pub fn matmul_registers(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu
-                .mul_with(ProductKernel::REGISTERS, &a.matrix()?, &b.matrix()?)
-        )
-    }
-
-    /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
-    /// render target, so each A texel fetched serves them all.
-    #[wasm_bindgen(js_name = matmulFast)]
-    pub fn matmul_fast(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu
-                .mul_with(ProductKernel::FAST, &a.matrix()?, &b.matrix()?)
-        )
-    }
-
-    /// `m * m` for a square `m`, by the fastest kernel here (as `matmul`).
-    pub fn square(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.square(&m.matrix()?))
-    }
-
-    /// `m * m` for a square `m`, by the teaching kernel.
-    #[wasm_bindgen(js_name = squareTeaching)]
-    pub fn square_teaching(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu.square_with(ProductKernel::Teaching, &m.matrix()?)
-        )
-    }
-
-    /// `m * m` for a square `m`, with the fast fragment kernel of `matmulFast`.
-    #[wasm_bindgen(js_name = squareFast)]
-    pub fn square_fast(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu.square_with(ProductKernel::FAST, &m.matrix()?)
-        )
-    }
-
-    /// `a^T * b`, without building the transpose.
-    #[wasm_bindgen(js_name = trMul)]
-    pub fn tr_mul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu.mul_transposed(
-                ProductKernel::Auto,
-                &a.matrix()?,
-                &b.matrix()?,
-                Transpose::A
-            )
-        )
-    }
-
-    /// `a * b^T`, without building the transpose.
-    #[wasm_bindgen(js_name = mulTr)]
-    pub fn mul_tr(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu.mul_transposed(
-                ProductKernel::Auto,
-                &a.matrix()?,
-                &b.matrix()?,
-                Transpose::B
-            )
-        )
-    }
-
-    /// `a^T`.
-    pub fn transpose(&self, a: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.transpose(&a.matrix()?))
-    }
-
-    /// `a * x` for a column vector x by the fastest kernel here: the compute path where
-    /// `matmul` takes it, else blocked (float-float: blocked, for two float-float operands).
-    #[wasm_bindgen(js_name = mulVec)]
-    pub fn mul_vec(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        if let Some((a, x)) = self.float_float_operands("mulVec", a, x)? {
-            return self.float_float_result(self.gpu.float_float().mul_vec(&a, &x));
-        }
-        matrix_op!(self, self.gpu.mul_vec(&a.matrix()?, &x.matrix()?))
-    }
-
-    /// `a * x` blocked: partial sums in many fragments, then a reduction.
-    #[wasm_bindgen(js_name = mulVecBlocked)]
-    pub fn mul_vec_blocked(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu
-                .mul_vec_with(MatVecKernel::Blocked, &a.matrix()?, &x.matrix()?)
-        )
-    }
-
-    /// `a * x`, one fragment per four output rows: the naive kernel, for comparison.
-    #[wasm_bindgen(js_name = mulVecNaive)]
-    pub fn mul_vec_naive(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu
-                .mul_vec_with(MatVecKernel::Naive, &a.matrix()?, &x.matrix()?)
-        )
-    }
-
-    /// `a * x` on the WebGPU compute path (one dispatch, partial sums in workgroup memory); on
-    /// WebGL2 a clear error.
-    #[wasm_bindgen(js_name = mulVecCompute)]
-    pub fn mul_vec_compute(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(
-            self,
-            self.gpu
-                .mul_vec_with(MatVecKernel::Compute, &a.matrix()?, &x.matrix()?)
-        )
     }
 
     /// A copy of `a`.
@@ -677,6 +480,11 @@ impl Gpgpu {
 
     pub(super) fn wrap(&self, m: Matrix) -> GpuMatrix {
         wrap_matrix(&self.gpu, &self.registry, m, self.keep_copies)
+    }
+
+    /// Wraps a matrix result as a GpuMatrix (or passes its error on), then keeps to the budget.
+    pub(super) fn matrix_result(&self, m: Result<Matrix, Error>) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, m)
     }
 }
 

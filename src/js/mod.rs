@@ -11,6 +11,7 @@ mod gpu_matrix;
 mod linear;
 mod nmf;
 mod options;
+mod products;
 mod refine;
 mod solve;
 mod stencil;
@@ -39,7 +40,8 @@ export interface Capabilities {
   tileLimit: number;
   /** Why this backend runs and why the other one was not used. */
   reason: string;
-  /** The kernel `matmul`, `square` and `mulVec` run on this gpu. */
+  /** The kernel `matmul` and `square` run here by default (kernel "auto"); `mulVec` runs
+   * "compute" where this is "compute", else "blocked". */
   matmulKernel: "teaching" | "fast" | "compute" | "registers";
   /** Why that kernel, in a sentence for the page. */
   matmulReason: string;
@@ -49,19 +51,32 @@ export interface Capabilities {
   float32: { ieee: boolean; checks: number; failed: string[] };
 }
 
+/** The kernels of `Gpgpu.matmul` and `Gpgpu.square`: "auto" (the default) runs
+ * `capabilities().matmulKernel`; "compute" and "registers" need WebGPU. */
+export type MatmulKernel = "auto" | "teaching" | "fast" | "compute" | "registers" | "passes";
+/** Options of `Gpgpu.matmul`: the kernel, A^T and/or B^T instead of A and B (not built by the
+ * caller), and the inner indices per pass of kernel "passes" (default 1). */
+export interface MatmulOptions { kernel?: MatmulKernel; transposeA?: boolean; transposeB?: boolean;
+  perPass?: number; }
+/** Options of `Gpgpu.square`: as `MatmulOptions`, without transposes. */
+export interface SquareOptions { kernel?: MatmulKernel; perPass?: number; }
+/** Options of `Gpgpu.mulVec`: the kernel ("auto", the default: "compute" where `matmul` runs
+ * the compute kernel, else "blocked"; "compute" needs WebGPU). */
+export interface MulVecOptions { kernel?: "auto" | "blocked" | "naive" | "compute"; }
+
 /** Options of `Gpgpu.cg`. */
 export interface CgOptions { x0?: GpuMatrix; tol?: number; maxIter?: number; fused?: boolean;
   onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
 /** Options of `Gpgpu.jacobi`. */
 export interface JacobiOptions { tol?: number; maxIter?: number; checkEvery?: number;
   onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
-/** Options of `Gpgpu.lcpJacobi`; omega is negative (x + omega D (Ax + b)). */
+/** Options of `Gpgpu.lcpJacobi`; omega is negative (x + omega D (Ax + b)). Kernel "fragment"
+ * (the default) runs a pass per iteration; "compute" (WebGPU) many iterations per dispatch,
+ * shared by `workgroups` (1 needs no GPU-wide barrier; "compute" only), and reports no residual
+ * to `onProgress`. */
 export interface LcpOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
+  kernel?: "fragment" | "compute"; workgroups?: number;
   onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
-/** Options of `Gpgpu.lcpJacobiCompute`: as `LcpOptions`, without progress, plus the number of
- * workgroups that share the rows (1 needs no GPU-wide barrier). */
-export interface LcpComputeOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
-  workgroups?: number; onProgress?: (iteration: number, of: number, residual: null) => void; signal?: AbortSignal; }
 /** What the solvers resolve to: the solution stays on the GPU (float-float, `x.floatFloat`,
  * where `cg` was given float-float A and b from `uploadFloat64`). */
 export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;

@@ -172,7 +172,7 @@ type Product = Box<dyn Fn(&Gpu, &Matrix, &Matrix) -> Result<Matrix>>;
 fn products(gpu: &Gpu, o: &Options) -> Result<()> {
     let mut paths: Vec<(String, Product)> = vec![
         (
-            "fragment, teaching (matmulTeaching)".into(),
+            "fragment, teaching (ProductKernel::Teaching)".into(),
             Box::new(|g, a, b| g.mul_with(ProductKernel::Teaching, a, b)),
         ),
         (
