@@ -25,14 +25,17 @@ async fn settle(p: js_sys::Promise) -> Result<JsValue, String> {
         .map_err(message)
 }
 
-/// A float-float GpuMatrix read back (it must come as a Float64Array), and the same values
-/// by `readInto` a Float64Array, which refuses a Float32Array.
+/// A float-float GpuMatrix read back by `readFloat64` (it must come as a Float64Array), and the
+/// same values by `readInto` a Float64Array, which refuses a Float32Array; `read()`, float32's,
+/// refuses it and names `readFloat64`.
 async fn read64(m: &GpuMatrix) -> Vec<f64> {
-    let v = settle(m.read()).await.unwrap();
+    let v = settle(m.read_float64()).await.unwrap();
     assert!(
         v.is_instance_of::<Float64Array>(),
-        "read() of a float-float matrix"
+        "readFloat64() of a float-float matrix"
     );
+    let err = settle(m.read()).await.unwrap_err();
+    assert!(err.contains("read it with readFloat64()"), "{err}");
     let values = Float64Array::from(v).to_vec();
     let n = values.len() as u32;
     let out = Float64Array::new_with_length(n);
@@ -99,12 +102,12 @@ on_both_backends! {
         Reflect::set(&options, &"tol".into(), &1e-12.into()).unwrap();
         let r: Object = settle(gpu.cg(&a64, &b64, options.clone().into())).await.unwrap().into();
         assert_eq!(field(&r, "converged"), JsValue::TRUE);
-        // x is a float-float GpuMatrix: its read() gives float64 within 1e-9 of the answer
+        // x is a float-float GpuMatrix: its readFloat64() gives float64 within 1e-9 of the answer
         // (the problem's b is rounded to float32, which moves the answer by about 1e-7
         // relative; so compare with the float64 residual instead).
         let x = field(&r, "x");
         assert_eq!(Reflect::get(&x, &"floatFloat".into()).unwrap(), JsValue::TRUE);
-        let read: js_sys::Function = Reflect::get(&x, &"read".into()).unwrap().into();
+        let read: js_sys::Function = Reflect::get(&x, &"readFloat64".into()).unwrap().into();
         let got = settle(read.call0(&x).unwrap().into()).await.unwrap();
         assert!(got.is_instance_of::<Float64Array>());
         let xs = Float64Array::from(got).to_vec();
@@ -137,7 +140,7 @@ on_both_backends! {
             assert!((g - e).abs() <= e.abs() * 2f64.powi(-49), "{g} {e}");
         }
         assert_eq!(read64(&read).await, product, "the read-back product, bit for bit");
-        assert!(settle(never_read.read()).await.unwrap_err().contains("lost with the GPU context"));
+        assert!(settle(never_read.read_float64()).await.unwrap_err().contains("lost with the GPU context"));
         // The restored matrices compute again on the new GPU.
         assert_eq!(read64(&gpu.matmul(&a, &a, JsValue::UNDEFINED).unwrap()).await, product);
 
@@ -148,7 +151,7 @@ on_both_backends! {
         bare.lose_context();
         let r = settle(bare.restore()).await.unwrap();
         assert_eq!(Reflect::get(&r, &"lost".into()).unwrap().as_f64(), Some(1.0));
-        assert!(settle(b.read()).await.unwrap_err().contains("lost with the GPU context"));
+        assert!(settle(b.read_float64()).await.unwrap_err().contains("lost with the GPU context"));
     }
 
     async fn float_float_bad_input_is_a_clear_error(kind) {
@@ -190,7 +193,7 @@ on_both_backends! {
             assert!(err.contains("float32 matrices") && err.contains("uploadFloat64"), "{err}");
         }
         let err = settle(ff.get(0.0, 0.0)).await.unwrap_err();
-        assert!(err.contains("read()"), "{err}");
+        assert!(err.contains("readFloat64()"), "{err}");
         // Factor, transposes, fused CG, a float32 x0.
         assert!(thrown(gpu.scale(&ff, f64::NAN)).contains("finite"));
         let t = Object::new();

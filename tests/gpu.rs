@@ -385,6 +385,9 @@ on_both_backends! {
         let out = js_sys::Float32Array::new_with_length(12);
         wasm_bindgen_futures::JsFuture::from(m.read_into(out.clone().into())).await.unwrap();
         assert_eq!(out.to_vec(), want, "readInto from the copy");
+        // readFloat64 gives the same float32 values, widened exactly, from the copy too.
+        let wide: js_sys::Float64Array = wasm_bindgen_futures::JsFuture::from(m.read_float64()).await.unwrap().into();
+        assert_eq!(wide.to_vec(), want.iter().map(|&v| f64::from(v)).collect::<Vec<_>>(), "readFloat64 from the copy");
         assert_eq!(readbacks(&gpu) - before, 1.0, "neither reads back");
         let eye = gpu.identity(4.0, None).unwrap();
         let product = gpu.matmul(&m, &eye, JsValue::UNDEFINED).unwrap();

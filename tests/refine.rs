@@ -141,7 +141,7 @@ on_both_backends! {
         assert_eq!(Float64Array::from(get("residuals")).length() as f64, outer + 1.0);
         let x = get("x");
         assert_eq!(Reflect::get(&x, &"floatFloat".into()).unwrap(), JsValue::TRUE);
-        let read: js_sys::Function = Reflect::get(&x, &"read".into()).unwrap().into();
+        let read: js_sys::Function = Reflect::get(&x, &"readFloat64".into()).unwrap().into();
         let xv = Float64Array::from(settle(read.call0(&x).unwrap().into()).await.unwrap()).to_vec();
         let res = true_residual(&a64, &b64, &xv);
         assert!(res <= 1e-11, "true relative residual {res:e}");

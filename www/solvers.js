@@ -152,7 +152,7 @@ async function cgFloatFloat(gpu, p, { tol, maxIter, signal }, out) {
     const r = await gpu.cg(A, B, { tol, maxIter, onProgress, signal });
     const ms = performance.now() - t0;
     if (signal.aborted) throw new Error("cancelled");
-    const x = await r.x.read();
+    const x = await r.x.readFloat64();
     r.x.free();
     return { ...r, x, residuals: [...r.residuals], ms };
   } finally {

@@ -1,6 +1,6 @@
 //! Float-float matrices in JavaScript: `gpu.uploadFloat64(data, rows, cols)` makes a GpuMatrix
 //! whose elements are hi + lo pairs of float32s (about 48 bits; `m.floatFloat` is true and
-//! `read()` resolves to a Float64Array). `matmul`, `add`, `sub`, `scale`, `dot`,
+//! `readFloat64()` resolves to a Float64Array of hi + lo). `matmul`, `add`, `sub`, `scale`, `dot`,
 //! `normSquared`, `mulVec` and `cg` take two float-float operands and give float-float results
 //! (see [`crate::gpu::float_float`]); the helpers here let those methods of `gpgpu.rs` and
 //! `solve.rs` branch to it, and refuse float-float and float32 operands mixed.

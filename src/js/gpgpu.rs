@@ -55,12 +55,9 @@ impl Gpgpu {
     /// become grids of tiles (for tests and lessons; every matrix past the device's own limit
     /// is one anyway).
     pub async fn create(
-        #[wasm_bindgen(unchecked_param_type = "\"auto\" | \"webgpu\" | \"webgl2\" | undefined")]
+        #[wasm_bindgen(unchecked_optional_param_type = "\"auto\" | \"webgpu\" | \"webgl2\"")]
         backend: Option<String>,
-        #[wasm_bindgen(
-            unchecked_param_type = "{ memoryBudget?: number; keepCopies?: boolean; tileLimit?: number } | undefined"
-        )]
-        options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue,
     ) -> Result<Gpgpu, JsValue> {
         console_error_panic_hook::set_once();
         let choice: Choice = backend.as_deref().unwrap_or("auto").parse()?;
@@ -353,6 +350,7 @@ impl Gpgpu {
 
     /// GPU passes and read-backs since this Gpgpu opened: `{passes, readbacks}` (subtract two
     /// to count what an operation took).
+    #[wasm_bindgen(unchecked_return_type = "Counts")]
     pub fn counts(&self) -> Object {
         let c = self.gpu.counts();
         object(&[

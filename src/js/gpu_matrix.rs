@@ -122,8 +122,8 @@ pub(super) struct Slot {
 
 /// What a float32 operation says of a float-float operand.
 const FLOAT32_ONLY: &str = "this operation takes float32 matrices, and a float-float one (from \
-    uploadFloat64) was given: float-float matrices have read, matmul, add, sub, scale, dot, \
-    normSquared, mulVec, cg and free";
+    uploadFloat64) was given: float-float matrices have readFloat64, readInto, matmul, add, sub, \
+    scale, dot, normSquared, mulVec, cg, refine and free";
 
 impl Slot {
     /// The matrix for a GPU operation: the texture, first brought up to date by an upload of
@@ -217,7 +217,9 @@ impl Slot {
     }
 }
 
-/// A matrix whose data stays on the GPU until `read()`.
+/// A matrix whose data stays on the GPU until `read()` (float32) or `readFloat64()`. `free()`,
+/// or the end of a `using` block (`[Symbol.dispose]`), frees its texture now; any later use of
+/// the matrix is then a clear error.
 #[wasm_bindgen]
 pub struct GpuMatrix {
     gpu: Rc<Gpu>,
@@ -242,7 +244,7 @@ impl GpuMatrix {
     }
 
     /// Whether this is a float-float matrix (hi + lo, about 48 bits; made by `uploadFloat64`
-    /// or an operation on such), whose `read()` resolves to a Float64Array.
+    /// or an operation on such), read back by `readFloat64()`.
     #[wasm_bindgen(getter, js_name = floatFloat)]
     pub fn float_float(&self) -> bool {
         self.matrix.borrow().float_float
@@ -254,49 +256,43 @@ impl GpuMatrix {
         self.id
     }
 
-    /// Reads the matrix back: a Float32Array of exactly rows * cols values, row-major (from the
-    /// CPU copy where `get` or `set` made one, without a read-back); for a float-float matrix a
-    /// Float64Array of hi + lo (two read-backs).
-    #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array | Float64Array>")]
+    /// Reads a float32 matrix back: a Float32Array of exactly rows * cols values, row-major
+    /// (from the CPU copy where `get` or `set` made one, without a read-back). A float-float
+    /// matrix rejects: its values need `readFloat64()`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array>")]
     pub fn read(&self) -> Promise {
+        let values = self.read_float32();
+        future_to_promise(async move { Ok(values.await?.into()) })
+    }
+
+    /// Reads the matrix back as float64: a Float64Array of exactly rows * cols values,
+    /// row-major: hi + lo of a float-float matrix (two read-backs, about 48 bits), or the
+    /// float32 values of any other, each exactly as read (what `read()` gives, widened).
+    #[wasm_bindgen(js_name = readFloat64, unchecked_return_type = "Promise<Float64Array>")]
+    pub fn read_float64(&self) -> Promise {
         let (gpu, slot) = (self.gpu.clone(), self.matrix.clone());
-        if slot.borrow().float_float {
-            let pair = slot.borrow_mut().current_pair(&gpu);
+        if !slot.borrow().float_float {
+            let values = self.read_float32();
             return future_to_promise(async move {
-                let values = gpu.float_float().read(&pair?).await?;
-                slot.borrow_mut().back_up_float64(&values);
-                Ok(Float64Array::from(values.as_slice()).into())
+                Ok(Float64Array::new(&values.await?.into()).into())
             });
         }
-        // From the CPU copy where there is one: copied into the array now, not cloned first.
-        let (copy, version) = {
-            let s = slot.borrow();
-            (s.cpu.as_deref().map(Float32Array::from), s.version)
-        };
-        let matrix = self.matrix();
+        let pair = slot.borrow_mut().current_pair(&gpu);
         future_to_promise(async move {
-            if let Some(copy) = copy {
-                return Ok(copy.into());
-            }
-            let values = gpu.read_values(&matrix?).await?.into_js();
-            slot.borrow_mut().back_up(&values, version);
-            Ok(values.into())
+            let values = gpu.float_float().read(&pair?).await?;
+            slot.borrow_mut().back_up_float64(&values);
+            Ok(Float64Array::from(values.as_slice()).into())
         })
     }
 
     /// Reads the matrix back into `out`, an array of exactly rows * cols values that the page
     /// keeps (a Float32Array; a Float64Array for a float-float matrix), and resolves to `out`:
-    /// the values of `read()`, without a new array each time. A new array's memory costs as
-    /// much as the read-back itself (64 MiB: about 44 ms of fresh pages on the H100 machine);
-    /// a page that reads the same matrix every frame or every step keeps one.
-    #[wasm_bindgen(
-        js_name = readInto,
-        unchecked_return_type = "Promise<Float32Array | Float64Array>"
-    )]
-    pub fn read_into(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Float32Array | Float64Array")] out: JsValue,
-    ) -> Promise {
+    /// the values of `read()` (`readFloat64()`), without a new array each time. A new array's
+    /// memory costs as much as the read-back itself (64 MiB: about 44 ms of fresh pages on the
+    /// H100 machine); a page that reads the same matrix every frame or every step keeps one.
+    /// (Typed with one overload per kind in `mod.rs`'s TypeScript section.)
+    #[wasm_bindgen(js_name = readInto, skip_typescript)]
+    pub fn read_into(&self, out: JsValue) -> Promise {
         let (gpu, slot) = (self.gpu.clone(), self.matrix.clone());
         let n = self.rows * self.cols;
         let wrong = |kind: &str| {
@@ -407,7 +403,9 @@ impl GpuMatrix {
     }
 
     /// Frees the GPU texture (and the CPU copy) now; any later use of this matrix is an error.
-    #[wasm_bindgen(js_name = free)]
+    /// (wasm-bindgen declares `free()` and `[Symbol.dispose]()`, which calls this, for every
+    /// class: this one is left out of the TypeScript so that it is declared once.)
+    #[wasm_bindgen(js_name = free, skip_typescript)]
     pub fn release(&self) {
         let mut slot = self.matrix.borrow_mut();
         let_go(slot.backup.take());
@@ -418,6 +416,34 @@ impl GpuMatrix {
 }
 
 impl GpuMatrix {
+    /// The float32 values, as `read()` resolves to them: from the CPU copy where there is one
+    /// (copied into the array now, not cloned first), else read back (and kept as the copy
+    /// that restores the matrix, where copies are kept); a float-float matrix is an error.
+    fn read_float32(&self) -> impl std::future::Future<Output = Result<Float32Array, Error>> {
+        let (gpu, slot) = (self.gpu.clone(), self.matrix.clone());
+        let (copy, version, float_float) = {
+            let s = slot.borrow();
+            let copy = s.cpu.as_deref().map(Float32Array::from);
+            (copy, s.version, s.float_float)
+        };
+        let matrix = self.matrix();
+        async move {
+            if float_float {
+                return Err(Error::Argument(
+                    "read() gives float32 values, and this is a float-float matrix: read it with \
+                     readFloat64() (a Float64Array of hi + lo)"
+                        .into(),
+                ));
+            }
+            if let Some(copy) = copy {
+                return Ok(copy);
+            }
+            let values = gpu.read_values(&matrix?).await?.into_js();
+            slot.borrow_mut().back_up(&values, version);
+            Ok(values)
+        }
+    }
+
     pub(super) fn matrix(&self) -> Result<Matrix, Error> {
         self.matrix.borrow_mut().current(&self.gpu)
     }
@@ -464,7 +490,7 @@ impl GpuMatrix {
                 }
                 if s.float_float {
                     return Err(Error::Argument(
-                        "get and set take float32 matrices: read() a float-float one".into(),
+                        "get and set take float32 matrices: readFloat64() a float-float one".into(),
                     ));
                 }
                 if let Some(copy) = &s.cpu {

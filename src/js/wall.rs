@@ -80,6 +80,7 @@ impl Wall {
     /// Simulates one frame (1/60 s): contacts, the LCP solved on the GPU, impulses,
     /// integration. Resolves to `stats()`; rejects while another step runs, if the simulation
     /// fails (it then stays at the last good frame) or if `cancel()` abandoned the frame.
+    #[wasm_bindgen(unchecked_return_type = "Promise<WallStats>")]
     pub fn step(&self) -> Promise {
         let gpu = self.gpu.clone();
         let state = self.state.clone();
@@ -307,6 +308,7 @@ impl Wall {
     /// island; `solveMs`: the GPU part, upload to read-back; `cpuMs`: the CPU's parts, the
     /// rest; `parts`: where the frame's milliseconds went, `{contacts, assembly, step, layout,
     /// upload, solve, end}`, as the native benchmark reports them).
+    #[wasm_bindgen(unchecked_return_type = "WallStats")]
     pub fn stats(&self) -> Object {
         Self::stats_of(&self.state.borrow())
     }
@@ -317,6 +319,7 @@ impl Wall {
     /// tangent, tangent.
     /// `null` before the first frame; an Error past 3000 unknowns (the dense matrix would take
     /// 72 MB; one wall's LCP has about 1260).
+    #[wasm_bindgen(unchecked_return_type = "WallLcp | null")]
     pub fn lcp(&self) -> Result<JsValue, JsValue> {
         let s = self.state.borrow();
         let Some((lcp, x)) = &s.last else {
