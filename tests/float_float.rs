@@ -59,10 +59,13 @@ fn relative(got: &[f64], exact: &[f64]) -> f64 {
 
 async fn product(gpu: &Gpu, a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
     let (ga, gb) = (
-        gpu.upload_f64(a, m, k).unwrap(),
-        gpu.upload_f64(b, k, n).unwrap(),
+        gpu.float_float().upload(a, m, k).unwrap(),
+        gpu.float_float().upload(b, k, n).unwrap(),
     );
-    gpu.read_f64(&gpu.mul_ff(&ga, &gb).unwrap()).await.unwrap()
+    gpu.float_float()
+        .read(&gpu.float_float().mul(&ga, &gb).unwrap())
+        .await
+        .unwrap()
 }
 
 /// Per-element check: |got - exact| <= bound[i], with the largest error / bound ratio printed.
@@ -131,41 +134,41 @@ on_both_backends! {
         let (r, c) = (7, 5);
         let x = random(&mut rng, r * c, -3.0, 3.0);
         let y = random(&mut rng, r * c, -3.0, 3.0);
-        let (gx, gy) = (gpu.upload_f64(&x, r, c).unwrap(), gpu.upload_f64(&y, r, c).unwrap());
+        let (gx, gy) = (gpu.float_float().upload(&x, r, c).unwrap(), gpu.float_float().upload(&y, r, c).unwrap());
         // Upload and read back: within the split's 2^-49 relative.
-        let back = gpu.read_f64(&gx).await.unwrap();
+        let back = gpu.float_float().read(&gx).await.unwrap();
         let bound: Vec<f64> = x.iter().map(|v| v.abs() * 2f64.powi(-49)).collect();
         assert_within("upload/read", &back, &x, &bound);
         let sum_bound: Vec<f64> = x.iter().zip(&y).map(|(a, b)| (a.abs() + b.abs()) * 2f64.powi(-46)).collect();
-        let add = gpu.read_f64(&gpu.add_ff(&gx, &gy).unwrap()).await.unwrap();
+        let add = gpu.float_float().read(&gpu.float_float().add(&gx, &gy).unwrap()).await.unwrap();
         let exact: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
         assert_within("add", &add, &exact, &sum_bound);
-        let sub = gpu.read_f64(&gpu.sub_ff(&gx, &gy).unwrap()).await.unwrap();
+        let sub = gpu.float_float().read(&gpu.float_float().sub(&gx, &gy).unwrap()).await.unwrap();
         let exact: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
         assert_within("sub", &sub, &exact, &sum_bound);
         let factor = -std::f64::consts::E;
-        let scaled = gpu.read_f64(&gpu.scale_ff(&gx, factor).unwrap()).await.unwrap();
+        let scaled = gpu.float_float().read(&gpu.float_float().scale(&gx, factor).unwrap()).await.unwrap();
         let exact: Vec<f64> = x.iter().map(|a| a * factor).collect();
         let bound: Vec<f64> = exact.iter().map(|v| v.abs() * 2f64.powi(-46)).collect();
         assert_within("scale", &scaled, &exact, &bound);
         // x - x is exactly zero; x + 0 x is x as uploaded.
-        assert!(gpu.read_f64(&gpu.sub_ff(&gx, &gx).unwrap()).await.unwrap().iter().all(|v| *v == 0.0));
+        assert!(gpu.float_float().read(&gpu.float_float().sub(&gx, &gx).unwrap()).await.unwrap().iter().all(|v| *v == 0.0));
         // dot and A x of order 1000: within (n + 2) 2^-46 sum |terms|.
         let n = 1000;
         let u = random(&mut rng, n, -1.0, 1.0);
         let v = random(&mut rng, n, -1.0, 1.0);
-        let (gu, gv) = (gpu.upload_f64(&u, n, 1).unwrap(), gpu.upload_f64(&v, n, 1).unwrap());
-        let dot = gpu.dot_ff(&gu, &gv).await.unwrap();
+        let (gu, gv) = (gpu.float_float().upload(&u, n, 1).unwrap(), gpu.float_float().upload(&v, n, 1).unwrap());
+        let dot = gpu.float_float().dot(&gu, &gv).await.unwrap();
         let exact: f64 = u.iter().zip(&v).map(|(a, b)| a * b).sum();
         let mag: f64 = u.iter().zip(&v).map(|(a, b)| (a * b).abs()).sum();
         assert_within("dot", &[dot], &[exact], &[(n + 2) as f64 * 2f64.powi(-46) * mag]);
-        let norm = gpu.dot_ff(&gu, &gu).await.unwrap();
+        let norm = gpu.float_float().dot(&gu, &gu).await.unwrap();
         let exact: f64 = u.iter().map(|a| a * a).sum();
         assert_within("normSquared", &[norm], &[exact], &[(n + 2) as f64 * 2f64.powi(-46) * exact]);
         let m = 300;
         let a = random(&mut rng, m * n, -1.0, 1.0);
-        let ga = gpu.upload_f64(&a, m, n).unwrap();
-        let ax = gpu.read_f64(&gpu.mul_vec_ff(&ga, &gu).unwrap()).await.unwrap();
+        let ga = gpu.float_float().upload(&a, m, n).unwrap();
+        let ax = gpu.float_float().read(&gpu.float_float().mul_vec(&ga, &gu).unwrap()).await.unwrap();
         let exact = matmul64(&a, &u, m, n, 1);
         let bound: Vec<f64> = (0..m)
             .map(|i| (n + 2) as f64 * 2f64.powi(-46) * (0..n).map(|j| (a[i * n + j] * u[j]).abs()).sum::<f64>())
@@ -182,63 +185,63 @@ on_both_backends! {
         let (m, k, n) = (150, 100, 70);
         let a = random(&mut rng, m * k, -1.0, 1.0);
         let b = random(&mut rng, k * n, -1.0, 1.0);
-        let (ga, gb) = (gpu.upload_f64(&a, m, k).unwrap(), gpu.upload_f64(&b, k, n).unwrap());
+        let (ga, gb) = (gpu.float_float().upload(&a, m, k).unwrap(), gpu.float_float().upload(&b, k, n).unwrap());
         assert!(Gpu::is_tiled(&ga.hi) && Gpu::is_tiled(&ga.lo) && Gpu::is_tiled(&gb.hi));
-        let back = gpu.read_f64(&ga).await.unwrap();
+        let back = gpu.float_float().read(&ga).await.unwrap();
         let bound: Vec<f64> = a.iter().map(|v| v.abs() * 2f64.powi(-49)).collect();
         assert_within("tiled upload/read", &back, &a, &bound);
-        let c = gpu.mul_ff(&ga, &gb).unwrap();
+        let c = gpu.float_float().mul(&ga, &gb).unwrap();
         assert!(Gpu::is_tiled(&c.hi), "a 150 x 70 product is two tiles high");
-        let got = gpu.read_f64(&c).await.unwrap();
+        let got = gpu.float_float().read(&c).await.unwrap();
         let exact = matmul64(&a, &b, m, k, n);
         assert!(relative(&got, &exact) <= 1e-12, "tiled product: {:e}", relative(&got, &exact));
-        let twice = gpu.read_f64(&gpu.add_ff(&ga, &ga).unwrap()).await.unwrap();
+        let twice = gpu.float_float().read(&gpu.float_float().add(&ga, &ga).unwrap()).await.unwrap();
         let exact2: Vec<f64> = a.iter().map(|v| 2.0 * v).collect();
         let bound2: Vec<f64> = a.iter().map(|v| v.abs() * 2f64.powi(-45)).collect();
         assert_within("tiled add", &twice, &exact2, &bound2);
         let x = random(&mut rng, k, -1.0, 1.0);
-        let gx = gpu.upload_f64(&x, k, 1).unwrap();
-        let ax = gpu.read_f64(&gpu.mul_vec_ff(&ga, &gx).unwrap()).await.unwrap();
+        let gx = gpu.float_float().upload(&x, k, 1).unwrap();
+        let ax = gpu.float_float().read(&gpu.float_float().mul_vec(&ga, &gx).unwrap()).await.unwrap();
         let exact = matmul64(&a, &x, m, k, 1);
         let bound: Vec<f64> = (0..m)
             .map(|i| (k + 4) as f64 * 2f64.powi(-46) * (0..k).map(|j| (a[i * k + j] * x[j]).abs()).sum::<f64>())
             .collect();
         assert_within("tiled A x", &ax, &exact, &bound);
-        let dot = gpu.dot_ff(&ga, &ga).await.unwrap();
+        let dot = gpu.float_float().dot(&ga, &ga).await.unwrap();
         let exact: f64 = a.iter().map(|v| v * v).sum();
         assert_within("tiled dot", &[dot], &[exact], &[(m * k + 8) as f64 * 2f64.powi(-46) * exact]);
         // CG on a 1D Poisson system of 130 unknowns: A is a 3 x 3 grid of tiles.
         let p = poisson_1d(130);
         let a64: Vec<f64> = p.a.iter().map(|&v| f64::from(v)).collect();
         let b64: Vec<f64> = p.b.iter().map(|&v| f64::from(v)).collect();
-        let (pa, pb) = (gpu.upload_f64(&a64, 130, 130).unwrap(), gpu.upload_f64(&b64, 130, 1).unwrap());
+        let (pa, pb) = (gpu.float_float().upload(&a64, 130, 130).unwrap(), gpu.float_float().upload(&b64, 130, 1).unwrap());
         let options = CgOptions { tol: 1e-12, max_iter: 260, fused: false };
         let s = cg_float_float(&gpu, &pa, &pb, None, options, &mut keep_going).await.unwrap();
-        let r = true_residual(&a64, &b64, &gpu.read_f64(&s.x).await.unwrap());
+        let r = true_residual(&a64, &b64, &gpu.float_float().read(&s.x).await.unwrap());
         assert!(s.converged && r <= 1e-11, "tiled float-float CG: {} iterations, residual {r:e}", s.iterations);
     }
 
     async fn float_float_refuses_bad_input_clearly(kind) {
         let gpu = device(kind).await;
         let message = |e: texla::error::Error| e.to_string();
-        let err = message(gpu.upload_f64(&[1.0, 2.0, 3.0], 2, 2).unwrap_err());
+        let err = message(gpu.float_float().upload(&[1.0, 2.0, 3.0], 2, 2).unwrap_err());
         assert!(err.contains("3 values") && err.contains("2x2"), "{err}");
-        let err = message(gpu.upload_f64(&[1.0, f64::NAN, 3.0, 4.0], 2, 2).unwrap_err());
+        let err = message(gpu.float_float().upload(&[1.0, f64::NAN, 3.0, 4.0], 2, 2).unwrap_err());
         assert!(err.contains("element 1") && err.contains("NaN"), "{err}");
-        let err = message(gpu.upload_f64(&[f64::INFINITY], 1, 1).unwrap_err());
+        let err = message(gpu.float_float().upload(&[f64::INFINITY], 1, 1).unwrap_err());
         assert!(err.contains("finite"), "{err}");
-        let err = message(gpu.upload_f64(&[1e300], 1, 1).unwrap_err());
+        let err = message(gpu.float_float().upload(&[1e300], 1, 1).unwrap_err());
         assert!(err.contains("float32's range"), "{err}");
-        let a = gpu.upload_f64(&[1.0; 6], 2, 3).unwrap();
-        let b = gpu.upload_f64(&[1.0; 6], 3, 2).unwrap();
-        assert!(message(gpu.add_ff(&a, &b).unwrap_err()).contains("same shape"));
-        assert!(message(gpu.mul_ff(&a, &a).unwrap_err()).contains("inner dimensions"));
-        assert!(message(gpu.mul_vec_ff(&a, &a).unwrap_err()).contains("3x1 vector"));
-        assert!(message(gpu.scale_ff(&a, f64::NAN).unwrap_err()).contains("finite"));
-        assert!(message(gpu.dot_ff(&a, &b).await.unwrap_err()).contains("same shape"));
+        let a = gpu.float_float().upload(&[1.0; 6], 2, 3).unwrap();
+        let b = gpu.float_float().upload(&[1.0; 6], 3, 2).unwrap();
+        assert!(message(gpu.float_float().add(&a, &b).unwrap_err()).contains("same shape"));
+        assert!(message(gpu.float_float().mul(&a, &a).unwrap_err()).contains("inner dimensions"));
+        assert!(message(gpu.float_float().mul_vec(&a, &a).unwrap_err()).contains("3x1 vector"));
+        assert!(message(gpu.float_float().scale(&a, f64::NAN).unwrap_err()).contains("finite"));
+        assert!(message(gpu.float_float().dot(&a, &b).await.unwrap_err()).contains("same shape"));
         // Still usable afterwards.
-        let c = gpu.mul_ff(&a, &b).unwrap();
-        assert_eq!(gpu.read_f64(&c).await.unwrap(), vec![3.0; 4]);
+        let c = gpu.float_float().mul(&a, &b).unwrap();
+        assert_eq!(gpu.float_float().read(&c).await.unwrap(), vec![3.0; 4]);
     }
 
     async fn float_float_cg_reaches_1e_11_on_poisson_512_where_float32_stalls(kind) {
@@ -248,11 +251,11 @@ on_both_backends! {
         let a64: Vec<f64> = p.a.iter().map(|&v| f64::from(v)).collect();
         let b64: Vec<f64> = p.b.iter().map(|&v| f64::from(v)).collect();
         let options = |max_iter| CgOptions { tol: 1e-12, max_iter, fused: false };
-        let (a, b) = (gpu.upload_f64(&a64, n, n).unwrap(), gpu.upload_f64(&b64, n, 1).unwrap());
+        let (a, b) = (gpu.float_float().upload(&a64, n, n).unwrap(), gpu.float_float().upload(&b64, n, 1).unwrap());
         let start = js_sys::Date::now();
         let s = cg_float_float(&gpu, &a, &b, None, options(2 * n), &mut keep_going).await.unwrap();
         let ms = js_sys::Date::now() - start;
-        let x = gpu.read_f64(&s.x).await.unwrap();
+        let x = gpu.float_float().read(&s.x).await.unwrap();
         let ff = true_residual(&a64, &b64, &x);
         let (a32, b32) = common::upload(&gpu, &p);
         let s32 = cg(&gpu, &a32, &b32, None, options(n), &mut keep_going).await.unwrap();

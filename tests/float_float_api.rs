@@ -25,14 +25,17 @@ async fn settle(p: js_sys::Promise) -> Result<JsValue, String> {
         .map_err(message)
 }
 
-/// A float-float GpuMatrix read back (it must come as a Float64Array), and the same values
-/// by `readInto` a Float64Array, which refuses a Float32Array.
+/// A float-float GpuMatrix read back by `readFloat64` (it must come as a Float64Array), and the
+/// same values by `readInto` a Float64Array, which refuses a Float32Array; `read()`, float32's,
+/// refuses it and names `readFloat64`.
 async fn read64(m: &GpuMatrix) -> Vec<f64> {
-    let v = settle(m.read()).await.unwrap();
+    let v = settle(m.read_float64()).await.unwrap();
     assert!(
         v.is_instance_of::<Float64Array>(),
-        "read() of a float-float matrix"
+        "readFloat64() of a float-float matrix"
     );
+    let err = settle(m.read()).await.unwrap_err();
+    assert!(err.contains("read it with readFloat64()"), "{err}");
     let values = Float64Array::from(v).to_vec();
     let n = values.len() as u32;
     let out = Float64Array::new_with_length(n);
@@ -84,7 +87,7 @@ on_both_backends! {
         assert!((dot - exact).abs() <= 4.0 * 2f64.powi(-46) * exact, "{dot} {exact}");
         let norm = settle(gpu.norm_squared(&v)).await.unwrap().as_f64().unwrap();
         assert_eq!(norm, dot);
-        let av = read64(&gpu.mul_vec(&a, &v).unwrap()).await;
+        let av = read64(&gpu.mul_vec(&a, &v, JsValue::UNDEFINED).unwrap()).await;
         let exact = [x[0] * (1.0 + tiny) + x[1], x[2] * (1.0 + tiny) + x[3]];
         for (g, e) in av.iter().zip(&exact) {
             assert!((g - e).abs() <= 6.0 * 2f64.powi(-46) * 4.0, "{g} {e}");
@@ -99,12 +102,12 @@ on_both_backends! {
         Reflect::set(&options, &"tol".into(), &1e-12.into()).unwrap();
         let r: Object = settle(gpu.cg(&a64, &b64, options.clone().into())).await.unwrap().into();
         assert_eq!(field(&r, "converged"), JsValue::TRUE);
-        // x is a float-float GpuMatrix: its read() gives float64 within 1e-9 of the answer
+        // x is a float-float GpuMatrix: its readFloat64() gives float64 within 1e-9 of the answer
         // (the problem's b is rounded to float32, which moves the answer by about 1e-7
         // relative; so compare with the float64 residual instead).
         let x = field(&r, "x");
         assert_eq!(Reflect::get(&x, &"floatFloat".into()).unwrap(), JsValue::TRUE);
-        let read: js_sys::Function = Reflect::get(&x, &"read".into()).unwrap().into();
+        let read: js_sys::Function = Reflect::get(&x, &"readFloat64".into()).unwrap().into();
         let got = settle(read.call0(&x).unwrap().into()).await.unwrap();
         assert!(got.is_instance_of::<Float64Array>());
         let xs = Float64Array::from(got).to_vec();
@@ -137,7 +140,7 @@ on_both_backends! {
             assert!((g - e).abs() <= e.abs() * 2f64.powi(-49), "{g} {e}");
         }
         assert_eq!(read64(&read).await, product, "the read-back product, bit for bit");
-        assert!(settle(never_read.read()).await.unwrap_err().contains("lost with the GPU context"));
+        assert!(settle(never_read.read_float64()).await.unwrap_err().contains("lost with the GPU context"));
         // The restored matrices compute again on the new GPU.
         assert_eq!(read64(&gpu.matmul(&a, &a, JsValue::UNDEFINED).unwrap()).await, product);
 
@@ -148,7 +151,7 @@ on_both_backends! {
         bare.lose_context();
         let r = settle(bare.restore()).await.unwrap();
         assert_eq!(Reflect::get(&r, &"lost".into()).unwrap().as_f64(), Some(1.0));
-        assert!(settle(b.read()).await.unwrap_err().contains("lost with the GPU context"));
+        assert!(settle(b.read_float64()).await.unwrap_err().contains("lost with the GPU context"));
     }
 
     async fn float_float_bad_input_is_a_clear_error(kind) {
@@ -172,7 +175,7 @@ on_both_backends! {
             thrown(gpu.matmul(&ff, &f32m, JsValue::UNDEFINED)),
             thrown(gpu.add(&f32m, &ff)),
             thrown(gpu.sub(&ff, &f32m)),
-            thrown(gpu.mul_vec(&ff, &f32m)),
+            thrown(gpu.mul_vec(&ff, &f32m, JsValue::UNDEFINED)),
             settle(gpu.dot(&ff, &f32m)).await.unwrap_err(),
             settle(gpu.cg(&ff, &f32m, JsValue::UNDEFINED)).await.unwrap_err(),
         ] {
@@ -183,19 +186,22 @@ on_both_backends! {
         for err in [
             thrown(gpu.transpose(&ff)),
             thrown(gpu.component_mul(&ff, &ff)),
-            thrown(gpu.matmul_fast(&ff, &ff)),
+            thrown(gpu.square(&ff, JsValue::UNDEFINED)),
             settle(gpu.sum(&ff)).await.unwrap_err(),
             message(gpu.map("a * 2", &js_sys::Array::of1(&JsValue::from(ff2))).err().expect("an Error")),
         ] {
             assert!(err.contains("float32 matrices") && err.contains("uploadFloat64"), "{err}");
         }
         let err = settle(ff.get(0.0, 0.0)).await.unwrap_err();
-        assert!(err.contains("read()"), "{err}");
+        assert!(err.contains("readFloat64()"), "{err}");
         // Factor, transposes, fused CG, a float32 x0.
         assert!(thrown(gpu.scale(&ff, f64::NAN)).contains("finite"));
         let t = Object::new();
         Reflect::set(&t, &"transposeA".into(), &JsValue::TRUE).unwrap();
         assert!(thrown(gpu.matmul(&ff, &ff, t.into())).contains("transpose"));
+        let fast = Object::new();
+        Reflect::set(&fast, &"kernel".into(), &"fast".into()).unwrap();
+        assert!(thrown(gpu.matmul(&ff, &ff, fast.into())).contains("one kernel (\"auto\")"));
         let v = gpu.upload_float64(&f64s(&[1.0, 1.0]), 2.0, 1.0).unwrap();
         let fused = Object::new();
         Reflect::set(&fused, &"fused".into(), &JsValue::TRUE).unwrap();

@@ -11,9 +11,9 @@ mod common;
 use common::device;
 use texla::backend::{BackendKind, WebGpu};
 use texla::error::Error;
-use texla::gpu::{Gpu, ProductKernel};
+use texla::gpu::{Gpu, MatVecKernel, ProductKernel};
 use texla::reference::{compare, dot_error_bound, matmul, Rng};
-use texla::Gpgpu;
+use texla::{Gpgpu, GpuMatrix};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
@@ -30,7 +30,7 @@ async fn check_product(gpu: &Gpu, m: usize, k: usize, n: usize, seed: u32) {
     let gb = gpu.upload(&b, k, n).unwrap();
     let default = gpu.mul(&ga, &gb).unwrap();
     assert_default_kernel_ran(gpu, n);
-    let teaching = gpu.mul_teaching(&ga, &gb).unwrap();
+    let teaching = gpu.mul_with(ProductKernel::Teaching, &ga, &gb).unwrap();
     for (what, gc) in [("mul", default), ("mul_teaching", teaching)] {
         assert_eq!((gc.rows(), gc.cols()), (m, n));
         within_bound(what, &gpu.read(&gc).await.unwrap(), &a, &b, (m, k, n));
@@ -42,10 +42,11 @@ async fn check_product(gpu: &Gpu, m: usize, k: usize, n: usize, seed: u32) {
 fn assert_default_kernel_ran(gpu: &Gpu, n: usize) {
     let shader = gpu.last_shader().unwrap();
     let marker = match gpu.product_kernel().0 {
-        ProductKernel::Fast if n > 1 => "acc1",
-        ProductKernel::Teaching | ProductKernel::Fast => "MOP",
-        ProductKernel::Compute => "@compute",
-        ProductKernel::Registers => "no workgroup memory and no barrier",
+        ProductKernel::Fast { .. } if n > 1 => "acc1",
+        ProductKernel::Teaching | ProductKernel::Fast { .. } => "MOP",
+        ProductKernel::Compute { .. } => "@compute",
+        ProductKernel::Registers { .. } => "no workgroup memory and no barrier",
+        other => panic!("product_kernel never chooses {other:?}"),
     };
     assert!(
         shader.contains(marker),
@@ -80,7 +81,10 @@ async fn check_square(gpu: &Gpu, n: usize, seed: u32) {
     let m = gpu.upload(&a, n, n).unwrap();
     for (what, s) in [
         ("square", gpu.square(&m).unwrap()),
-        ("square_teaching", gpu.square_teaching(&m).unwrap()),
+        (
+            "square_teaching",
+            gpu.square_with(ProductKernel::Teaching, &m).unwrap(),
+        ),
     ] {
         within_bound(what, &gpu.read(&s).await.unwrap(), &a, &a, (n, n, n));
     }
@@ -196,7 +200,7 @@ on_both_backends! {
             let (a, b) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
             let (ga, gb) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&b, k, n).unwrap());
             // The tiled kernel, and the one that keeps its outputs in registers.
-            for (name, result) in [("compute", gpu.mul_compute(&ga, &gb)), ("registers", gpu.mul_registers(&ga, &gb))] {
+            for (name, result) in [("compute", gpu.mul_with(ProductKernel::COMPUTE, &ga, &gb)), ("registers", gpu.mul_with(ProductKernel::REGISTERS, &ga, &gb))] {
                 match (kind, result) {
                     (BackendKind::WebGpu, Ok(c)) => {
                         let got = gpu.read(&c).await.unwrap();
@@ -205,7 +209,7 @@ on_both_backends! {
                         let cmp = compare(&got, &exact, &bound);
                         assert!(cmp.worst_bound_ratio <= 1.0, "{name} {m}x{k}x{n}: {cmp:?}");
                         // The result mixes with the fragment path: (A B) through the fragment kernel.
-                        assert_eq!(gpu.mul_fast(&c, &gpu.identity(n, n).unwrap()).map(|_| ()), Ok(()));
+                        assert_eq!(gpu.mul_with(ProductKernel::FAST, &c, &gpu.identity(n, n).unwrap()).map(|_| ()), Ok(()));
                     }
                     (BackendKind::WebGl2, Err(e)) => assert!(e.to_string().contains("needs WebGPU"), "{e}"),
                     (_, other) => panic!("{kind:?} {name}: unexpected {:?}", other.map(|_| ())),
@@ -217,7 +221,7 @@ on_both_backends! {
     async fn last_shaders_are_the_kernel_in_both_languages(kind) {
         let gpu = device(kind).await;
         let (a, b) = (gpu.upload(&[1.0; 6], 2, 3).unwrap(), gpu.upload(&[1.0; 6], 3, 2).unwrap());
-        gpu.mul_teaching(&a, &b).unwrap();
+        gpu.mul_with(ProductKernel::Teaching, &a, &b).unwrap();
         let (wgsl, glsl) = gpu.last_shaders().unwrap();
         let glsl = glsl.expect("a fragment kernel has its GLSL twin");
         assert!(wgsl.contains("fn kernel(texel: vec2<i32>)") && wgsl.contains("MOP"), "{wgsl}");
@@ -226,7 +230,7 @@ on_both_backends! {
         let ran = if kind == BackendKind::WebGpu { &wgsl } else { &glsl };
         assert_eq!(gpu.last_shader().as_ref(), Some(ran));
         if kind == BackendKind::WebGpu {
-            gpu.mul_compute(&a, &b).unwrap();
+            gpu.mul_with(ProductKernel::COMPUTE, &a, &b).unwrap();
             let (wgsl, glsl) = gpu.last_shaders().unwrap();
             assert!(wgsl.contains("@compute") && glsl.is_none(), "a compute kernel has no GLSL twin");
         }
@@ -245,7 +249,7 @@ on_both_backends! {
             let mut rng = Rng::new(80 + i as u32);
             let (a, b) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
             let (ga, gb) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&b, k, n).unwrap());
-            let c = gpu.mul_fast(&ga, &gb).unwrap();
+            let c = gpu.mul_with(ProductKernel::FAST, &ga, &gb).unwrap();
             assert_eq!((c.rows(), c.cols()), (m, n));
             within_bound("fast", &gpu.read(&c).await.unwrap(), &a, &b, (m, k, n));
             // The result is an ordinary matrix: the teaching kernel takes it as input.
@@ -255,15 +259,15 @@ on_both_backends! {
         // Squaring, 257 x 257 (not a multiple of 4 or of the targets).
         let n = 257;
         let a = Rng::new(257).matrix(n * n, -1.0, 1.0);
-        let s = gpu.square_fast(&gpu.upload(&a, n, n).unwrap()).unwrap();
+        let s = gpu.square_with(ProductKernel::FAST, &gpu.upload(&a, n, n).unwrap()).unwrap();
         within_bound("fast square", &gpu.read(&s).await.unwrap(), &a, &a, (n, n, n));
         let rect = gpu.fill(2, 3, 1.0).unwrap();
-        assert!(gpu.square_fast(&rect).unwrap_err().to_string().contains("not square"));
-        assert!(gpu.mul_fast(&rect, &rect).unwrap_err().to_string().contains("inner dimensions 3 and 2 differ"));
+        assert!(gpu.square_with(ProductKernel::FAST, &rect).unwrap_err().to_string().contains("not square"));
+        assert!(gpu.mul_with(ProductKernel::FAST, &rect, &rect).unwrap_err().to_string().contains("inner dimensions 3 and 2 differ"));
         // Integer products are exact, as with the teaching kernel.
         let mut rng = Rng::new(6);
         let (a, b) = (rng.integers(37 * 61, -8, 8), rng.integers(61 * 23, -8, 8));
-        let c = gpu.mul_fast(&gpu.upload(&a, 37, 61).unwrap(), &gpu.upload(&b, 61, 23).unwrap()).unwrap();
+        let c = gpu.mul_with(ProductKernel::FAST, &gpu.upload(&a, 37, 61).unwrap(), &gpu.upload(&b, 61, 23).unwrap()).unwrap();
         let exact: Vec<f32> = matmul(&a, &b, 37, 61, 23).0.iter().map(|&v| v as f32).collect();
         assert_eq!(gpu.read(&c).await.unwrap(), exact);
     }
@@ -274,7 +278,7 @@ on_both_backends! {
             let mut rng = Rng::new(90 + i as u32);
             let (a, x) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k, -1.0, 1.0));
             let (ga, gx) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&x, k, 1).unwrap());
-            match (kind, gpu.mul_vec_compute(&ga, &gx)) {
+            match (kind, gpu.mul_vec_with(MatVecKernel::Compute, &ga, &gx)) {
                 (BackendKind::WebGpu, Ok(y)) => {
                     assert_eq!((y.rows(), y.cols()), (m, 1));
                     within_bound("compute A x", &gpu.read(&y).await.unwrap(), &a, &x, (m, k, 1));
@@ -284,7 +288,7 @@ on_both_backends! {
             }
         }
         let a = gpu.fill(3, 4, 1.0).unwrap();
-        let err = gpu.mul_vec_compute(&a, &gpu.fill(3, 1, 1.0).unwrap()).unwrap_err();
+        let err = gpu.mul_vec_with(MatVecKernel::Compute, &a, &gpu.fill(3, 1, 1.0).unwrap()).unwrap_err();
         assert!(err.to_string().contains("4x1 vector"), "{err}");
     }
 
@@ -381,6 +385,9 @@ on_both_backends! {
         let out = js_sys::Float32Array::new_with_length(12);
         wasm_bindgen_futures::JsFuture::from(m.read_into(out.clone().into())).await.unwrap();
         assert_eq!(out.to_vec(), want, "readInto from the copy");
+        // readFloat64 gives the same float32 values, widened exactly, from the copy too.
+        let wide: js_sys::Float64Array = wasm_bindgen_futures::JsFuture::from(m.read_float64()).await.unwrap().into();
+        assert_eq!(wide.to_vec(), want.iter().map(|&v| f64::from(v)).collect::<Vec<_>>(), "readFloat64 from the copy");
         assert_eq!(readbacks(&gpu) - before, 1.0, "neither reads back");
         let eye = gpu.identity(4.0, None).unwrap();
         let product = gpu.matmul(&m, &eye, JsValue::UNDEFINED).unwrap();
@@ -436,7 +443,7 @@ on_both_backends! {
         let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let data: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into();
         let uploaded = gpu.upload(&data, 2.0, 2.0).unwrap();
-        let read_back = gpu.square(&uploaded).unwrap();
+        let read_back = gpu.square(&uploaded, JsValue::UNDEFINED).unwrap();
         assert_eq!(values(&read_back).await.unwrap(), [7.0, 10.0, 15.0, 22.0]);
         let never_read = gpu.matmul(&uploaded, &uploaded, JsValue::UNDEFINED).unwrap();
         let set = gpu.fill(2.0, 2.0, 0.0).unwrap();
@@ -471,7 +478,7 @@ on_both_backends! {
         assert_eq!(values(&again).await.unwrap(), [37.0, 54.0, 81.0, 118.0], "kernels run again");
         for m in [&never_read, &changed] {
             assert!(values(m).await.unwrap_err().contains("lost with the GPU context"));
-            assert!(message(gpu.square(m).err().unwrap()).contains("lost with the GPU context"));
+            assert!(message(gpu.square(m, JsValue::UNDEFINED).err().unwrap()).contains("lost with the GPU context"));
         }
         // A solver and the wall run again; memory counts only the new GPU's textures.
         let (a, b) = (gpu.upload(&spd, 2.0, 2.0).unwrap(), gpu.upload(&rhs, 2.0, 1.0).unwrap());
@@ -544,7 +551,7 @@ on_both_backends! {
         let other = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let foreign = other.upload(&data, 2.0, 2.0).unwrap();
         assert!(message(gpu.matmul(&m, &foreign, JsValue::UNDEFINED).err().unwrap()).contains("another Gpgpu"));
-        let s = gpu.square(&m).unwrap();
+        let s = gpu.square(&m, JsValue::UNDEFINED).unwrap();
         let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(s.read()).await.unwrap().into();
         assert_eq!(got.to_vec(), vec![7.0, 10.0, 15.0, 22.0]);
         // readInto takes a Float32Array of exactly rows * cols values, and nothing else.
@@ -560,8 +567,55 @@ on_both_backends! {
             let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(p.read()).await.unwrap().into();
             assert_eq!(got.to_vec(), want.to_vec(), "{key}");
         }
+        // The kernel as an option: every kernel of matmul, square and mulVec gives the same
+        // integers where this backend has it, and a clear error naming those it has where not;
+        // a misnamed kernel and perPass with another kernel are clear errors too.
+        let options = |pairs: &[(&str, JsValue)]| -> JsValue {
+            let o = js_sys::Object::new();
+            for (key, value) in pairs {
+                js_sys::Reflect::set(&o, &(*key).into(), value).unwrap();
+            }
+            o.into()
+        };
+        let read = |p: GpuMatrix| async move {
+            js_sys::Float32Array::from(wasm_bindgen_futures::JsFuture::from(p.read()).await.unwrap()).to_vec()
+        };
+        let v = gpu.upload(&js_sys::Float32Array::from(&[1.0f32, -1.0][..]).into(), 2.0, 1.0).unwrap();
+        let kernels = [
+            ("teaching", false), ("fast", false), ("compute", true), ("registers", true), ("passes", false),
+            ("blocked", false), ("naive", false), ("auto", false),
+        ];
+        for (kernel, compute) in kernels {
+            let o = options(&[("kernel", kernel.into())]);
+            let runs = match kernel {
+                "blocked" | "naive" => vec![gpu.mul_vec(&m, &v, o.clone())],
+                "teaching" | "fast" | "registers" | "passes" => vec![gpu.matmul(&m, &m, o.clone()), gpu.square(&m, o.clone())],
+                _ => vec![gpu.matmul(&m, &m, o.clone()), gpu.square(&m, o.clone()), gpu.mul_vec(&m, &v, o.clone())],
+            };
+            for run in runs {
+                match run {
+                    Err(e) if compute && kind == BackendKind::WebGl2 => {
+                        let e = message(e);
+                        assert!(e.contains("needs WebGPU; the kernels here are \"auto\""), "{kernel}: {e}");
+                    }
+                    Ok(p) if p.cols() == 1 => assert_eq!(read(p).await, vec![-1.0, -1.0], "{kernel}"),
+                    Ok(p) => assert_eq!(read(p).await, vec![7.0, 10.0, 15.0, 22.0], "{kernel}"),
+                    Err(e) => panic!("{kind:?} {kernel}: {}", message(e)),
+                }
+            }
+        }
+        let passes = options(&[("kernel", "passes".into()), ("perPass", 1.into())]);
+        assert_eq!(read(gpu.matmul(&m, &m, passes).unwrap()).await, vec![7.0, 10.0, 15.0, 22.0]);
+        let e = message(gpu.matmul(&m, &m, options(&[("kernel", "tiled".into())])).err().unwrap());
+        assert!(e.contains("matmul has no kernel \"tiled\"; its kernels are \"auto\", \"teaching\", \"fast\", \"compute\", \"registers\", \"passes\""), "{e}");
+        let e = message(gpu.mul_vec(&m, &v, options(&[("kernel", "fast".into())])).err().unwrap());
+        assert!(e.contains("mulVec has no kernel \"fast\"; its kernels are \"auto\", \"blocked\", \"naive\", \"compute\""), "{e}");
+        let e = message(gpu.matmul(&m, &m, options(&[("kernel", "fast".into()), ("perPass", 2.into())])).err().unwrap());
+        assert!(e.contains("perPass belongs to kernel \"passes\", not \"fast\""), "{e}");
+        let e = message(gpu.square(&m, options(&[("transposeA", true.into())])).err().unwrap());
+        assert!(e.contains("square has no option \"transposeA\""), "{e}");
         m.release();
-        assert!(message(gpu.square(&m).err().unwrap()).contains("freed"));
+        assert!(message(gpu.square(&m, JsValue::UNDEFINED).err().unwrap()).contains("freed"));
         let err = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap_err();
         assert!(message(err).contains("freed"));
         // Operations that take arrays of matrices, and in-place ones.

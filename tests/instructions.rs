@@ -33,8 +33,11 @@ fn the_record_is_what_the_code_generates_now() {
 #[test]
 fn the_list_is_the_pages() {
     // Every function of the Rust list is one the page's Table 5 benchmark times.
-    let bench = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/www/benchmark/bench.js"))
-        .expect("www/benchmark/bench.js");
+    let bench = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/www/benchmark/bench.js"
+    ))
+    .expect("www/benchmark/bench.js");
     let start = bench
         .find("const FUNCTION_BENCH")
         .expect("FUNCTION_BENCH in bench.js");

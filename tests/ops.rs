@@ -10,7 +10,7 @@ mod common;
 use common::device;
 use texla::backend::BackendKind;
 use texla::gpu::ops;
-use texla::gpu::Gpu;
+use texla::gpu::{Gpu, MatVecKernel, ProductKernel, Transpose};
 use texla::kernels::{Expr, Func, Func2};
 use texla::reference::{compare, dot_error_bound, matmul, transpose, Rng};
 use wasm_bindgen_test::*;
@@ -306,29 +306,32 @@ on_both_backends! {
             // tr_mul(A^T stored as k x m, B) = A B.
             let at = gpu.upload(&transpose(&a, m, k), k, m).unwrap();
             let gb = gpu.upload(&b, k, n).unwrap();
-            let c1 = gpu.read(&gpu.tr_mul(&at, &gb).unwrap()).await.unwrap();
+            let c1 = gpu.read(&gpu.mul_transposed(ProductKernel::Auto, &at, &gb, Transpose::A).unwrap()).await.unwrap();
             let cmp = compare(&c1, &exact, &bound);
             assert!(cmp.worst_bound_ratio <= 1.0, "tr_mul {m}x{k}x{n}: {cmp:?}");
             // mul_tr(A, B^T stored as n x k) = A B.
             let ga = gpu.upload(&a, m, k).unwrap();
             let bt = gpu.upload(&transpose(&b, k, n), n, k).unwrap();
-            let c2 = gpu.read(&gpu.mul_tr(&ga, &bt).unwrap()).await.unwrap();
+            let c2 = gpu.read(&gpu.mul_transposed(ProductKernel::Auto, &ga, &bt, Transpose::B).unwrap()).await.unwrap();
             let cmp = compare(&c2, &exact, &bound);
             assert!(cmp.worst_bound_ratio <= 1.0, "mul_tr {m}x{k}x{n}: {cmp:?}");
             // By accumulation passes: one inner index per pass, seed 000's 24, and all in one
             // pass; the passes counted.
             for per_pass in [1, 24, k] {
                 let before = gpu.counts().passes;
-                let c = gpu.read(&gpu.mul_passes(&ga, &gb, per_pass).unwrap()).await.unwrap();
+                let c = gpu.read(&gpu.mul_with(ProductKernel::Passes { per_pass }, &ga, &gb).unwrap()).await.unwrap();
                 let cmp = compare(&c, &exact, &bound);
                 assert!(cmp.worst_bound_ratio <= 1.0, "mul_passes({per_pass}) {m}x{k}x{n}: {cmp:?}");
                 assert_eq!(gpu.counts().passes - before, (1 + k.div_ceil(per_pass)) as u64, "a fill and the passes");
             }
-            // The four of mul_transposed (the JS API's matmul options).
-            for (ta, tb, x, y) in [(false, false, &ga, &gb), (true, false, &at, &gb), (false, true, &ga, &bt), (true, true, &at, &bt)] {
-                let c = gpu.read(&gpu.mul_transposed(x, y, (ta, tb)).unwrap()).await.unwrap();
-                let cmp = compare(&c, &exact, &bound);
-                assert!(cmp.worst_bound_ratio <= 1.0, "mul_transposed({ta}, {tb}) {m}x{k}x{n}: {cmp:?}");
+            // The four of mul_transposed (the JS API's matmul options), by the fastest kernel,
+            // the teaching kernel (one pass for one transpose) and by passes.
+            for kernel in [ProductKernel::Auto, ProductKernel::Teaching, ProductKernel::Passes { per_pass: 5 }] {
+                for (ta, tb, x, y) in [(false, false, &ga, &gb), (true, false, &at, &gb), (false, true, &ga, &bt), (true, true, &at, &bt)] {
+                    let c = gpu.read(&gpu.mul_transposed(kernel, x, y, Transpose { a: ta, b: tb }).unwrap()).await.unwrap();
+                    let cmp = compare(&c, &exact, &bound);
+                    assert!(cmp.worst_bound_ratio <= 1.0, "mul_transposed({kernel:?}, {ta}, {tb}) {m}x{k}x{n}: {cmp:?}");
+                }
             }
             // transpose is exact.
             let t = gpu.transpose(&ga).unwrap();
@@ -346,7 +349,7 @@ on_both_backends! {
             let (exact, sums) = matmul(&a, &x, m, n, 1);
             let bound: Vec<f64> = sums.iter().map(|&s| dot_error_bound(n, s)).collect();
             let (ga, gx) = (gpu.upload(&a, m, n).unwrap(), gpu.upload(&x, n, 1).unwrap());
-            for (name, y) in [("blocked", gpu.mul_vec(&ga, &gx).unwrap()), ("naive", gpu.mul_vec_naive(&ga, &gx).unwrap())] {
+            for (name, y) in [("blocked", gpu.mul_vec(&ga, &gx).unwrap()), ("naive", gpu.mul_vec_with(MatVecKernel::Naive, &ga, &gx).unwrap())] {
                 assert_eq!((y.rows(), y.cols()), (m, 1));
                 let cmp = compare(&gpu.read(&y).await.unwrap(), &exact, &bound);
                 assert!(cmp.worst_bound_ratio <= 1.0, "{name} {m}x{n}: {cmp:?}");
@@ -427,9 +430,18 @@ on_both_backends! {
         let b = gpu.upload(&[1.0; 6], 3, 2).unwrap();
         let msg = |e: texla::error::Error| e.to_string();
         assert!(msg(gpu.map(&ops::add(), &[&a, &b]).unwrap_err()).contains("same shape, got 2x3 and 3x2"));
-        assert!(msg(gpu.tr_mul(&a, &b).unwrap_err()).contains("inner dimensions 2 and 3 differ"));
-        assert!(msg(gpu.mul_tr(&a, &b).unwrap_err()).contains("inner dimensions 3 and 2 differ"));
+        assert!(msg(gpu.mul_transposed(ProductKernel::Auto, &a, &b, Transpose::A).unwrap_err()).contains("inner dimensions 2 and 3 differ"));
+        assert!(msg(gpu.mul_transposed(ProductKernel::Auto, &a, &b, Transpose::B).unwrap_err()).contains("inner dimensions 3 and 2 differ"));
         assert!(msg(gpu.mul_vec(&a, &b).unwrap_err()).contains("3x1 vector"));
+        // A kernel's settings out of range: clear errors on both backends.
+        let c = ProductKernel::Compute { chunk: 12, slices: None };
+        assert!(msg(gpu.mul_with(c, &a, &b).unwrap_err()).contains("chunks of 8, 16 or 32 of k, not 12"));
+        let c = ProductKernel::Compute { chunk: 16, slices: Some(5) };
+        assert!(msg(gpu.mul_with(c, &a, &b).unwrap_err()).contains("1 to 4 slices, not 5"));
+        let r = ProductKernel::Registers { rows: 0, cols: 32 };
+        assert!(msg(gpu.mul_with(r, &a, &b).unwrap_err()).contains("1 to 8 texel rows and 1 to 32 columns"));
+        let p = ProductKernel::Passes { per_pass: 0 };
+        assert!(msg(gpu.mul_with(p, &a, &b).unwrap_err()).contains("at least 1 inner index"));
         assert!(msg(gpu.dot(&a, &b).await.unwrap_err()).contains("same shape"));
         assert!(msg(gpu.map(&ops::add(), &[&a]).unwrap_err()).contains("reads 2 matrices but 1 were given"));
         assert!(msg(gpu.fill(0, 2, 1.0).unwrap_err()).contains("zero dimension"));
@@ -456,7 +468,7 @@ on_both_backends! {
         // The teaching product makes its result and no temporaries; reading it back adds nothing.
         let m = &held[4];
         let before = gpu.memory();
-        let p = gpu.mul_teaching(m, m).unwrap();
+        let p = gpu.mul_with(ProductKernel::Teaching, m, m).unwrap();
         let _ = gpu.read(&p).await.unwrap();
         let after = gpu.memory();
         assert_eq!(after.live_bytes - before.live_bytes, 16 * 64 * 16);

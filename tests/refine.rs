@@ -26,8 +26,8 @@ wasm_bindgen_test_configure!(run_in_browser);
 fn upload(gpu: &Gpu, p: &Problem) -> (Vec<f64>, Vec<f64>, DdMatrix, DdMatrix) {
     let a64: Vec<f64> = p.a.iter().map(|&v| f64::from(v)).collect();
     let b64: Vec<f64> = p.b.iter().map(|&v| f64::from(v)).collect();
-    let a = gpu.upload_f64(&a64, p.n, p.n).unwrap();
-    let b = gpu.upload_f64(&b64, p.n, 1).unwrap();
+    let a = gpu.float_float().upload(&a64, p.n, p.n).unwrap();
+    let b = gpu.float_float().upload(&b64, p.n, 1).unwrap();
     (a64, b64, a, b)
 }
 
@@ -52,14 +52,14 @@ on_both_backends! {
         let options = RefineOptions { solver: InnerSolver::Cg, ..RefineOptions::default() };
         let start = js_sys::Date::now();
         let s = refine(&gpu, &a, &b, options, &mut keep_going).await.unwrap();
-        let x = gpu.read_f64(&s.x).await.unwrap();
+        let x = gpu.float_float().read(&s.x).await.unwrap();
         let ms = js_sys::Date::now() - start;
         let refined = true_residual(&a64, &b64, &x);
         // Float-float CG all the way, to the same tolerance.
         let start = js_sys::Date::now();
         let cg_options = CgOptions { tol: 1e-10, max_iter: 1024, fused: false };
         let c = cg_float_float(&gpu, &a, &b, None, cg_options, &mut keep_going).await.unwrap();
-        let xc = gpu.read_f64(&c.x).await.unwrap();
+        let xc = gpu.float_float().read(&c.x).await.unwrap();
         let cg_ms = js_sys::Date::now() - start;
         let all_ff = true_residual(&a64, &b64, &xc);
         log(format!(
@@ -86,7 +86,7 @@ on_both_backends! {
         let options = RefineOptions { solver: InnerSolver::Jacobi, ..RefineOptions::default() };
         let start = js_sys::Date::now();
         let s = refine(&gpu, &a, &b, options, &mut keep_going).await.unwrap();
-        let x = gpu.read_f64(&s.x).await.unwrap();
+        let x = gpu.float_float().read(&s.x).await.unwrap();
         let ms = js_sys::Date::now() - start;
         let refined = true_residual(&a64, &b64, &x);
         // Float32 Jacobi alone, as far as it goes in as many iterations.
@@ -141,7 +141,7 @@ on_both_backends! {
         assert_eq!(Float64Array::from(get("residuals")).length() as f64, outer + 1.0);
         let x = get("x");
         assert_eq!(Reflect::get(&x, &"floatFloat".into()).unwrap(), JsValue::TRUE);
-        let read: js_sys::Function = Reflect::get(&x, &"read".into()).unwrap().into();
+        let read: js_sys::Function = Reflect::get(&x, &"readFloat64".into()).unwrap().into();
         let xv = Float64Array::from(settle(read.call0(&x).unwrap().into()).await.unwrap()).to_vec();
         let res = true_residual(&a64, &b64, &xv);
         assert!(res <= 1e-11, "true relative residual {res:e}");

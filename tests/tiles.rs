@@ -12,7 +12,7 @@ mod common;
 
 use common::{device, error, keep_going, upload};
 use texla::backend::BackendKind;
-use texla::gpu::{ops, Gpu};
+use texla::gpu::{ops, Gpu, MatVecKernel, ProductKernel, Transpose};
 use texla::kernels::{Program, MATMUL};
 use texla::matrix::Matrix;
 use texla::reference::{dot_error_bound, Rng};
@@ -111,13 +111,13 @@ on_both_backends! {
         let bf = |p: usize, j: usize| f64::from(b[p * n + j]);
         let mut paths: Vec<(&str, Matrix)> = vec![
             ("mul", gpu.mul(&ga, &gb).unwrap()),
-            ("mul_teaching", gpu.mul_teaching(&ga, &gb).unwrap()),
-            ("mul_fast", gpu.mul_fast(&ga, &gb).unwrap()),
-            ("mul_passes", gpu.mul_passes(&ga, &gb, 50).unwrap()),
+            ("mul_teaching", gpu.mul_with(ProductKernel::Teaching, &ga, &gb).unwrap()),
+            ("mul_fast", gpu.mul_with(ProductKernel::FAST, &ga, &gb).unwrap()),
+            ("mul_passes", gpu.mul_with(ProductKernel::Passes { per_pass: 50 }, &ga, &gb).unwrap()),
         ];
         if kind == BackendKind::WebGpu {
-            paths.push(("mul_compute", gpu.mul_compute(&ga, &gb).unwrap()));
-            paths.push(("mul_registers", gpu.mul_registers(&ga, &gb).unwrap()));
+            paths.push(("mul_compute", gpu.mul_with(ProductKernel::COMPUTE, &ga, &gb).unwrap()));
+            paths.push(("mul_registers", gpu.mul_with(ProductKernel::REGISTERS, &ga, &gb).unwrap()));
         }
         for (what, c) in paths {
             assert!(Gpu::is_tiled(&c), "{what}: 170 columns are 3 tiles");
@@ -125,10 +125,10 @@ on_both_backends! {
         }
         // A^T B and A B^T with grids on both sides (A^T B: a is k x m).
         let at = gpu.transpose(&ga).unwrap();
-        let c = gpu.tr_mul(&at, &gb).unwrap();
+        let c = gpu.mul_transposed(ProductKernel::Auto, &at, &gb, Transpose::A).unwrap();
         within_bound("tr_mul", &gpu.read(&c).await.unwrap(), (m, k, n), af, bf);
         let bt = gpu.transpose(&gb).unwrap();
-        let c = gpu.mul_tr(&ga, &bt).unwrap();
+        let c = gpu.mul_transposed(ProductKernel::Auto, &ga, &bt, Transpose::B).unwrap();
         within_bound("mul_tr", &gpu.read(&c).await.unwrap(), (m, k, n), af, bf);
         // A x: 300 x 200 by 200 x 1 gives 300 rows, past one 64-texel tile (a grid); 200 x 300
         // by 300 x 1 gives 200 rows, which fit one texture (the blocks assembled into it).
@@ -139,7 +139,7 @@ on_both_backends! {
             let y = gpu.mul_vec(&ga, &gx).unwrap();
             assert_eq!(Gpu::is_tiled(&y), rows == 300);
             within_bound("mul_vec", &gpu.read(&y).await.unwrap(), (rows, cols, 1), |i, p| f64::from(a[i * cols + p]), |p, _| f64::from(x[p]));
-            let y = gpu.mul_vec_blocked(&ga, &gx).unwrap();
+            let y = gpu.mul_vec_with(MatVecKernel::Blocked, &ga, &gx).unwrap();
             within_bound("mul_vec_blocked", &gpu.read(&y).await.unwrap(), (rows, cols, 1), |i, p| f64::from(a[i * cols + p]), |p, _| f64::from(x[p]));
         }
         // Tall single textures whose transpose or A B^T does not fit one: grids.
@@ -149,7 +149,7 @@ on_both_backends! {
         let t = gpu.transpose(&gt).unwrap();
         assert!(Gpu::is_tiled(&t));
         assert_eq!(gpu.read(&t).await.unwrap(), (0..2000).map(|k| tall[(k % 200) * 10 + k / 200]).collect::<Vec<_>>());
-        let c = gpu.mul_tr(&gt, &gt).unwrap();
+        let c = gpu.mul_transposed(ProductKernel::Auto, &gt, &gt, Transpose::B).unwrap();
         within_bound("tall A A^T", &gpu.read(&c).await.unwrap(), (200, 10, 200), |i, p| f64::from(tall[i * 10 + p]), |p, j| f64::from(tall[j * 10 + p]));
         // One texture larger than a tile meets a grid: 250 x 64 fits (63 texels high), and is
         // cut into four tiles to multiply the 64 x 100 grid.

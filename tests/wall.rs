@@ -11,10 +11,7 @@ use texla::backend::BackendKind;
 use texla::gpu::Gpu;
 use texla::physics::gpu_frame;
 use texla::physics::{wall, ContactLcp, Mode, Settings, WallSpec, World};
-use texla::solver::{
-    contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
-    contact_nesterov_factored, ContactSystem,
-};
+use texla::solver::{solve_contacts, ContactPath, ContactSolve, ContactSystem};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -29,12 +26,13 @@ async fn gpu_solve(
 ) -> Vec<f64> {
     let system = ContactSystem::upload(gpu, &lcp.gpu_layout(mode)).unwrap();
     let x0 = &system.x0;
-    let x = match step {
-        None => contact_jacobi(gpu, &system, x0, -0.1, iterations).unwrap(),
-        Some(s) => {
-            contact_nesterov(gpu, &system, x0, (s as f32, lcp.mu as f32), iterations).unwrap()
-        }
+    let solve = match step {
+        None => ContactSolve::jacobi(-0.1, iterations),
+        Some(s) => ContactSolve::nesterov(s as f32, lcp.mu as f32, iterations),
     };
+    let x = solve_contacts(gpu, &system, x0, solve.on(ContactPath::Rows), None)
+        .await
+        .unwrap();
     system
         .read(gpu, &x)
         .await
@@ -195,7 +193,9 @@ on_both_backends! {
         let step = -1.0 / lcp.lambda_max();
         let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
         let x0 = system.x0.clone();
-        let run = contact_nesterov_compute(gpu.as_ref(), &system, &x0, (step as f32, lcp.mu as f32), 60);
+        let dispatch = ContactPath::Dispatch { workgroups: None };
+        let solve = ContactSolve::nesterov(step as f32, lcp.mu as f32, 60).on(dispatch);
+        let run = solve_contacts(gpu.as_ref(), &system, &x0, solve, None).await;
         if kind == BackendKind::WebGl2 {
             let e = run.unwrap_err().to_string();
             assert!(e.contains("compute shader") && e.contains("WebGPU"), "{e}");
@@ -211,7 +211,8 @@ on_both_backends! {
             .fold(0.0f64, f64::max);
         assert!(worst <= 1e-3 * scale, "worst {worst} of {scale}");
         let dense = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
-        let e = contact_nesterov_compute(gpu.as_ref(), &dense, &x0, (step as f32, 0.6), 1).unwrap_err();
+        let solve = ContactSolve::nesterov(step as f32, 0.6, 1).on(dispatch);
+        let e = solve_contacts(gpu.as_ref(), &dense, &x0, solve, None).await.unwrap_err();
         assert!(e.to_string().contains("block layout with the matrix's factors"), "{e}");
     }
 
@@ -226,7 +227,8 @@ on_both_backends! {
         let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
         assert_eq!(system.count, 0, "the factors alone");
         let x0 = system.x0.clone();
-        let x = contact_nesterov_factored(gpu.as_ref(), &system, &x0, (step as f32, lcp.mu as f32), 60).unwrap();
+        let solve = ContactSolve::nesterov(step as f32, lcp.mu as f32, 60).on(ContactPath::Factors);
+        let x = solve_contacts(gpu.as_ref(), &system, &x0, solve, None).await.unwrap();
         let got = system.read(gpu.as_ref(), &x).await.unwrap();
         assert_eq!(got.len(), 4 * lcp.contacts.len());
         let exact = lcp.solve_nesterov(step, 60);
@@ -244,7 +246,8 @@ on_both_backends! {
         }
         assert!(worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
         let dense = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
-        let e = contact_nesterov_factored(gpu.as_ref(), &dense, &x0, (step as f32, 0.6), 1).unwrap_err();
+        let solve = ContactSolve::nesterov(step as f32, 0.6, 1).on(ContactPath::Factors);
+        let e = solve_contacts(gpu.as_ref(), &dense, &x0, solve, None).await.unwrap_err();
         assert!(e.to_string().contains("block layout with the matrix's factors"), "{e}");
     }
 
@@ -321,7 +324,8 @@ on_both_backends! {
         let lcp = busy_lcp();
         let system = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
         let x0 = system.x0.clone();
-        let result = contact_jacobi_compute(gpu.as_ref(), &system, &x0, (-0.1, 30), Some(1));
+        let solve = ContactSolve::jacobi(-0.1, 30).on(ContactPath::Dispatch { workgroups: Some(1) });
+        let result = solve_contacts(gpu.as_ref(), &system, &x0, solve, None).await;
         if kind == BackendKind::WebGl2 {
             let e = result.unwrap_err();
             assert!(e.to_string().contains("needs WebGPU"), "{e}");
@@ -342,7 +346,7 @@ on_both_backends! {
         assert!(worst <= 1e-4 * scale, "worst {worst} of {scale}");
         // The block layout has no single-dispatch solver: a clear error.
         let blocks = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Blocks)).unwrap();
-        let e = contact_jacobi_compute(gpu.as_ref(), &blocks, &x0, (-0.1, 30), Some(1)).unwrap_err();
+        let e = solve_contacts(gpu.as_ref(), &blocks, &blocks.x0, solve, None).await.unwrap_err();
         assert!(e.to_string().contains("dense layout"), "{e}");
     }
 
@@ -351,9 +355,18 @@ on_both_backends! {
         let lcp = standing(Mode::Blocks).begin_frame();
         let system = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Blocks)).unwrap();
         let wrong = gpu.fill(5, 1, 0.0).unwrap();
-        let e = contact_jacobi(gpu.as_ref(), &system, &wrong, -0.1, 3).unwrap_err();
+        let rows = ContactSolve::jacobi(-0.1, 3).on(ContactPath::Rows);
+        let e = solve_contacts(gpu.as_ref(), &system, &wrong, rows, None).await.unwrap_err();
         assert!(e.to_string().contains("4 rows per contact"), "{e}");
-        let e = contact_jacobi(gpu.as_ref(), &system, &system.x0, 0.5, 3).unwrap_err();
+        let bad = ContactSolve::jacobi(0.5, 3);
+        let e = solve_contacts(gpu.as_ref(), &system, &system.x0, bad, None).await.unwrap_err();
         assert!(e.to_string().contains("omega must be negative"), "{e}");
+        // A path the method or the system lacks: clear errors on both backends.
+        let factors = ContactSolve::jacobi(-0.1, 3).on(ContactPath::Factors);
+        let e = solve_contacts(gpu.as_ref(), &system, &system.x0, factors, None).await.unwrap_err();
+        assert!(e.to_string().contains("only the accelerated solver reads them"), "{e}");
+        let bad = ContactSolve::nesterov(-0.01, -1.0, 3);
+        let e = solve_contacts(gpu.as_ref(), &system, &system.x0, bad, None).await.unwrap_err();
+        assert!(e.to_string().contains("mu >= 0"), "{e}");
     }
 }

@@ -15,8 +15,7 @@ use texla::backend::BackendKind;
 use texla::error::Error;
 use texla::physics::{gpu_frame, wall, Mode, Settings, WallSpec, World};
 use texla::solver::{
-    contact_jacobi, contact_nesterov, contact_nesterov_compute, contact_nesterov_factored,
-    solve_contacts, ContactLayout, ContactMethod, ContactSystem,
+    solve_contacts, ContactLayout, ContactMethod, ContactPath, ContactSolve, ContactSystem,
 };
 use wasm_bindgen_test::*;
 
@@ -37,13 +36,18 @@ on_both_backends! {
             gpu.set_tile_limit(limit).unwrap();
             let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
             let x0 = &system.x0;
-            let mut got = vec![
-                contact_jacobi(gpu.as_ref(), &system, x0, -0.1, 30).unwrap(),
-                contact_nesterov(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap(),
-                contact_nesterov_factored(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap(),
+            let nesterov = ContactSolve::nesterov(step as f32, lcp.mu as f32, 30);
+            let mut solves = vec![
+                ContactSolve::jacobi(-0.1, 30).on(ContactPath::Rows),
+                nesterov.on(ContactPath::Rows),
+                nesterov.on(ContactPath::Factors),
             ];
             if kind == BackendKind::WebGpu {
-                got.push(contact_nesterov_compute(gpu.as_ref(), &system, x0, (step as f32, lcp.mu as f32), 30).unwrap());
+                solves.push(nesterov.on(ContactPath::Dispatch { workgroups: None }));
+            }
+            let mut got = Vec::new();
+            for solve in solves {
+                got.push(solve_contacts(gpu.as_ref(), &system, x0, solve, None).await.unwrap());
             }
             let mut read = Vec::new();
             for x in &got {
@@ -118,8 +122,9 @@ on_both_backends! {
         let limit = gpu.tile_limit();
         assert_eq!(lcp.contacts.len(), 42_000);
         assert!(lcp.contacts.len() > limit, "{kind:?}: 42000 contacts fit one texture of {limit}");
-        let ContactMethod::Nesterov { step, .. } = world.method(&lcp) else { panic!("the default solver") };
-        let exact = lcp.solve_nesterov(f64::from(step), 4);
+        let solve = world.contact_solve(&lcp);
+        assert_eq!(solve.method, ContactMethod::Nesterov, "the default solver");
+        let exact = lcp.solve_nesterov(f64::from(solve.step), 4);
         let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
         let worst = exact
             .iter()
@@ -136,7 +141,8 @@ on_both_backends! {
             layout.factors = Some(lcp.factors());
             let system = ContactSystem::upload(gpu.as_ref(), &layout).unwrap();
             assert_eq!(system.factors.as_ref().and_then(|f| f.groups.as_ref()).map(|g| g.count), Some(100), "one workgroup per wall");
-            let x = contact_nesterov_compute(gpu.as_ref(), &system, &system.x0, (step, lcp.mu as f32), 4).unwrap();
+            let dispatch = solve.on(ContactPath::Dispatch { workgroups: None });
+            let x = solve_contacts(gpu.as_ref(), &system, &system.x0, dispatch, None).await.unwrap();
             let got = &system.read(gpu.as_ref(), &x).await.unwrap();
             let worst = exact
                 .iter()
@@ -156,7 +162,7 @@ on_both_backends! {
         let gpu = device(kind).await;
         let (lcp, layout) = busy_layout();
         let (step, mu) = ((-1.0 / lcp.lambda_max()) as f32, lcp.mu as f32);
-        let method = ContactMethod::Nesterov { step, mu };
+        let method = ContactSolve::nesterov(step, mu, 300);
         let rows = ContactLayout { factors: None, ..layout.clone() };
         let mut systems = vec![ContactSystem::upload(gpu.as_ref(), &rows).unwrap()];
         if kind == BackendKind::WebGl2 {
@@ -169,11 +175,8 @@ on_both_backends! {
         };
         for system in &systems {
             asked.set(0);
-            let chunked = solve_contacts(gpu.as_ref(), system, &system.x0, method, 300, &go_on).await.unwrap();
-            let whole = match system.factors {
-                Some(_) => contact_nesterov_factored(gpu.as_ref(), system, &system.x0, (step, mu), 300),
-                None => contact_nesterov(gpu.as_ref(), system, &system.x0, (step, mu), 300),
-            };
+            let chunked = solve_contacts(gpu.as_ref(), system, &system.x0, method, Some(&go_on)).await.unwrap();
+            let whole = solve_contacts(gpu.as_ref(), system, &system.x0, method, None).await;
             assert!(asked.get() >= 1, "{kind:?}: 300 passes never paused");
             let chunked = system.read(gpu.as_ref(), &chunked).await.unwrap();
             let whole = system.read(gpu.as_ref(), &whole.unwrap()).await.unwrap();
@@ -184,11 +187,12 @@ on_both_backends! {
             asked.set(asked.get() + 1);
             false
         };
-        let (system, jacobi) = (&systems[0], ContactMethod::Jacobi { omega: -0.1 });
-        let e = solve_contacts(gpu.as_ref(), system, &system.x0, jacobi, 2000, &stop).await.err().unwrap();
+        let (system, jacobi) = (&systems[0], ContactSolve::jacobi(-0.1, 2000));
+        let e = solve_contacts(gpu.as_ref(), system, &system.x0, jacobi, Some(&stop)).await.err().unwrap();
         assert!(matches!(e, Error::Cancelled) && asked.get() == 1, "{kind:?}: {e} after {} questions", asked.get());
         // Within the first chunk there is nothing to ask: the default frame (80) never pauses.
-        let short = solve_contacts(gpu.as_ref(), system, &system.x0, jacobi, 80, &stop).await;
+        let short = ContactSolve { iterations: 80, ..jacobi };
+        let short = solve_contacts(gpu.as_ref(), system, &system.x0, short, Some(&stop)).await;
         assert!(short.is_ok() && asked.get() == 1);
     }
 }

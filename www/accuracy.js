@@ -144,10 +144,10 @@ async function measureOperations(gpu) {
     rows.push({ expr: name, range: "entries in [-1, 1)", maxAbs: s.maxAbs, maxRel: s.maxRel, maxUlp: s.maxUlp, boundRatio: worstRatio, special: [], flagged: !(worstRatio <= 1) });
   };
   await product(`A·B (${m}×${k} · ${k}×${n})`, gpu.matmul(ga, gb), ab, k);
-  await product("trMul(Aᵀ stored, B)", gpu.trMul(gat, gb), ab, k);
-  await product("mulTr(A, Bᵀ stored)", gpu.mulTr(ga, gbt), ab, k);
-  await product(`mulVec blocked (${m}×${k})`, gpu.mulVecBlocked(ga, gx), ax, k);
-  await product("mulVec naive", gpu.mulVecNaive(ga, gx), ax, k);
+  await product("matmul transposeA (Aᵀ stored, B)", gpu.matmul(gat, gb, { transposeA: true }), ab, k);
+  await product("matmul transposeB (A, Bᵀ stored)", gpu.matmul(ga, gbt, { transposeB: true }), ab, k);
+  await product(`mulVec blocked (${m}×${k})`, gpu.mulVec(ga, gx, { kernel: "blocked" }), ax, k);
+  await product("mulVec naive", gpu.mulVec(ga, gx, { kernel: "naive" }), ax, k);
   const t = gpu.transpose(ga);
   const tv = await t.read();
   t.free();

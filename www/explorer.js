@@ -26,28 +26,28 @@ export const OPERATIONS = {
     gpu: (gpu, [a, b]) => gpu.matmul(a, b),
     reference: (_t, [a, b], [[m, k], [, n]]) => matmul64(a, b, m, k, n).c,
   },
-  matmulFast: {
+  "matmul-fast": {
     label: "A·B, fast fragment kernel (one output texel per render target, up to 8 per fragment)",
     shapes: (m, k, n) => [[m, k], [k, n]],
-    gpu: (gpu, [a, b]) => gpu.matmulFast(a, b),
+    gpu: (gpu, [a, b]) => gpu.matmul(a, b, { kernel: "fast" }),
     reference: (_t, [a, b], [[m, k], [, n]]) => matmul64(a, b, m, k, n).c,
   },
-  matmulCompute: {
+  "matmul-compute": {
     label: "A·B on the compute path (WebGPU only: workgroup tiling, 8×8 outputs per thread)",
     shapes: (m, k, n) => [[m, k], [k, n]],
-    gpu: (gpu, [a, b]) => gpu.matmulCompute(a, b),
+    gpu: (gpu, [a, b]) => gpu.matmul(a, b, { kernel: "compute" }),
     reference: (_t, [a, b], [[m, k], [, n]]) => matmul64(a, b, m, k, n).c,
   },
-  trMul: {
+  "matmul-transposeA": {
     label: "Aᵀ·B without building Aᵀ (A is k×m)",
     shapes: (m, k, n) => [[k, m], [k, n]],
-    gpu: (gpu, [a, b]) => gpu.trMul(a, b),
+    gpu: (gpu, [a, b]) => gpu.matmul(a, b, { transposeA: true }),
     reference: (_t, [a, b], [[k, m], [, n]]) => matmul64(transpose(a, k, m), b, m, k, n).c,
   },
-  mulTr: {
+  "matmul-transposeB": {
     label: "A·Bᵀ without building Bᵀ (B is n×k)",
     shapes: (m, k, n) => [[m, k], [n, k]],
-    gpu: (gpu, [a, b]) => gpu.mulTr(a, b),
+    gpu: (gpu, [a, b]) => gpu.matmul(a, b, { transposeB: true }),
     reference: (_t, [a, b], [[m, k], [n]]) => matmul64(a, transpose(b, n, k), m, k, n).c,
   },
   transpose: {
@@ -62,16 +62,16 @@ export const OPERATIONS = {
     gpu: (gpu, [a, x]) => gpu.mulVec(a, x),
     reference: (_t, [a, x], [[m, k]]) => matmul64(a, x, m, k, 1).c,
   },
-  mulVecCompute: {
+  "mulVec-compute": {
     label: "A·x on the compute path (WebGPU only: one dispatch, partial sums in workgroup memory)",
     shapes: (m, k) => [[m, k], [k, 1]],
-    gpu: (gpu, [a, x]) => gpu.mulVecCompute(a, x),
+    gpu: (gpu, [a, x]) => gpu.mulVec(a, x, { kernel: "compute" }),
     reference: (_t, [a, x], [[m, k]]) => matmul64(a, x, m, k, 1).c,
   },
-  mulVecNaive: {
+  "mulVec-naive": {
     label: "A·x naive: one fragment per 4 rows (A is m×k)",
     shapes: (m, k) => [[m, k], [k, 1]],
-    gpu: (gpu, [a, x]) => gpu.mulVecNaive(a, x),
+    gpu: (gpu, [a, x]) => gpu.mulVec(a, x, { kernel: "naive" }),
     reference: (_t, [a, x], [[m, k]]) => matmul64(a, x, m, k, 1).c,
   },
   sincos: {

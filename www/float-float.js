@@ -33,7 +33,7 @@ async function product(gpu, n) {
     const [ga, gb] = [upload(a), upload(b)];
     const c = gpu.matmul(ga, gb);
     const shader = gpu.lastShader() ?? "";
-    const got = await c.read();
+    const got = await c.readFloat64();
     [ga, gb, c].forEach((m) => m.free());
     return { error: relativeError(got, exact), shader };
   };
@@ -50,7 +50,7 @@ async function cancellation(gpu, ks) {
     const [one, tiny] = [upload(ones), upload(small)];
     const sum = gpu.add(one, tiny);
     const diff = gpu.sub(sum, one);
-    const got = await diff.read();
+    const got = await diff.readFloat64();
     [one, tiny, sum, diff].forEach((m) => m.free());
     return got;
   };
@@ -69,7 +69,7 @@ async function poisson(gpu, texla, n, progress) {
     const t0 = performance.now();
     const r = await gpu.cg(A, B, { tol: 1e-12, maxIter, onProgress: (it) => progress(`CG in ${name}, iteration ${it}`) });
     const ms = performance.now() - t0;
-    const x = Float64Array.from(await r.x.read());
+    const x = await r.x.readFloat64();
     [A, B, r.x].forEach((m) => m.free());
     return { iterations: r.iterations, claimed: r.residuals.at(-1), true: relativeResidual64(a64, b64, x, n), ms };
   };

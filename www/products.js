@@ -6,19 +6,22 @@ import { reference } from "./reference/worker-client.js";
 const fmt = (v, digits = 3) => (Number.isFinite(v) ? v.toPrecision(digits) : String(v));
 const ms = (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
 
+/** A·B (or M·M where `square`) on the GPU by the matmul kernel `kernel`. */
+const byKernel = (kernel) => (gpu, a, b, square) => (square ? gpu.square(a, { kernel }) : gpu.matmul(a, b, { kernel }));
+
 /**
- * The kernels that compute a product, side by side: [name, description, call(gpu, a, b, square)].
- * The compute paths exist on WebGPU only.
+ * The kernels that compute a product, side by side: [name, description, call(gpu, a, b, square)],
+ * `name` being the kernel option of matmul and square. The compute paths exist on WebGPU only.
  */
 export const KERNELS = [
   ["teaching", "teaching fragment kernel: one output texel (4 rows of a column) per fragment, 5 texel fetches per 16 multiply-adds",
-    (gpu, a, b, square) => (square ? gpu.squareTeaching(a) : gpu.matmulTeaching(a, b))],
+    byKernel("teaching")],
   ["fast", "fast fragment kernel: one output texel per render target, up to 8 per fragment, sharing its A texels (4 + 8 fetches per 128 multiply-adds)",
-    (gpu, a, b, square) => (square ? gpu.squareFast(a) : gpu.matmulFast(a, b))],
+    byKernel("fast")],
   ["compute", "compute path: 16×16 threads per 128×128 block, tiles in workgroup memory, 8×8 outputs per thread",
-    (gpu, a, b) => gpu.matmulCompute(a, b)],
+    byKernel("compute")],
   ["registers", "compute path without workgroup memory: each invocation keeps 16×32 outputs in registers, 48 fetches per 512 multiply-adds of four lanes, no barrier",
-    (gpu, a, b) => gpu.matmulRegisters(a, b)],
+    byKernel("registers")],
 ];
 
 /** Computes A·B (or M·M) on the GPU with `kernel` and in float64, and shows the comparison in

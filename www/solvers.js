@@ -55,9 +55,8 @@ export async function runSolver(gpu, texla, guarded) {
         let x = null;
         for (let done = 0; done < maxIter; done += step) {
           const chunk = { omega, iterations: Math.min(step, maxIter - done), x0: x ?? undefined, residual: true };
-          const r = solver === "lcp-compute"
-            ? await gpu.lcpJacobiCompute(A, B, chunk)
-            : await gpu.lcpJacobi(A, B, { ...chunk, signal: controller.signal });
+          const kernel = solver === "lcp-compute" ? "compute" : "fragment";
+          const r = await gpu.lcpJacobi(A, B, { ...chunk, kernel, signal: controller.signal });
           if (controller.signal.aborted) throw new Error("cancelled");
           x?.free();
           x = r.x;
@@ -153,7 +152,7 @@ async function cgFloatFloat(gpu, p, { tol, maxIter, signal }, out) {
     const r = await gpu.cg(A, B, { tol, maxIter, onProgress, signal });
     const ms = performance.now() - t0;
     if (signal.aborted) throw new Error("cancelled");
-    const x = await r.x.read();
+    const x = await r.x.readFloat64();
     r.x.free();
     return { ...r, x, residuals: [...r.residuals], ms };
   } finally {

@@ -415,8 +415,8 @@ async function badNumbers({ backend }) {
     ["lcpJacobi(A, b, { iterations: 2 ** 31 })", () => gpu.lcpJacobi(m22(), v2(), { iterations: 2 ** 31 })],
     ["lcpJacobi(A, b, { omega: Infinity })", () => gpu.lcpJacobi(m22(), v2(), { omega: Infinity })],
     ["lcpJacobi(A, b, { omega: 0.5 })", () => gpu.lcpJacobi(m22(), v2(), { omega: 0.5 })],
-    ["lcpJacobiCompute(A, b, { iterations: 2.5 })", () => gpu.lcpJacobiCompute(m22(), v2(), { iterations: 2.5 })],
-    ["matmulPasses(A, A, { perPass: 0.5 })", () => gpu.matmulPasses(m22(), m22(), { perPass: 0.5 })],
+    ["lcpJacobi(A, b, { kernel: \"compute\", iterations: 2.5 })", () => gpu.lcpJacobi(m22(), v2(), { kernel: "compute", iterations: 2.5 })],
+    ["matmul(A, A, { kernel: \"passes\", perPass: 0.5 })", () => gpu.matmul(m22(), m22(), { kernel: "passes", perPass: 0.5 })],
     ["nmf(V, 1, { iterations: Infinity })", () => gpu.nmf(gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6]), 2, 3), 1, { iterations: Infinity })],
     ["gpu.wall(NaN)", () => gpu.wall(NaN)],
     ["wall.reset(1, 2.5)", () => gpu.wall(1).reset(1, 2.5)],
@@ -477,7 +477,7 @@ async function misspelt({ backend }) {
     ["cgPoisson2d(b, { maxiter: 5 })", () => gpu.cgPoisson2d(m22(), { maxiter: 5 })],
     ["jacobi(A, b, { check_every: 2 })", () => gpu.jacobi(m22(), v2(), { check_every: 2 })],
     ["lcpJacobi(A, b, { omgea: -0.1 })", () => gpu.lcpJacobi(m22(), v2(), { omgea: -0.1 })],
-    ["lcpJacobiCompute(A, b, { workgroup: 1 })", () => gpu.lcpJacobiCompute(m22(), v2(), { workgroup: 1 })],
+    ["lcpJacobi(A, b, { kernel: \"compute\", workgroup: 1 })", () => gpu.lcpJacobi(m22(), v2(), { kernel: "compute", workgroup: 1 })],
     ["matmul(A, B, { transpose: true })", () => gpu.matmul(m22(), m22(), { transpose: true })],
 
     ["nmf(V, 1, { iteration: 2 })", () => gpu.nmf(gpu.upload(new Float32Array([1, 2, 3, 4, 5, 6]), 2, 3), 1, { iteration: 2 })],
@@ -627,7 +627,7 @@ async function lcpCompute({ backend }) {
     const A = gpu.scale(gpu.identity(n), 2);
     const b = gpu.fill(n, 1, -1);
     await gpu.finish();
-    const o = await fm.outcome(() => gpu.lcpJacobiCompute(A, b, { iterations: 300 }), 240000);
+    const o = await fm.outcome(() => gpu.lcpJacobi(A, b, { kernel: "compute", iterations: 300 }), 240000);
     let sees = fm.says(o);
     if (o.kind === "resolved") {
       const x = await o.value.x.read();
@@ -635,7 +635,7 @@ async function lcpCompute({ backend }) {
       for (const v of x) e = Math.max(e, Math.abs(v - 0.5));
       sees = `resolves in ${(o.ms / 1000).toFixed(1)} s (one dispatch, no signal to cancel it); ${fm.verdict("x", e / 0.5, 1e-4)}`;
     }
-    rows.push({ mode: `lcpJacobiCompute(A = 2I, b = -1, { iterations: 300 }), n = ${n} (x: ${n * 4} bytes)`, sees, usable: await fm.usable(gpu) });
+    rows.push({ mode: `lcpJacobi(A = 2I, b = -1, { kernel: "compute", iterations: 300 }), n = ${n} (x: ${n * 4} bytes)`, sees, usable: await fm.usable(gpu) });
     A.free();
     b.free();
   }
@@ -644,10 +644,10 @@ async function lcpCompute({ backend }) {
   {
     const A = gpu.scale(gpu.identity(64), 2), b = gpu.fill(64, 1, -1);
     await gpu.finish();
-    const o = await fm.outcome(() => gpu.lcpJacobiCompute(A, b, { iterations: 10000 }), 120000);
+    const o = await fm.outcome(() => gpu.lcpJacobi(A, b, { kernel: "compute", iterations: 10000 }), 120000);
     const per = o.ms / 10000;
     rows.push({
-      mode: "lcpJacobiCompute(A 64 x 64, b, { iterations: 10000 }): how long one uncancellable dispatch may run",
+      mode: "lcpJacobi(A 64 x 64, b, { kernel: \"compute\", iterations: 10000 }): how long one uncancellable dispatch may run",
       sees: o.kind === "resolved" ? `resolves in ${(o.ms / 1000).toFixed(1)} s; the largest count accepted (10^7) would hold the GPU for about ${fm.fmt(per * 1e7 / 1000)} s in one dispatch, which an AbortSignal cannot stop (the option is refused) and a GPU watchdog would end by losing the device` : fm.says(o),
       usable: await fm.usable(gpu),
     });
@@ -655,8 +655,8 @@ async function lcpCompute({ backend }) {
   // A system past one texture (tiles of 64): the kernel takes one texture only.
   const tiled = await texla.Gpgpu.create(backend, { tileLimit: 64 });
   const A = tiled.scale(tiled.identity(300), 2), b = tiled.fill(300, 1, -1);
-  const o = await fm.outcome(() => tiled.lcpJacobiCompute(A, b, { iterations: 300 }), 60000);
-  rows.push({ mode: "lcpJacobiCompute, n = 300 with tileLimit 64 (A a grid of 5 x 5 tiles)", sees: fm.says(o, "resolves"), usable: await fm.usable(tiled) });
+  const o = await fm.outcome(() => tiled.lcpJacobi(A, b, { kernel: "compute", iterations: 300 }), 60000);
+  rows.push({ mode: "lcpJacobi kernel compute, n = 300 with tileLimit 64 (A a grid of 5 x 5 tiles)", sees: fm.says(o, "resolves"), usable: await fm.usable(tiled) });
   return rows;
 }
 

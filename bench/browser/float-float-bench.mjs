@@ -35,7 +35,7 @@ const rows = await onEachBackend(async ({ backend }) => {
       backend,
       n,
       mul: await time(1, () => gpu.matmul(ga, ga)),
-      teaching: await time(1, () => gpu.matmulTeaching(ga, ga)),
+      teaching: await time(1, () => gpu.matmul(ga, ga, { kernel: "teaching" })),
       mulFf: await time(1, () => gpu.matmul(fa, fa)),
       mv: await time(20, () => gpu.mulVec(ga, gx)),
       mvFf: await time(20, () => gpu.mulVec(fa, fx)),

@@ -171,7 +171,8 @@ function save() {
 // The paths. Each: e2e(a, b, n) -> Float32Array of A·B; prepare(a, b, n); chain(count) ->
 // Float32Array of A·B^count (X <- X·B), one read-back; release().
 // `into`: texla reads back into an array kept from the run before (`readInto`), not a new one.
-function texlaProduct(method, into = false) {
+function texlaProduct(method, { kernel, into = false } = {}) {
+  const options = kernel ? { kernel } : undefined;
   let ga = null;
   let gb = null;
   let kept = null;
@@ -181,12 +182,12 @@ function texlaProduct(method, into = false) {
     return m.readInto(kept);
   };
   return {
-    name: `texla ${method}${into ? " into" : ""}`,
+    name: `texla ${method}${kernel ? ` ${kernel}` : ""}${into ? " into" : ""}`,
     available: typeof gpu[method] === "function" && (!into || typeof texla.GpuMatrix?.prototype.readInto === "function"),
     async e2e(a, b, n, bCols = n) {
       const x = gpu.upload(a, n, n);
       const y = gpu.upload(b, n, bCols);
-      const c = gpu[method](x, y);
+      const c = gpu[method](x, y, options);
       const out = await read(c);
       [x, y, c].forEach((m) => m.free());
       return out;
@@ -200,7 +201,7 @@ function texlaProduct(method, into = false) {
     async chain(count, left = true) {
       let x = left ? ga : gb;
       for (let i = 0; i < count; i++) {
-        const y = left ? gpu[method](x, gb) : gpu[method](ga, x);
+        const y = left ? gpu[method](x, gb, options) : gpu[method](ga, x, options);
         if (x !== ga && x !== gb) x.free();
         x = y;
       }
@@ -279,7 +280,7 @@ async function warmGpu(seconds) {
 // Matrix products.
 async function benchMatmul() {
   await warmGpu(opts.warm);
-  const entries = [texlaProduct("matmul"), texlaProduct("matmul", true), texlaProduct("matmulTeaching"), texlaProduct("matmulFast"), texlaProduct("matmulCompute"), tfProduct()].filter((e) => wanted(e.name));
+  const entries = [texlaProduct("matmul"), texlaProduct("matmul", { into: true }), texlaProduct("matmul", { kernel: "teaching" }), texlaProduct("matmul", { kernel: "fast" }), texlaProduct("matmul", { kernel: "compute" }), tfProduct()].filter((e) => wanted(e.name));
   const last = {}; // name -> {n, ms}: predicts the next size
   for (const n of opts.sizes) {
     log(`matmul n = ${n}: making matrices and the float64 reference`);
@@ -409,7 +410,7 @@ async function turns(paths, key, once, warm = once) {
 // ---------------------------------------------------------------------------------------------
 // A·x: bytes of A read per product, 4 n^2.
 async function benchMulVec() {
-  const entries = [texlaProduct("mulVec"), texlaProduct("mulVec", true), texlaProduct("mulVecBlocked"), texlaProduct("mulVecCompute"), tfProduct()].filter((e) => wanted(e.name));
+  const entries = [texlaProduct("mulVec"), texlaProduct("mulVec", { into: true }), texlaProduct("mulVec", { kernel: "blocked" }), texlaProduct("mulVec", { kernel: "compute" }), tfProduct()].filter((e) => wanted(e.name));
   for (const n of opts.mvSizes) {
     log(`A·x n = ${n}: making data and the float64 reference`);
     const next = mulberry32(n + 1);
@@ -499,7 +500,7 @@ async function benchSolvers() {
   runs.push({ solver: "jacobi", problem: `jacobi alpha 1.2`, make: () => texla.Gpgpu.problem("jacobi", opts.jacobiN, 1, 1.2), call: (A, B) => gpu.jacobi(A, B, { tol: 1e-5, maxIter: 2000, checkEvery: 10 }) });
   const lcpOpts = { omega: -0.8, iterations: opts.lcpIters, residual: false };
   runs.push({ solver: "lcpJacobi", problem: `lcp, ${opts.lcpIters} iterations`, lcp: true, make: () => texla.Gpgpu.problem("lcp", opts.lcpN, 1), call: (A, B) => gpu.lcpJacobi(A, B, lcpOpts) });
-  runs.push({ solver: "lcpJacobiCompute", problem: `lcp, ${opts.lcpIters} iterations`, lcp: true, make: () => texla.Gpgpu.problem("lcp", opts.lcpN, 1), call: (A, B) => gpu.lcpJacobiCompute(A, B, lcpOpts) });
+  runs.push({ solver: "lcpJacobi compute", problem: `lcp, ${opts.lcpIters} iterations`, lcp: true, make: () => texla.Gpgpu.problem("lcp", opts.lcpN, 1), call: (A, B) => gpu.lcpJacobi(A, B, { ...lcpOpts, kernel: "compute" }) });
   let lcpRef = null;
   for (const r of runs) {
     if (!wanted(`texla ${r.solver}`)) continue;

@@ -57,7 +57,7 @@ async function line(op, n, cols, reps) {
   const ffMs = await time(reps, () => mul(fa, fb));
   const c32 = mul(sa, sb);
   const cff = mul(fa, fb);
-  const row = { op, n, f32Ms, ffMs, f32Err: worst(await c32.read(), a, b, n, cols), ffErr: worst(await cff.read(), a, b, n, cols) };
+  const row = { op, n, f32Ms, ffMs, f32Err: worst(await c32.read(), a, b, n, cols), ffErr: worst(await cff.readFloat64(), a, b, n, cols) };
   [fa, fb, sa, sb, c32, cff].forEach((m) => m.free());
   rows.push(row);
   console.log(JSON.stringify(row));

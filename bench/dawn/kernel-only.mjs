@@ -28,11 +28,11 @@ texla.initSync({ module: fs.readFileSync(`${pkg}/texla_bg.wasm`) });
 const gpu = await texla.Gpgpu.create("webgpu", { keepCopies: false });
 const data = new Float32Array(n * n).map((_, i) => ((i * 7919) % 1000) / 1000 / Math.sqrt(n));
 const A = gpu.upload(data, n, n);
-let x = gpu.matmulCompute(A, A);
+let x = gpu.matmul(A, A, { kernel: "compute" });
 await x.read();
 const wgsl = gpu.lastShader();
 let t0 = performance.now();
-for (let i = 0; i < reps; i++) { const y = gpu.matmulCompute(A, x); x.free(); x = y; }
+for (let i = 0; i < reps; i++) { const y = gpu.matmul(A, x, { kernel: "compute" }); x.free(); x = y; }
 await gpu.finish();
 const throughTexla = (performance.now() - t0) / reps;
 // One read-back of the n x n result, as the benchmark's resident chain ends with.

@@ -2,7 +2,7 @@
 // a block of {R} output texel rows x {C} output columns ({R} x 4 x {C} elements of C) in vec4
 // registers, acc{r}{c} for texel row row0 + r and column col0 + c. Per step of four k it fetches
 // the 4 x {R} A texels of its rows (columns p .. p+3) and the {C} B texels of its columns (rows
-// p .. p+3): with texla's default 4 x 32 (Gpu::mul_registers), 48 fetches for 512 vec4
+// p .. p+3): with texla's default 4 x 32 (ProductKernel::REGISTERS), 48 fetches for 512 vec4
 // multiply-adds, where the fast fragment kernel (matmul_fast.*), held to 8 render targets,
 // makes 12 fetches for 32. Where fetches are what costs and barriers are
 // expensive (a CPU emulating the GPU: SwiftShader), this is the product that wins. Reads past

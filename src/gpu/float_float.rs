@@ -13,9 +13,9 @@
 //!  read back: x ≈ f64(hi) + f64(lo)  (exact in float64: 24 + 24 bits fit in 53)
 //! ```
 //!
-//! Operations: upload from and read back to f64, `s X + t Y` (add, sub, scale, CG's updates),
-//! products `A B` and `A x`, and `dot` reduced in float-float. All run as fragment passes on
-//! both backends. A float-float matrix past one texture is two grids of tiles, `hi`'s and
+//! Operations, methods of the view [`FloatFloat`] (`gpu.float_float()`): upload from and read
+//! back to f64, `s X + t Y` (add, sub, scale, CG's updates), products `A B` and `A x`, and
+//! `dot` reduced in float-float. All run as fragment passes on both backends. A float-float matrix past one texture is two grids of tiles, `hi`'s and
 //! `lo`'s cut at the same places (`super::tiles`); every operation then runs tile by tile, the
 //! block sums of a product added in float-float and a dot's tiles summed in float64.
 
@@ -65,10 +65,25 @@ pub fn split(x: f64) -> Result<(f32, f32)> {
 }
 
 impl Gpu {
+    /// The float-float operations of this GPU: `gpu.float_float().add(&x, &y)`, on
+    /// [`DdMatrix`] operands.
+    pub fn float_float(&self) -> FloatFloat<'_> {
+        FloatFloat { gpu: self }
+    }
+}
+
+/// A [`Gpu`] seen as a float-float machine ([`Gpu::float_float`]): upload and read back as f64,
+/// `s X + t Y`, products and dot, each on [`DdMatrix`] operands. Copying it is free.
+#[derive(Clone, Copy)]
+pub struct FloatFloat<'g> {
+    gpu: &'g Gpu,
+}
+
+impl FloatFloat<'_> {
     /// Copies row-major float64 `data` (`rows * cols` values) into a new float-float matrix,
     /// each value split on the CPU into `hi + lo`. NaN, infinities and values beyond float32's
     /// range are refused with the index of the first one.
-    pub fn upload_f64(&self, data: &[f64], rows: usize, cols: usize) -> Result<DdMatrix> {
+    pub fn upload(&self, data: &[f64], rows: usize, cols: usize) -> Result<DdMatrix> {
         let mut hi = Vec::with_capacity(data.len());
         let mut lo = Vec::with_capacity(data.len());
         for (i, &x) in data.iter().enumerate() {
@@ -78,16 +93,16 @@ impl Gpu {
             lo.push(l);
         }
         Ok(DdMatrix {
-            hi: self.upload(&hi, rows, cols)?,
-            lo: self.upload(&lo, rows, cols)?,
+            hi: self.gpu.upload(&hi, rows, cols)?,
+            lo: self.gpu.upload(&lo, rows, cols)?,
         })
     }
 
     /// Reads a float-float matrix back as float64: `hi + lo` for each of its `rows * cols`
     /// elements, row-major (two read-backs).
-    pub async fn read_f64(&self, m: &DdMatrix) -> Result<Vec<f64>> {
-        let hi = self.read(&m.hi).await?;
-        let lo = self.read(&m.lo).await?;
+    pub async fn read(&self, m: &DdMatrix) -> Result<Vec<f64>> {
+        let hi = self.gpu.read(&m.hi).await?;
+        let lo = self.gpu.read(&m.lo).await?;
         Ok(hi
             .iter()
             .zip(&lo)
@@ -96,77 +111,77 @@ impl Gpu {
     }
 
     /// A `rows x cols` float-float matrix of zeros.
-    pub fn zeros_ff(&self, rows: usize, cols: usize) -> Result<DdMatrix> {
+    pub fn zeros(&self, rows: usize, cols: usize) -> Result<DdMatrix> {
         Ok(DdMatrix {
-            hi: self.fill(rows, cols, 0.0)?,
-            lo: self.fill(rows, cols, 0.0)?,
+            hi: self.gpu.fill(rows, cols, 0.0)?,
+            lo: self.gpu.fill(rows, cols, 0.0)?,
         })
     }
 
     /// `s x + t y` element by element in float-float, for float64 factors `s` and `t` (each
     /// split into a float-float pair), in one pass.
-    pub fn combine_ff(&self, s: f64, x: &DdMatrix, t: f64, y: &DdMatrix) -> Result<DdMatrix> {
+    pub fn combine(&self, s: f64, x: &DdMatrix, t: f64, y: &DdMatrix) -> Result<DdMatrix> {
         same_shape("a float-float element-wise operation", &x.hi, &y.hi)?;
         let (sh, sl) = split(s)?;
         let (th, tl) = split(t)?;
         if Gpu::is_tiled(&x.hi) || Gpu::is_tiled(&y.hi) {
-            let (xb, yb) = (self.ff_blocks(x)?, self.ff_blocks(y)?);
-            return self.ff_tiled(x.rows(), x.cols(), |i, j| {
-                self.combine_ff(s, &tile(&xb, i, j), t, &tile(&yb, i, j))
+            let (xb, yb) = (self.blocks(x)?, self.blocks(y)?);
+            return self.tiled(x.rows(), x.cols(), |i, j| {
+                self.combine(s, &tile(&xb, i, j), t, &tile(&yb, i, j))
             });
         }
-        self.run_ff(kernels::FF_LINEAR, &[x, y], x.hi.layout, &[sh, sl, th, tl])
+        self.run(kernels::FF_LINEAR, &[x, y], x.hi.layout, &[sh, sl, th, tl])
     }
 
     /// `x + y` in float-float.
-    pub fn add_ff(&self, x: &DdMatrix, y: &DdMatrix) -> Result<DdMatrix> {
-        self.combine_ff(1.0, x, 1.0, y)
+    pub fn add(&self, x: &DdMatrix, y: &DdMatrix) -> Result<DdMatrix> {
+        self.combine(1.0, x, 1.0, y)
     }
 
     /// `x - y` in float-float.
-    pub fn sub_ff(&self, x: &DdMatrix, y: &DdMatrix) -> Result<DdMatrix> {
-        self.combine_ff(1.0, x, -1.0, y)
+    pub fn sub(&self, x: &DdMatrix, y: &DdMatrix) -> Result<DdMatrix> {
+        self.combine(1.0, x, -1.0, y)
     }
 
     /// `x * c` in float-float for a float64 factor `c` (split into hi + lo).
-    pub fn scale_ff(&self, x: &DdMatrix, c: f64) -> Result<DdMatrix> {
-        self.combine_ff(c, x, 0.0, x)
+    pub fn scale(&self, x: &DdMatrix, c: f64) -> Result<DdMatrix> {
+        self.combine(c, x, 0.0, x)
     }
 
     /// `x + y * c` in float-float (CG's updates).
-    pub fn add_scaled_ff(&self, x: &DdMatrix, y: &DdMatrix, c: f64) -> Result<DdMatrix> {
-        self.combine_ff(1.0, x, c, y)
+    pub fn add_scaled(&self, x: &DdMatrix, y: &DdMatrix, c: f64) -> Result<DdMatrix> {
+        self.combine(1.0, x, c, y)
     }
 
     /// `a * b` in float-float, one output texel per fragment (the teaching kernel's shape, two
     /// render targets), on both backends.
-    pub fn mul_ff(&self, a: &DdMatrix, b: &DdMatrix) -> Result<DdMatrix> {
+    pub fn mul(&self, a: &DdMatrix, b: &DdMatrix) -> Result<DdMatrix> {
         check_inner(&a.hi, &b.hi)?;
-        if let Some(c) = self.ff_tile_product(a, b, |a, b| self.mul_ff(a, b))? {
+        if let Some(c) = self.tile_product(a, b, |a, b| self.mul(a, b))? {
             return Ok(c);
         }
-        let out = self.layout(a.rows(), b.cols())?;
-        self.run_ff(kernels::FF_MATMUL, &[a, b], out, &[])
+        let out = self.gpu.layout(a.rows(), b.cols())?;
+        self.run(kernels::FF_MATMUL, &[a, b], out, &[])
     }
 
-    /// `a * x` in float-float for a column vector `x`, blocked as [`Gpu::mul_vec_blocked`]:
+    /// `a * x` in float-float for a column vector `x`, blocked as [`MatVecKernel::Blocked`](super::MatVecKernel::Blocked):
     /// partial sums over blocks of [`MATVEC_BLOCK`] columns, then their sum (two passes).
-    pub fn mul_vec_ff(&self, a: &DdMatrix, x: &DdMatrix) -> Result<DdMatrix> {
+    pub fn mul_vec(&self, a: &DdMatrix, x: &DdMatrix) -> Result<DdMatrix> {
         check_vector(&a.hi, &x.hi)?;
-        if let Some(y) = self.ff_tile_product(a, x, |a, x| self.mul_vec_ff(a, x))? {
+        if let Some(y) = self.tile_product(a, x, |a, x| self.mul_vec(a, x))? {
             return Ok(y);
         }
         let blocks = a.cols().div_ceil(MATVEC_BLOCK);
-        let partial = self.run_ff(
+        let partial = self.run(
             kernels::FF_MATVEC_PARTIAL,
             &[a, x],
-            self.layout(a.rows(), blocks)?,
+            self.gpu.layout(a.rows(), blocks)?,
             &[MATVEC_BLOCK as f32],
         )?;
-        self.run_ff(
+        self.run(
             kernels::FF_SUM_COLS,
             &[&partial],
-            self.layout(a.rows(), 1)?,
+            self.gpu.layout(a.rows(), 1)?,
             &[],
         )
     }
@@ -174,16 +189,16 @@ impl Gpu {
     /// `sum x_ij y_ij` (`x^T y` for vectors) of two float-float matrices of one shape, reduced
     /// on the GPU in float-float (16-fold passes, then the four lanes); only the pair (hi, lo)
     /// is read back, as one float64.
-    pub async fn dot_ff(&self, x: &DdMatrix, y: &DdMatrix) -> Result<f64> {
+    pub async fn dot(&self, x: &DdMatrix, y: &DdMatrix) -> Result<f64> {
         same_shape("dot", &x.hi, &y.hi)?;
         if Gpu::is_tiled(&x.hi) || Gpu::is_tiled(&y.hi) {
             // Each tile's dot in float-float, their sum in float64 (53 bits, past the 48).
-            let (xb, yb) = (self.ff_blocks(x)?, self.ff_blocks(y)?);
+            let (xb, yb) = (self.blocks(x)?, self.blocks(y)?);
             let (rows, cols) = xb.0.blocks;
             let mut sum = 0.0;
             for i in 0..rows {
                 for j in 0..cols {
-                    sum += Box::pin(self.dot_ff(&tile(&xb, i, j), &tile(&yb, i, j))).await?;
+                    sum += Box::pin(self.dot(&tile(&xb, i, j), &tile(&yb, i, j))).await?;
                 }
             }
             return Ok(sum);
@@ -194,42 +209,42 @@ impl Gpu {
             if partial.is_some() && current.width() == 1 && current.height() == 1 {
                 break;
             }
-            let out = self.layout(
+            let out = self.gpu.layout(
                 4 * current.height().div_ceil(4),
                 current.width().div_ceil(4),
             )?;
             partial = Some(match &partial {
-                None => self.run_ff(kernels::ff_reduce(true), &[x, y], out, &[])?,
-                Some(p) => self.run_ff(kernels::ff_reduce(false), &[p], out, &[])?,
+                None => self.run(kernels::ff_reduce(true), &[x, y], out, &[])?,
+                Some(p) => self.run(kernels::ff_reduce(false), &[p], out, &[])?,
             });
         }
         let p = partial.expect("the loop runs at least once");
-        let pair = self.run(
+        let pair = self.gpu.run(
             Program::new(
                 kernels::FF_COMBINE,
                 vec![p.hi.layout, p.lo.layout],
-                self.layout(2, 1)?,
+                self.gpu.layout(2, 1)?,
             ),
             &[&p.hi, &p.lo],
         )?;
-        let v = self.read(&pair).await?;
+        let v = self.gpu.read(&pair).await?;
         Ok(f64::from(v[0]) + f64::from(v[1]))
     }
 
     /// `m`'s halves as blocks of the tile size, cut at the same places ([`Gpu::blocks`]).
-    fn ff_blocks(&self, m: &DdMatrix) -> Result<(Grid, Grid)> {
-        Ok((self.blocks(&m.hi)?, self.blocks(&m.lo)?))
+    fn blocks(&self, m: &DdMatrix) -> Result<(Grid, Grid)> {
+        Ok((self.gpu.blocks(&m.hi)?, self.gpu.blocks(&m.lo)?))
     }
 
     /// The `rows x cols` float-float matrix whose tile (i, j) is `make(i, j)`: its halves
     /// assembled as two grids (or two single textures where the result fits one).
-    fn ff_tiled(
+    fn tiled(
         &self,
         rows: usize,
         cols: usize,
         make: impl Fn(usize, usize) -> Result<DdMatrix>,
     ) -> Result<DdMatrix> {
-        let tile = self.tile_limit();
+        let tile = self.gpu.tile_limit();
         let blocks = (rows.div_ceil(tile), cols.div_ceil(tile));
         let (mut his, mut los) = (Vec::new(), Vec::new());
         for i in 0..blocks.0 {
@@ -240,29 +255,29 @@ impl Gpu {
             }
         }
         Ok(DdMatrix {
-            hi: self.assemble(rows, cols, Grid { tiles: his, blocks })?,
-            lo: self.assemble(rows, cols, Grid { tiles: los, blocks })?,
+            hi: self.gpu.assemble(rows, cols, Grid { tiles: his, blocks })?,
+            lo: self.gpu.assemble(rows, cols, Grid { tiles: los, blocks })?,
         })
     }
 
     /// A float-float product over tiles where `a` or `b` is a grid or the result does not fit
     /// one texture, as [`Gpu::tile_product`] does for float32: block sums
     /// `C_ij = sum_p A_ip B_pj`, each block by `block`, added in float-float. `None` otherwise.
-    fn ff_tile_product(
+    fn tile_product(
         &self,
         a: &DdMatrix,
         b: &DdMatrix,
         block: impl Fn(&DdMatrix, &DdMatrix) -> Result<DdMatrix>,
     ) -> Result<Option<DdMatrix>> {
-        if !Gpu::is_tiled(&a.hi) && !Gpu::is_tiled(&b.hi) && self.fits(a.rows(), b.cols()) {
+        if !Gpu::is_tiled(&a.hi) && !Gpu::is_tiled(&b.hi) && self.gpu.fits(a.rows(), b.cols()) {
             return Ok(None);
         }
-        let (ab, bb) = (self.ff_blocks(a)?, self.ff_blocks(b)?);
+        let (ab, bb) = (self.blocks(a)?, self.blocks(b)?);
         let inner = ab.0.blocks.1;
-        self.ff_tiled(a.rows(), b.cols(), |i, j| {
+        self.tiled(a.rows(), b.cols(), |i, j| {
             let mut sum = block(&tile(&ab, i, 0), &tile(&bb, 0, j))?;
             for p in 1..inner {
-                sum = self.add_ff(&sum, &block(&tile(&ab, i, p), &tile(&bb, p, j))?)?;
+                sum = self.add(&sum, &block(&tile(&ab, i, p), &tile(&bb, p, j))?)?;
             }
             Ok(sum)
         })
@@ -271,7 +286,7 @@ impl Gpu {
 
     /// Runs a float-float kernel: the hi and lo of each operand bound in turn, `params` set,
     /// the two render targets returned as the result's hi and lo.
-    fn run_ff(
+    fn run(
         &self,
         kernel: Kernel,
         operands: &[&DdMatrix],
@@ -281,14 +296,14 @@ impl Gpu {
         let inputs: Vec<&Matrix> = operands.iter().flat_map(|m| [&m.hi, &m.lo]).collect();
         let layouts = inputs.iter().map(|m| m.layout).collect();
         let program = Program::new(kernel, layouts, output).with_params(params);
-        let mut outs = self.run_multi(program, &inputs)?;
+        let mut outs = self.gpu.run_multi(program, &inputs)?;
         let lo = outs.pop().expect("two outputs");
         let hi = outs.pop().expect("two outputs");
         Ok(DdMatrix { hi, lo })
     }
 }
 
-/// Tile (i, j) of a float-float matrix taken apart by [`Gpu::ff_blocks`].
+/// Tile (i, j) of a float-float matrix taken apart by [`FloatFloat::blocks`].
 fn tile(blocks: &(Grid, Grid), i: usize, j: usize) -> DdMatrix {
     DdMatrix {
         hi: blocks.0.at(i, j).clone(),

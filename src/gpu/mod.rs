@@ -2,11 +2,12 @@
 //! texture pool, and the counts; every operation validates its inputs, then hands a
 //! [`Program`] to the backend. Nothing here names an algorithm or the page.
 //!
-//! The operations are split by concern, as nalgebra splits a type's: [`products`]
-//! (`mul`, `mul_fast`, `mul_compute`, `tr_mul`, `mul_vec`, ...), [`elementwise`] (`map`,
-//! `map2`, `map_mut`, and the seed's operation set in [`ops`]), [`reductions`] (`dot`,
-//! `sum_all`, `max_abs`), [`construction`] (`upload`, `fill`, `identity`, `diagonal`) and
-//! [`float_float`] (matrices of hi + lo float32 pairs, about 48 bits: [`DdMatrix`]). Every
+//! The operations are split by concern, as nalgebra splits a type's: [`products`] (`mul`,
+//! `mul_with` a [`ProductKernel`], `mul_transposed`, `square`, `mul_vec`, ...),
+//! [`elementwise`] (`map`, `map2`, `map_mut`, and the seed's operation set in [`ops`]),
+//! [`reductions`] (`dot`, `sum_all`, `max_abs`), [`construction`] (`upload`, `fill`,
+//! `identity`, `diagonal`) and [`float_float`] (matrices of hi + lo float32 pairs, about 48
+//! bits: [`DdMatrix`], through the view [`Gpu::float_float`]). Every
 //! operation only records GPU work and returns at once; nothing is read back unless [`Gpu::read`]
 //! (or a reduction) is awaited. Every result is a new matrix; `_mut` operations replace the
 //! matrix they are given (other handles to the old value keep it).
@@ -23,10 +24,10 @@ mod tiles;
 
 pub use crate::backend::LocalFuture;
 pub use elementwise::ops;
-pub use float_float::DdMatrix;
+pub use float_float::{DdMatrix, FloatFloat};
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};
 pub use probe::Precision;
-pub use products::{ProductKernel, MATVEC_BLOCK};
+pub use products::{MatVecKernel, ProductKernel, Transpose, MATVEC_BLOCK};
 pub use tiles::MAX_ELEMENTS;
 
 use std::any::Any;

@@ -1,9 +1,13 @@
-//! Products: `A B` by the teaching, fast fragment and compute kernels, `A^T B`, `A B^T`,
-//! `A^T`, and `A x` blocked, naive and on the compute path.
+//! Products: `A B` by the teaching, fast fragment, compute and registers kernels or by
+//! accumulation passes, `op(A) op(B)` with transposes, `A^T`, and `A x` blocked, naive and on
+//! the compute path.
 //!
-//! `mul`, `square` and `mul_vec` (what users and the solvers call) take the fastest kernel for
-//! the device at hand, chosen from its capabilities ([`Gpu::product_kernel`]); every kernel also
-//! keeps a name of its own (`mul_teaching`, `mul_fast`, `mul_compute`, ...).
+//! A kernel is data: [`ProductKernel`] (and [`MatVecKernel`] for `A x`) names it with its
+//! settings, and [`Gpu::mul_with`] runs it through one match. [`Gpu::mul`], [`Gpu::square`]
+//! and [`Gpu::mul_vec`] (what users and the solvers call) take [`ProductKernel::Auto`]: the
+//! fastest kernel for the device at hand, chosen from its capabilities
+//! ([`Gpu::product_kernel`]). A new kernel costs its shader, its kernel file, one enum value
+//! and one match arm.
 
 use super::Gpu;
 use crate::error::{Error, Result};
@@ -14,46 +18,187 @@ use crate::matrix::Matrix;
 /// Columns per block of the blocked matrix-vector product's first pass.
 pub const MATVEC_BLOCK: usize = 64;
 
-/// The kernels a product can run on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The kernel a product `A B` runs on, with its settings: what [`Gpu::mul_with`] takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProductKernel {
-    /// One output texel per fragment: seed 000's MOP, the kernel the page teaches with.
+    /// The fastest kernel here, as [`Gpu::product_kernel`] chooses it from the capabilities.
+    #[default]
+    Auto,
+    /// One output texel per fragment: seed 000's MOP (a 4 x 4 block of A times one texel of B)
+    /// for each step of k, the kernel the page teaches with.
     Teaching,
-    /// The fast fragment kernel: one output texel per render target, up to 8 per fragment.
-    Fast,
-    /// The tiled compute kernel: workgroup memory, 8 x 8 outputs per thread.
-    Compute,
-    /// The compute kernel without workgroup memory: 16 x 32 outputs per invocation in
-    /// registers, no barrier (what a software adapter runs fastest).
-    Registers,
+    /// The fast fragment kernel: several output texels per fragment, one per render target, A's
+    /// texels fetched once for all of them; then the slabs are copied into one matrix.
+    Fast {
+        /// Render targets written (clamped to what the backend allows, at most
+        /// [`kernels::FAST_TARGETS`], and to the columns of B; one is the teaching kernel).
+        targets: usize,
+    },
+    /// The tiled compute kernel (WebGPU only): workgroup memory, 8 x 8 outputs per thread,
+    /// chunks of the inner dimension through workgroup memory.
+    Compute {
+        /// The chunk depth: 8, 16 or 32 ([`kernels::TILED_CHUNKS`]).
+        chunk: usize,
+        /// The inner dimension split into 1 to 4 slices summed by a second pass; `None` splits
+        /// where the output alone would leave the GPU half idle (`split_k`).
+        slices: Option<usize>,
+    },
+    /// The compute kernel without workgroup memory and barrier (WebGPU only): `rows` texel
+    /// rows x `cols` columns of C per invocation, in registers (what a software adapter runs
+    /// fastest; [`kernels::matmul_registers`]).
+    Registers {
+        /// Texel rows (4 elements each) per invocation, 1 to 8.
+        rows: usize,
+        /// Columns per invocation, 1 to 32.
+        cols: usize,
+    },
+    /// Accumulation passes, the way a GPU without loops had to (seed 004, section 3.2; seed
+    /// 000's MOPs per pass): `ceil(k / per_pass)` passes, each adding `per_pass` inner indices to
+    /// the partial product of the pass before (two textures, ping-pong). The teaching path: one
+    /// pass is always faster.
+    Passes {
+        /// Inner indices per pass, at least 1.
+        per_pass: usize,
+    },
 }
 
 impl ProductKernel {
-    /// The name used in the API and on the page: "teaching", "fast" or "compute".
+    /// The fast fragment kernel with as many render targets as the backend allows.
+    pub const FAST: ProductKernel = ProductKernel::Fast {
+        targets: kernels::FAST_TARGETS,
+    };
+
+    /// The compute kernel as [`ProductKernel::Auto`] runs it: chunks of 16, measured fastest on
+    /// an H100 while the steps of a chunk were a loop (the native benchmark tries the others:
+    /// twice in one lease, 38.9 TFLOPS at n = 4096 against 37.3 for 8 and 34.1 for 32, and 36.7
+    /// against 35.3 and 32.6 at 2048; `benchmarks/h100/products/native-chunk-depths-2026-11-23b.log`).
+    /// With the steps written out, 16 makes 44.6-44.8 at 4096 and 8 and 32 44.2, 32.3-32.9 at
+    /// 8192 against 31.7 and 32.5 (`native-kernel-variants-2026-11-24.log`,
+    /// `native-unrolled-chunks-2026-11-24.log`). The inner dimension is split by size.
+    pub const COMPUTE: ProductKernel = ProductKernel::Compute {
+        chunk: 16,
+        slices: None,
+    };
+
+    /// The registers kernel as [`ProductKernel::Auto`] runs it: 4 texel rows x 32 columns of C
+    /// per invocation. In headless Chromium on SwiftShader (2 cores) 4 x 32 beat 4 x 16 by
+    /// 11-14% at n = 1024, and 8 x 16 and 8 x 32 by 1-10%
+    /// (`benchmarks/browser/registers-blocks-2026-11-24.log`).
+    pub const REGISTERS: ProductKernel = ProductKernel::Registers { rows: 4, cols: 32 };
+
+    /// Accumulation passes of one inner index each, the thesis's.
+    pub const PASSES: ProductKernel = ProductKernel::Passes { per_pass: 1 };
+
+    /// The names of the kernels, as [`ProductKernel::name`] gives them.
+    pub const NAMES: [&'static str; 6] =
+        ["auto", "teaching", "fast", "compute", "registers", "passes"];
+
+    /// The name used in the API and on the page: "auto", "teaching", "fast", "compute",
+    /// "registers" or "passes" (the settings left out).
     pub fn name(self) -> &'static str {
         match self {
+            ProductKernel::Auto => "auto",
             ProductKernel::Teaching => "teaching",
-            ProductKernel::Fast => "fast",
-            ProductKernel::Compute => "compute",
-            ProductKernel::Registers => "registers",
+            ProductKernel::Fast { .. } => "fast",
+            ProductKernel::Compute { .. } => "compute",
+            ProductKernel::Registers { .. } => "registers",
+            ProductKernel::Passes { .. } => "passes",
         }
+    }
+
+    /// The kernel of that name (one of [`ProductKernel::NAMES`]) with its default settings
+    /// ([`ProductKernel::FAST`], [`ProductKernel::COMPUTE`], ...).
+    pub fn named(name: &str) -> Option<ProductKernel> {
+        Some(match name {
+            "auto" => ProductKernel::Auto,
+            "teaching" => ProductKernel::Teaching,
+            "fast" => ProductKernel::FAST,
+            "compute" => ProductKernel::COMPUTE,
+            "registers" => ProductKernel::REGISTERS,
+            "passes" => ProductKernel::PASSES,
+            _ => return None,
+        })
     }
 }
 
+/// The kernel a matrix-vector product `A x` runs on: what [`Gpu::mul_vec_with`] takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MatVecKernel {
+    /// On the compute path where [`Gpu::product_kernel`] takes it (one dispatch), else blocked
+    /// (two passes).
+    #[default]
+    Auto,
+    /// Blocked (seed 003): partial sums over blocks of [`MATVEC_BLOCK`] columns in many
+    /// fragments, then a reduction pass.
+    Blocked,
+    /// One fragment per four output rows (the teaching product), for comparison.
+    Naive,
+    /// On the compute path (WebGPU only): one dispatch, 32 rows per workgroup, partial sums
+    /// added in workgroup memory.
+    Compute,
+}
+
+impl MatVecKernel {
+    /// The names of the kernels, as [`MatVecKernel::name`] gives them.
+    pub const NAMES: [&'static str; 4] = ["auto", "blocked", "naive", "compute"];
+
+    /// The name used in the API: "auto", "blocked", "naive" or "compute".
+    pub fn name(self) -> &'static str {
+        match self {
+            MatVecKernel::Auto => "auto",
+            MatVecKernel::Blocked => "blocked",
+            MatVecKernel::Naive => "naive",
+            MatVecKernel::Compute => "compute",
+        }
+    }
+
+    /// The kernel of that name (one of [`MatVecKernel::NAMES`]).
+    pub fn named(name: &str) -> Option<MatVecKernel> {
+        Some(match name {
+            "auto" => MatVecKernel::Auto,
+            "blocked" => MatVecKernel::Blocked,
+            "naive" => MatVecKernel::Naive,
+            "compute" => MatVecKernel::Compute,
+            _ => return None,
+        })
+    }
+}
+
+/// Which operands a product transposes: `op(a) * op(b)` ([`Gpu::mul_transposed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Transpose {
+    /// `a^T` instead of `a`.
+    pub a: bool,
+    /// `b^T` instead of `b`.
+    pub b: bool,
+}
+
+impl Transpose {
+    /// `a * b`.
+    pub const NONE: Transpose = Transpose { a: false, b: false };
+    /// `a^T * b`.
+    pub const A: Transpose = Transpose { a: true, b: false };
+    /// `a * b^T`.
+    pub const B: Transpose = Transpose { a: false, b: true };
+    /// `a^T * b^T`.
+    pub const BOTH: Transpose = Transpose { a: true, b: true };
+}
+
 impl Gpu {
-    /// The kernel `mul`, `square` and `mul_vec` run here, and why, in a sentence for the page.
-    /// Decided from capabilities; the reasons are measurements (README, Performance).
+    /// The kernel [`ProductKernel::Auto`] runs here (in `mul`, `square` and `mul_vec`), and
+    /// why, in a sentence for the page. Decided from capabilities; the reasons are
+    /// measurements (README, Performance).
     pub fn product_kernel(&self) -> (ProductKernel, &'static str) {
         let caps = self.capabilities();
         if caps.compute && !caps.software {
             (
-                ProductKernel::Compute,
+                ProductKernel::COMPUTE,
                 "compute shaders run on this hardware adapter, and the tiled compute kernel \
                  (workgroup memory, 8x8 outputs per thread) is texla's fastest product on a GPU",
             )
         } else if caps.compute {
             (
-                ProductKernel::Registers,
+                ProductKernel::REGISTERS,
                 "this is a software adapter, a CPU that pays for every texel fetch and every \
                  workgroup barrier: the compute kernel that keeps its outputs in registers, \
                  with no workgroup memory, beat the fast fragment kernel 1.9x and the tiled \
@@ -62,7 +207,7 @@ impl Gpu {
             )
         } else if caps.max_render_targets >= 2 {
             (
-                ProductKernel::Fast,
+                ProductKernel::FAST,
                 "without compute shaders the fast fragment kernel, one output texel per render \
                  target, is texla's fastest product",
             )
@@ -78,271 +223,94 @@ impl Gpu {
     /// `a * b`, a new `a.rows() x b.cols()` matrix, by the fastest kernel here
     /// ([`Gpu::product_kernel`]).
     pub fn mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        match self.product_kernel().0 {
+        self.mul_with(ProductKernel::Auto, a, b)
+    }
+
+    /// `a * b` by `kernel`. The compute and registers kernels are WebGPU's: on WebGL2 a clear
+    /// `Unsupported` error; settings out of range are clear errors too.
+    pub fn mul_with(&self, kernel: ProductKernel, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        match kernel {
+            ProductKernel::Auto => self.mul_with(self.product_kernel().0, a, b),
             ProductKernel::Teaching => self.mul_teaching(a, b),
-            ProductKernel::Fast => self.mul_fast(a, b),
-            ProductKernel::Compute => self.mul_compute(a, b),
-            ProductKernel::Registers => self.mul_registers(a, b),
+            ProductKernel::Fast { targets } => self.mul_fast(a, b, targets),
+            ProductKernel::Compute { chunk, slices } => self.mul_compute(a, b, chunk, slices),
+            ProductKernel::Registers { rows, cols } => self.mul_registers(a, b, rows, cols),
+            ProductKernel::Passes { per_pass } => self.mul_passes(a, b, per_pass),
         }
     }
 
-    /// `a * b` by the teaching kernel: one fragment per output texel, seed 000's MOP (a 4 x 4
-    /// block of A times one texel of B) for each step of k.
-    pub fn mul_teaching(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        check_inner(a, b)?;
-        if let Some(c) = self.tile_product(a, b, (false, false), |a, b| self.mul_teaching(a, b))? {
-            return Ok(c);
-        }
-        self.run_kernel(kernels::MATMUL, &[a, b], self.layout(a.rows(), b.cols())?)
-    }
-
-    /// `a * b` on the compute path (WebGPU only): workgroup-memory tiling, 4 output texels per
-    /// thread. On WebGL2 a clear `Unsupported` error.
-    pub fn mul_compute(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        self.mul_compute_tiled(a, b, self.tiling())
-    }
-
-    /// The chunk depth of the compute-path product: 16, measured fastest on an H100 while the
-    /// steps of a chunk were a loop (the native benchmark tries the others: twice in one lease,
-    /// 38.9 TFLOPS at n = 4096 against 37.3 for 8 and 34.1 for 32, and 36.7 against 35.3 and
-    /// 32.6 at 2048; `benchmarks/h100/products/native-chunk-depths-2026-11-23b.log`). With the
-    /// steps written out, 16 makes 44.6-44.8 at 4096 and 8 and 32 44.2, 32.3-32.9 at 8192
-    /// against 31.7 and 32.5 (`native-kernel-variants-2026-11-24.log`,
-    /// `native-unrolled-chunks-2026-11-24.log`).
-    pub fn tiling(&self) -> usize {
-        16
-    }
-
-    /// `a * b` on the compute path with no workgroup memory and no barrier: 4 texel rows x
-    /// 32 columns of C per invocation, in registers. In headless Chromium on SwiftShader
-    /// (2 cores) 4 x 32 beat 4 x 16 by 11-14% at n = 1024, and 8 x 16 and 8 x 32 by 1-10%
-    /// (`benchmarks/browser/registers-blocks-2026-11-24.log`). On WebGL2 a clear
-    /// `Unsupported` error.
-    pub fn mul_registers(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        self.mul_registers_block(a, b, 4, 32)
-    }
-
-    /// `a * b` on the compute path with no workgroup memory: `rows` texel rows x `cols`
-    /// columns of C per invocation, held in registers ([`kernels::matmul_registers`]).
-    pub fn mul_registers_block(
-        &self,
-        a: &Matrix,
-        b: &Matrix,
-        rows: usize,
-        cols: usize,
-    ) -> Result<Matrix> {
-        check_inner(a, b)?;
-        let block = |a: &Matrix, b: &Matrix| self.mul_registers_block(a, b, rows, cols);
-        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
-            return Ok(c);
-        }
-        let out = self.layout(a.rows(), b.cols())?;
-        self.run_kernel(kernels::matmul_registers(rows, cols), &[a, b], out)
-    }
-
-    /// `a * b` on the compute path with chunks of `bk` of the inner dimension (8, 16 or 32),
-    /// split into slices where the output alone would leave the GPU half idle (`split_k`).
-    pub fn mul_compute_tiled(&self, a: &Matrix, b: &Matrix, bk: usize) -> Result<Matrix> {
-        check_inner(a, b)?;
-        let block = |a: &Matrix, b: &Matrix| self.mul_compute_tiled(a, b, bk);
-        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
-            return Ok(c);
-        }
-        let out = self.layout(a.rows(), b.cols())?;
-        // The stacked slices must fit one texture too (which a small tile limit makes tight).
-        let fit = (4 * self.tile_limit()) / (out.rows.div_ceil(128) * 128);
-        let slices = split_k(out, a.cols()).min(fit.max(1));
-        self.mul_compute_split(a, b, bk, slices)
-    }
-
-    /// `a * b` on the compute path with chunks of `bk`, the inner dimension split into `slices`
-    /// (1 to 4) summed by a second pass.
-    pub fn mul_compute_split(
-        &self,
-        a: &Matrix,
-        b: &Matrix,
-        bk: usize,
-        slices: usize,
-    ) -> Result<Matrix> {
-        check_inner(a, b)?;
-        if !kernels::TILED_CHUNKS.contains(&bk) || !(1..=4).contains(&slices) {
-            return Err(Error::Unsupported(format!(
-                "the compute-path product takes chunks of 8, 16 or 32 and 1 to 4 slices of k, \
-                 not {bk} and {slices}"
-            )));
-        }
-        let bytes = kernels::tiled_workgroup_bytes(bk);
-        if self.capabilities().compute && bytes > self.capabilities().max_workgroup_storage {
-            return Err(Error::Unsupported(format!(
-                "chunks of {bk} need {bytes} bytes of workgroup memory, this device allows {}",
-                self.capabilities().max_workgroup_storage
-            )));
-        }
-        let out = self.layout(a.rows(), b.cols())?;
-        if slices == 1 {
-            return self.run_kernel(kernels::matmul_tiled(bk), &[a, b], out);
-        }
-        // The slices stacked, each a whole number of workgroup blocks (128 rows) high.
-        let stacked = self.layout(slices * out.rows.div_ceil(128) * 128, out.cols)?;
-        let partial = self.run_kernel(kernels::matmul_tiled(bk), &[a, b], stacked)?;
-        self.run_kernel(kernels::SUM_SLICES, &[&partial], out)
-    }
-
-    /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
-    /// render target (up to [`crate::kernels::FAST_TARGETS`], as many as the backend allows), A's
-    /// texels fetched once for all of them; then the slabs are copied into one matrix.
-    pub fn mul_fast(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        let targets = self
-            .capabilities()
-            .max_render_targets
-            .min(kernels::FAST_TARGETS);
-        self.mul_fast_targets(a, b, targets)
-    }
-
-    /// `a * b` with the fast fragment kernel writing `targets` render targets (clamped to what
-    /// the backend allows and to the columns of b).
-    pub fn mul_fast_targets(&self, a: &Matrix, b: &Matrix, targets: usize) -> Result<Matrix> {
-        check_inner(a, b)?;
-        let block = |a: &Matrix, b: &Matrix| self.mul_fast_targets(a, b, targets);
-        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
-            return Ok(c);
-        }
-        let n = b.cols();
-        let out = self.layout(a.rows(), n)?;
-        let targets = targets
-            .min(self.capabilities().max_render_targets)
-            .clamp(1, n);
-        // Slabs of w columns, as few as cover n.
-        let w = n.div_ceil(targets);
-        let targets = n.div_ceil(w);
-        if targets == 1 {
-            // One target is the teaching kernel.
-            return self.mul_teaching(a, b);
-        }
-        let program = Program::new(
-            kernels::matmul_fast(targets),
-            vec![a.layout, b.layout],
-            self.layout(a.rows(), w)?,
-        );
-        let slabs = self.run_multi(program, &[a, b])?;
-        let c = self.alloc(out)?;
-        for (t, slab) in slabs.iter().enumerate() {
-            let x = t * w;
-            self.backend().copy_texels(
-                self.texture(slab)?,
-                (0, 0),
-                self.texture(&c)?,
-                (x, 0),
-                (w.min(n - x), out.height()),
-            )?;
-        }
-        Ok(c)
-    }
-
-    /// `m * m` for a square `m`, by the fastest kernel here.
-    pub fn square(&self, m: &Matrix) -> Result<Matrix> {
-        check_square(m)?;
-        self.mul(m, m)
-    }
-
-    /// `m * m` for a square `m`, by the teaching kernel.
-    pub fn square_teaching(&self, m: &Matrix) -> Result<Matrix> {
-        check_square(m)?;
-        self.mul_teaching(m, m)
-    }
-
-    /// `m * m` for a square `m`, with the fast fragment kernel of [`Gpu::mul_fast`].
-    pub fn square_fast(&self, m: &Matrix) -> Result<Matrix> {
-        check_square(m)?;
-        self.mul_fast(m, m)
-    }
-
-    /// `a^T * b`: where [`Gpu::product_kernel`] is the teaching kernel, in one pass without
-    /// building `a^T`; elsewhere `a^T` (one memory-bound pass) times `b` by the fast or compute
-    /// kernel: seed 004's NMF iteration went from 1.84 to 0.68 ms natively on an H100, and
-    /// from 248 to 148 ms on WebGL2 in headless Chromium here.
-    pub fn tr_mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        if a.rows() != b.rows() {
-            return Err(inner_mismatch(a, b, "A^T B", a.rows(), b.rows()));
-        }
-        if let Some(c) = self.tile_product(a, b, (true, false), |a, b| self.tr_mul(a, b))? {
-            return Ok(c);
-        }
-        match self.product_kernel().0 {
-            ProductKernel::Teaching => {
-                self.run_kernel(kernels::TR_MUL, &[a, b], self.layout(a.cols(), b.cols())?)
-            }
-            _ => self.mul(&self.transpose(a)?, b),
-        }
-    }
-
-    /// `a * b^T`, as [`Gpu::tr_mul`]: one pass with the teaching kernel, else `b^T` and the
-    /// fastest product.
-    pub fn mul_tr(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        if a.cols() != b.cols() {
-            return Err(inner_mismatch(a, b, "A B^T", a.cols(), b.cols()));
-        }
-        if let Some(c) = self.tile_product(a, b, (false, true), |a, b| self.mul_tr(a, b))? {
-            return Ok(c);
-        }
-        match self.product_kernel().0 {
-            ProductKernel::Teaching => {
-                self.run_kernel(kernels::MUL_TR, &[a, b], self.layout(a.rows(), b.rows())?)
-            }
-            _ => self.mul(a, &self.transpose(b)?),
-        }
-    }
-
-    /// `a * b` by accumulation passes, the way a GPU without loops had to (seed 004, section
-    /// 3.2; seed 000's MOPs per pass): `ceil(k / per_pass)` passes, each adding `per_pass` inner
-    /// indices to the partial product of the pass before (two textures, ping-pong). The
-    /// teaching path: one pass ([`Gpu::mul`]) is always faster.
-    pub fn mul_passes(&self, a: &Matrix, b: &Matrix, per_pass: usize) -> Result<Matrix> {
-        if a.cols() != b.rows() {
-            return Err(inner_mismatch(a, b, "A B", a.cols(), b.rows()));
-        }
-        if per_pass == 0 {
-            return Err(Error::Argument(
-                "perPass must be at least 1 inner index per pass".into(),
-            ));
-        }
-        let block = |a: &Matrix, b: &Matrix| self.mul_passes(a, b, per_pass);
-        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
-            return Ok(c);
-        }
-        let output = self.layout(a.rows(), b.cols())?;
-        let mut c = self.fill(a.rows(), b.cols(), 0.0)?;
-        for p0 in (0..a.cols()).step_by(per_pass) {
-            let program = Program::new(
-                kernels::MATMUL_PASS,
-                vec![a.layout, b.layout, c.layout],
-                output,
-            )
-            .with_params(&[p0 as f32, per_pass.min(a.cols()) as f32]);
-            c = self.run(program, &[a, b, &c])?;
-        }
-        Ok(c)
-    }
-
-    /// `op(a) * op(b)`, op transposing where `transpose` says (`(transpose_a, transpose_b)`):
-    /// `a * b`, [`Gpu::tr_mul`], [`Gpu::mul_tr`], or for both `(b a)^T`.
+    /// `op(a) * op(b)` by `kernel`, op transposing where `transpose` says. `a^T b` and `a b^T`
+    /// by the teaching kernel run in one pass without building the transpose; by any other
+    /// kernel the transpose is built (one memory-bound pass) and multiplied: seed 004's NMF
+    /// iteration went from 1.84 to 0.68 ms natively on an H100, and from 248 to 148 ms on
+    /// WebGL2 in headless Chromium here, against the one-pass kernels. `a^T b^T` is `(b a)^T`.
     pub fn mul_transposed(
         &self,
+        kernel: ProductKernel,
         a: &Matrix,
         b: &Matrix,
-        transpose: (bool, bool),
+        transpose: Transpose,
     ) -> Result<Matrix> {
-        match transpose {
-            (false, false) => self.mul(a, b),
-            (true, false) => self.tr_mul(a, b),
-            (false, true) => self.mul_tr(a, b),
+        let kernel = match kernel {
+            ProductKernel::Auto => self.product_kernel().0,
+            other => other,
+        };
+        match (transpose.a, transpose.b) {
+            (false, false) => self.mul_with(kernel, a, b),
+            (true, false) => self.tr_mul(kernel, a, b),
+            (false, true) => self.mul_tr(kernel, a, b),
             (true, true) => {
                 if a.rows() != b.cols() {
                     return Err(inner_mismatch(a, b, "A^T B^T", a.rows(), b.cols()));
                 }
-                self.transpose(&self.mul(b, a)?)
+                self.transpose(&self.mul_with(kernel, b, a)?)
             }
         }
+    }
+
+    /// `m * m` for a square `m`, by the fastest kernel here.
+    pub fn square(&self, m: &Matrix) -> Result<Matrix> {
+        self.square_with(ProductKernel::Auto, m)
+    }
+
+    /// `m * m` for a square `m`, by `kernel`.
+    pub fn square_with(&self, kernel: ProductKernel, m: &Matrix) -> Result<Matrix> {
+        if m.rows() != m.cols() {
+            return Err(Error::Shape(format!(
+                "cannot square a {}x{} matrix: it is not square",
+                m.rows(),
+                m.cols()
+            )));
+        }
+        self.mul_with(kernel, m, m)
+    }
+
+    /// `a * x` for a column vector `x`, by the fastest kernel here: on the compute path where
+    /// [`Gpu::product_kernel`] takes it (one dispatch), else blocked (two passes).
+    pub fn mul_vec(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+        self.mul_vec_with(MatVecKernel::Auto, a, x)
+    }
+
+    /// `a * x` for a column vector `x`, by `kernel` (the compute kernel is WebGPU's: on WebGL2
+    /// a clear `Unsupported` error).
+    pub fn mul_vec_with(&self, kernel: MatVecKernel, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+        match kernel {
+            MatVecKernel::Auto => match self.product_kernel().0 {
+                ProductKernel::Compute { .. } => self.mul_vec_compute(a, x),
+                _ => self.mul_vec_blocked(a, x),
+            },
+            MatVecKernel::Blocked => self.mul_vec_blocked(a, x),
+            MatVecKernel::Naive => self.mul_vec_naive(a, x),
+            MatVecKernel::Compute => self.mul_vec_compute(a, x),
+        }
+    }
+
+    /// `a^T`.
+    pub fn transpose(&self, a: &Matrix) -> Result<Matrix> {
+        if let Some(t) = self.tile_transpose(a)? {
+            return Ok(t);
+        }
+        self.run_kernel(kernels::TRANSPOSE, &[a], self.layout(a.cols(), a.rows())?)
     }
 
     /// `A x` for the 2D Poisson matrix of an m x n grid (`problems::poisson_2d`) without
@@ -375,27 +343,188 @@ impl Gpu {
             self.run(program, &inputs)
         })
     }
+}
 
-    /// `a^T`.
-    pub fn transpose(&self, a: &Matrix) -> Result<Matrix> {
-        if let Some(t) = self.tile_transpose(a)? {
-            return Ok(t);
+/// The kernels, one function each; only [`Gpu::mul_with`], [`Gpu::mul_transposed`] and
+/// [`Gpu::mul_vec_with`] call them.
+impl Gpu {
+    /// `a * b` by the teaching kernel ([`ProductKernel::Teaching`]).
+    fn mul_teaching(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        check_inner(a, b)?;
+        if let Some(c) = self.tile_product(a, b, (false, false), |a, b| self.mul_teaching(a, b))? {
+            return Ok(c);
         }
-        self.run_kernel(kernels::TRANSPOSE, &[a], self.layout(a.cols(), a.rows())?)
+        self.run_kernel(kernels::MATMUL, &[a, b], self.layout(a.rows(), b.cols())?)
     }
 
-    /// `a * x` for a column vector `x`, by the fastest kernel here: on the compute path where
-    /// [`Gpu::product_kernel`] takes it (one dispatch), else blocked (two passes).
-    pub fn mul_vec(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
-        match self.product_kernel().0 {
-            ProductKernel::Compute => self.mul_vec_compute(a, x),
-            _ => self.mul_vec_blocked(a, x),
+    /// `a * b` on the compute path without workgroup memory ([`ProductKernel::Registers`]).
+    fn mul_registers(&self, a: &Matrix, b: &Matrix, rows: usize, cols: usize) -> Result<Matrix> {
+        check_inner(a, b)?;
+        if !(1..=8).contains(&rows) || !(1..=32).contains(&cols) {
+            return Err(Error::Unsupported(format!(
+                "the registers kernel keeps 1 to 8 texel rows and 1 to 32 columns of C per \
+                 invocation, not {rows} x {cols}"
+            )));
+        }
+        let block = |a: &Matrix, b: &Matrix| self.mul_registers(a, b, rows, cols);
+        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
+            return Ok(c);
+        }
+        let out = self.layout(a.rows(), b.cols())?;
+        self.run_kernel(kernels::matmul_registers(rows, cols), &[a, b], out)
+    }
+
+    /// `a * b` on the compute path with chunks of `bk` of the inner dimension, split into
+    /// `slices` summed by a second pass, or where the output alone would leave the GPU half idle
+    /// ([`split_k`]) for `None` ([`ProductKernel::Compute`]).
+    fn mul_compute(
+        &self,
+        a: &Matrix,
+        b: &Matrix,
+        bk: usize,
+        slices: Option<usize>,
+    ) -> Result<Matrix> {
+        check_inner(a, b)?;
+        if !kernels::TILED_CHUNKS.contains(&bk) {
+            return Err(Error::Unsupported(format!(
+                "the compute-path product takes chunks of 8, 16 or 32 of k, not {bk}"
+            )));
+        }
+        if let Some(s) = slices.filter(|s| !(1..=4).contains(s)) {
+            return Err(Error::Unsupported(format!(
+                "the compute-path product splits k into 1 to 4 slices, not {s}"
+            )));
+        }
+        let bytes = kernels::tiled_workgroup_bytes(bk);
+        if self.capabilities().compute && bytes > self.capabilities().max_workgroup_storage {
+            return Err(Error::Unsupported(format!(
+                "chunks of {bk} need {bytes} bytes of workgroup memory, this device allows {}",
+                self.capabilities().max_workgroup_storage
+            )));
+        }
+        let block = |a: &Matrix, b: &Matrix| self.mul_compute(a, b, bk, slices);
+        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
+            return Ok(c);
+        }
+        let out = self.layout(a.rows(), b.cols())?;
+        // The stacked slices must fit one texture too (which a small tile limit makes tight).
+        let fit = (4 * self.tile_limit()) / (out.rows.div_ceil(128) * 128);
+        let slices = slices.unwrap_or_else(|| split_k(out, a.cols()).min(fit.max(1)));
+        if slices == 1 {
+            return self.run_kernel(kernels::matmul_tiled(bk), &[a, b], out);
+        }
+        // The slices stacked, each a whole number of workgroup blocks (128 rows) high.
+        let stacked = self.layout(slices * out.rows.div_ceil(128) * 128, out.cols)?;
+        let partial = self.run_kernel(kernels::matmul_tiled(bk), &[a, b], stacked)?;
+        self.run_kernel(kernels::SUM_SLICES, &[&partial], out)
+    }
+
+    /// `a * b` with the fast fragment kernel writing `targets` render targets
+    /// ([`ProductKernel::Fast`]).
+    fn mul_fast(&self, a: &Matrix, b: &Matrix, targets: usize) -> Result<Matrix> {
+        check_inner(a, b)?;
+        let block = |a: &Matrix, b: &Matrix| self.mul_fast(a, b, targets);
+        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
+            return Ok(c);
+        }
+        let n = b.cols();
+        let out = self.layout(a.rows(), n)?;
+        let targets = targets
+            .min(self.capabilities().max_render_targets)
+            .min(kernels::FAST_TARGETS)
+            .clamp(1, n);
+        // Slabs of w columns, as few as cover n.
+        let w = n.div_ceil(targets);
+        let targets = n.div_ceil(w);
+        if targets == 1 {
+            // One target is the teaching kernel.
+            return self.mul_teaching(a, b);
+        }
+        let program = Program::new(
+            kernels::matmul_fast(targets),
+            vec![a.layout, b.layout],
+            self.layout(a.rows(), w)?,
+        );
+        let slabs = self.run_multi(program, &[a, b])?;
+        let c = self.alloc(out)?;
+        for (t, slab) in slabs.iter().enumerate() {
+            let x = t * w;
+            self.backend().copy_texels(
+                self.texture(slab)?,
+                (0, 0),
+                self.texture(&c)?,
+                (x, 0),
+                (w.min(n - x), out.height()),
+            )?;
+        }
+        Ok(c)
+    }
+
+    /// `a * b` by accumulation passes ([`ProductKernel::Passes`]).
+    fn mul_passes(&self, a: &Matrix, b: &Matrix, per_pass: usize) -> Result<Matrix> {
+        if a.cols() != b.rows() {
+            return Err(inner_mismatch(a, b, "A B", a.cols(), b.rows()));
+        }
+        if per_pass == 0 {
+            return Err(Error::Argument(
+                "perPass must be at least 1 inner index per pass".into(),
+            ));
+        }
+        let block = |a: &Matrix, b: &Matrix| self.mul_passes(a, b, per_pass);
+        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
+            return Ok(c);
+        }
+        let output = self.layout(a.rows(), b.cols())?;
+        let mut c = self.fill(a.rows(), b.cols(), 0.0)?;
+        for p0 in (0..a.cols()).step_by(per_pass) {
+            let program = Program::new(
+                kernels::MATMUL_PASS,
+                vec![a.layout, b.layout, c.layout],
+                output,
+            )
+            .with_params(&[p0 as f32, per_pass.min(a.cols()) as f32]);
+            c = self.run(program, &[a, b, &c])?;
+        }
+        Ok(c)
+    }
+
+    /// `a^T * b` by `kernel` (not `Auto`): in one pass for the teaching kernel, else `a^T`
+    /// times `b`.
+    fn tr_mul(&self, kernel: ProductKernel, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        if a.rows() != b.rows() {
+            return Err(inner_mismatch(a, b, "A^T B", a.rows(), b.rows()));
+        }
+        let block = |a: &Matrix, b: &Matrix| self.tr_mul(kernel, a, b);
+        if let Some(c) = self.tile_product(a, b, (true, false), block)? {
+            return Ok(c);
+        }
+        match kernel {
+            ProductKernel::Teaching => {
+                self.run_kernel(kernels::TR_MUL, &[a, b], self.layout(a.cols(), b.cols())?)
+            }
+            _ => self.mul_with(kernel, &self.transpose(a)?, b),
         }
     }
 
-    /// `a * x` for a column vector `x`, blocked (seed 003): partial sums over column blocks in
-    /// many fragments, then a reduction pass.
-    pub fn mul_vec_blocked(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+    /// `a * b^T` by `kernel` (not `Auto`), as [`Gpu::tr_mul`].
+    fn mul_tr(&self, kernel: ProductKernel, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        if a.cols() != b.cols() {
+            return Err(inner_mismatch(a, b, "A B^T", a.cols(), b.cols()));
+        }
+        let block = |a: &Matrix, b: &Matrix| self.mul_tr(kernel, a, b);
+        if let Some(c) = self.tile_product(a, b, (false, true), block)? {
+            return Ok(c);
+        }
+        match kernel {
+            ProductKernel::Teaching => {
+                self.run_kernel(kernels::MUL_TR, &[a, b], self.layout(a.rows(), b.rows())?)
+            }
+            _ => self.mul_with(kernel, a, &self.transpose(b)?),
+        }
+    }
+
+    /// `a * x` blocked ([`MatVecKernel::Blocked`]).
+    fn mul_vec_blocked(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
         check_vector(a, x)?;
         let block = |a: &Matrix, x: &Matrix| self.mul_vec_blocked(a, x);
         if let Some(y) = self.tile_product(a, x, (false, false), block)? {
@@ -414,8 +543,8 @@ impl Gpu {
         self.run_kernel(kernels::SUM_COLS, &[&partial], self.layout(a.rows(), 1)?)
     }
 
-    /// `a * x`, one fragment per four output rows (the plain product), for comparison.
-    pub fn mul_vec_naive(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+    /// `a * x` by the teaching product ([`MatVecKernel::Naive`]).
+    fn mul_vec_naive(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
         if x.cols() != 1 {
             return Err(Error::Shape(format!(
                 "A x needs x to be a column vector, got {}x{}",
@@ -426,9 +555,8 @@ impl Gpu {
         self.mul_teaching(a, x)
     }
 
-    /// `a * x` on the compute path (WebGPU only): one dispatch, 32 rows per workgroup, partial
-    /// sums added in workgroup memory. On WebGL2 a clear `Unsupported` error.
-    pub fn mul_vec_compute(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
+    /// `a * x` on the compute path ([`MatVecKernel::Compute`]).
+    fn mul_vec_compute(&self, a: &Matrix, x: &Matrix) -> Result<Matrix> {
         check_vector(a, x)?;
         self.capabilities()
             .needs_compute("the compute-path matrix-vector product")?;
@@ -450,17 +578,6 @@ pub(super) fn check_vector(a: &Matrix, x: &Matrix) -> Result<()> {
             a.cols(),
             x.rows(),
             x.cols()
-        )));
-    }
-    Ok(())
-}
-
-fn check_square(m: &Matrix) -> Result<()> {
-    if m.rows() != m.cols() {
-        return Err(Error::Shape(format!(
-            "cannot square a {}x{} matrix: it is not square",
-            m.rows(),
-            m.cols()
         )));
     }
     Ok(())

@@ -1,6 +1,6 @@
 //! Float-float matrices in JavaScript: `gpu.uploadFloat64(data, rows, cols)` makes a GpuMatrix
 //! whose elements are hi + lo pairs of float32s (about 48 bits; `m.floatFloat` is true and
-//! `read()` resolves to a Float64Array). `matmul`, `add`, `sub`, `scale`, `dot`,
+//! `readFloat64()` resolves to a Float64Array of hi + lo). `matmul`, `add`, `sub`, `scale`, `dot`,
 //! `normSquared`, `mulVec` and `cg` take two float-float operands and give float-float results
 //! (see [`crate::gpu::float_float`]); the helpers here let those methods of `gpgpu.rs` and
 //! `solve.rs` branch to it, and refuse float-float and float32 operands mixed.
@@ -32,7 +32,7 @@ impl Gpgpu {
             .dyn_ref::<Float64Array>()
             .ok_or_else(|| Error::Argument("uploadFloat64 takes a Float64Array".into()))?;
         let values = data.to_vec();
-        let m = self.float_float_result(self.gpu.upload_f64(&values, rows, cols))?;
+        let m = self.float_float_result(self.gpu.float_float().upload(&values, rows, cols))?;
         m.back_up_float64(&values);
         Ok(m)
     }
@@ -78,7 +78,7 @@ impl Gpgpu {
     /// `dot(a, b)` of two float-float matrices as a promise of one float64 number.
     pub(super) fn dot_float_float(&self, a: DdMatrix, b: DdMatrix) -> Promise {
         let gpu = self.gpu.clone();
-        future_to_promise(async move { Ok(gpu.dot_ff(&a, &b).await?.into()) })
+        future_to_promise(async move { Ok(gpu.float_float().dot(&a, &b).await?.into()) })
     }
 
     /// The float-float GpuMatrix named by `options[key]`, if any.

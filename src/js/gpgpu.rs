@@ -55,12 +55,9 @@ impl Gpgpu {
     /// become grids of tiles (for tests and lessons; every matrix past the device's own limit
     /// is one anyway).
     pub async fn create(
-        #[wasm_bindgen(unchecked_param_type = "\"auto\" | \"webgpu\" | \"webgl2\" | undefined")]
+        #[wasm_bindgen(unchecked_optional_param_type = "\"auto\" | \"webgpu\" | \"webgl2\"")]
         backend: Option<String>,
-        #[wasm_bindgen(
-            unchecked_param_type = "{ memoryBudget?: number; keepCopies?: boolean; tileLimit?: number } | undefined"
-        )]
-        options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CreateOptions")] options: JsValue,
     ) -> Result<Gpgpu, JsValue> {
         console_error_panic_hook::set_once();
         let choice: Choice = backend.as_deref().unwrap_or("auto").parse()?;
@@ -167,149 +164,6 @@ impl Gpgpu {
         Ok(m)
     }
 
-    /// `a * b`, computed on the GPU by the fastest kernel this device has (see
-    /// `capabilities().matmulKernel` and `.matmulReason`); the result stays there until read.
-    /// Options `{transposeA, transposeB}` multiply by A^T and/or B^T instead, without the caller
-    /// building them. Two float-float matrices give a float-float product (no transposes).
-    pub fn matmul(
-        &self,
-        a: &GpuMatrix,
-        b: &GpuMatrix,
-        #[wasm_bindgen(
-            unchecked_param_type = "{ transposeA?: boolean; transposeB?: boolean } | undefined"
-        )]
-        options: JsValue,
-    ) -> Result<GpuMatrix, JsValue> {
-        known_options(&options, "matmul", &["transposeA", "transposeB"])?;
-        let transpose = (
-            super::options::option_bool_or(&options, "transposeA", false)?,
-            super::options::option_bool_or(&options, "transposeB", false)?,
-        );
-        if let Some((a, b)) = self.float_float_operands("matmul", a, b)? {
-            if transpose != (false, false) {
-                return Err(Error::Unsupported(
-                    "a float-float matmul takes no transposeA or transposeB".into(),
-                )
-                .into());
-            }
-            return self.float_float_result(self.gpu.mul_ff(&a, &b));
-        }
-        matrix_op!(
-            self,
-            self.gpu
-                .mul_transposed(&a.matrix()?, &b.matrix()?, transpose)
-        )
-    }
-
-    /// `a * b` by accumulation passes (seed 004's lesson): option `perPass` (default 1, the
-    /// thesis's one inner index per pass; 24 is seed 000's six MOPs per pass) inner indices are
-    /// added to the partial product per pass, `ceil(k / perPass)` passes in all.
-    #[wasm_bindgen(js_name = matmulPasses)]
-    pub fn matmul_passes(
-        &self,
-        a: &GpuMatrix,
-        b: &GpuMatrix,
-        #[wasm_bindgen(unchecked_param_type = "{ perPass?: number } | undefined")] options: JsValue,
-    ) -> Result<GpuMatrix, JsValue> {
-        known_options(&options, "matmulPasses", &["perPass"])?;
-        let per_pass = super::options::option_count(&options, "perPass")?.unwrap_or(1);
-        matrix_op!(
-            self,
-            self.gpu.mul_passes(&a.matrix()?, &b.matrix()?, per_pass)
-        )
-    }
-
-    /// `a * b` by the teaching kernel: one fragment per output texel, seed 000's MOP.
-    #[wasm_bindgen(js_name = matmulTeaching)]
-    pub fn matmul_teaching(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_teaching(&a.matrix()?, &b.matrix()?))
-    }
-
-    /// `a * b` on the WebGPU compute path (workgroup tiling, 4 texels per thread); on WebGL2 a
-    /// clear error. Same result layout as `matmul`, so the two mix freely.
-    #[wasm_bindgen(js_name = matmulCompute)]
-    pub fn matmul_compute(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_compute(&a.matrix()?, &b.matrix()?))
-    }
-
-    /// `a * b` on the WebGPU compute path with no workgroup memory: each invocation keeps 16 x
-    /// 32 elements of C in registers (the product a software adapter runs fastest); on WebGL2 a
-    /// clear error.
-    #[wasm_bindgen(js_name = matmulRegisters)]
-    pub fn matmul_registers(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_registers(&a.matrix()?, &b.matrix()?))
-    }
-
-    /// `a * b` with the fast fragment kernel: several output texels per fragment, one per
-    /// render target, so each A texel fetched serves them all.
-    #[wasm_bindgen(js_name = matmulFast)]
-    pub fn matmul_fast(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_fast(&a.matrix()?, &b.matrix()?))
-    }
-
-    /// `m * m` for a square `m`, by the fastest kernel here (as `matmul`).
-    pub fn square(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.square(&m.matrix()?))
-    }
-
-    /// `m * m` for a square `m`, by the teaching kernel.
-    #[wasm_bindgen(js_name = squareTeaching)]
-    pub fn square_teaching(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.square_teaching(&m.matrix()?))
-    }
-
-    /// `m * m` for a square `m`, with the fast fragment kernel of `matmulFast`.
-    #[wasm_bindgen(js_name = squareFast)]
-    pub fn square_fast(&self, m: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.square_fast(&m.matrix()?))
-    }
-
-    /// `a^T * b`, without building the transpose.
-    #[wasm_bindgen(js_name = trMul)]
-    pub fn tr_mul(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.tr_mul(&a.matrix()?, &b.matrix()?))
-    }
-
-    /// `a * b^T`, without building the transpose.
-    #[wasm_bindgen(js_name = mulTr)]
-    pub fn mul_tr(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_tr(&a.matrix()?, &b.matrix()?))
-    }
-
-    /// `a^T`.
-    pub fn transpose(&self, a: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.transpose(&a.matrix()?))
-    }
-
-    /// `a * x` for a column vector x by the fastest kernel here: the compute path where
-    /// `matmul` takes it, else blocked (float-float: blocked, for two float-float operands).
-    #[wasm_bindgen(js_name = mulVec)]
-    pub fn mul_vec(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        if let Some((a, x)) = self.float_float_operands("mulVec", a, x)? {
-            return self.float_float_result(self.gpu.mul_vec_ff(&a, &x));
-        }
-        matrix_op!(self, self.gpu.mul_vec(&a.matrix()?, &x.matrix()?))
-    }
-
-    /// `a * x` blocked: partial sums in many fragments, then a reduction.
-    #[wasm_bindgen(js_name = mulVecBlocked)]
-    pub fn mul_vec_blocked(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_vec_blocked(&a.matrix()?, &x.matrix()?))
-    }
-
-    /// `a * x`, one fragment per four output rows: the naive kernel, for comparison.
-    #[wasm_bindgen(js_name = mulVecNaive)]
-    pub fn mul_vec_naive(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_vec_naive(&a.matrix()?, &x.matrix()?))
-    }
-
-    /// `a * x` on the WebGPU compute path (one dispatch, partial sums in workgroup memory); on
-    /// WebGL2 a clear error.
-    #[wasm_bindgen(js_name = mulVecCompute)]
-    pub fn mul_vec_compute(&self, a: &GpuMatrix, x: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
-        matrix_op!(self, self.gpu.mul_vec_compute(&a.matrix()?, &x.matrix()?))
-    }
-
     /// A copy of `a`.
     pub fn copy(&self, a: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         self.apply(ops::copy(), &[a])
@@ -318,7 +172,7 @@ impl Gpgpu {
     /// `a + b` (float-float for two float-float matrices).
     pub fn add(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         if let Some((a, b)) = self.float_float_operands("add", a, b)? {
-            return self.float_float_result(self.gpu.add_ff(&a, &b));
+            return self.float_float_result(self.gpu.float_float().add(&a, &b));
         }
         self.apply(ops::add(), &[a, b])
     }
@@ -326,7 +180,7 @@ impl Gpgpu {
     /// `a - b` (float-float for two float-float matrices).
     pub fn sub(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<GpuMatrix, JsValue> {
         if let Some((a, b)) = self.float_float_operands("sub", a, b)? {
-            return self.float_float_result(self.gpu.sub_ff(&a, &b));
+            return self.float_float_result(self.gpu.float_float().sub(&a, &b));
         }
         self.apply(ops::sub(), &[a, b])
     }
@@ -341,7 +195,7 @@ impl Gpgpu {
     pub fn scale(&self, a: &GpuMatrix, c: f64) -> Result<GpuMatrix, JsValue> {
         if a.float_float() {
             super::options::finite(&[("the factor c", c)])?;
-            return self.float_float_result(self.gpu.scale_ff(&a.pair()?, c));
+            return self.float_float_result(self.gpu.float_float().scale(&a.pair()?, c));
         }
         self.apply(ops::scale(factor(c as f32)?), &[a])
     }
@@ -496,6 +350,7 @@ impl Gpgpu {
 
     /// GPU passes and read-backs since this Gpgpu opened: `{passes, readbacks}` (subtract two
     /// to count what an operation took).
+    #[wasm_bindgen(unchecked_return_type = "Counts")]
     pub fn counts(&self) -> Object {
         let c = self.gpu.counts();
         object(&[
@@ -612,6 +467,11 @@ impl Gpgpu {
 
     pub(super) fn wrap(&self, m: Matrix) -> GpuMatrix {
         wrap_matrix(&self.gpu, &self.registry, m, self.keep_copies)
+    }
+
+    /// Wraps a matrix result as a GpuMatrix (or passes its error on), then keeps to the budget.
+    pub(super) fn matrix_result(&self, m: Result<Matrix, Error>) -> Result<GpuMatrix, JsValue> {
+        matrix_op!(self, m)
     }
 }
 

@@ -74,8 +74,8 @@ pub(super) fn release_spares() {
 
 /// What a float32 operation says of a float-float operand.
 const FLOAT32_ONLY: &str = "this operation takes float32 matrices, and a float-float one (from \
-    uploadFloat64) was given: float-float matrices have read, matmul, add, sub, scale, dot, \
-    normSquared, mulVec, cg and free";
+    uploadFloat64) was given: float-float matrices have readFloat64, readInto, matmul, add, sub, \
+    scale, dot, normSquared, mulVec, cg, refine and free";
 
 /// What a float-float operation says of a float32 operand.
 const FLOAT_FLOAT_ONLY: &str = "a float32 matrix was given where this operation takes \
@@ -108,8 +108,8 @@ pub(super) fn matrix_of(gpu: &Gpu, m: &Handle) -> Result<Matrix, Error> {
 pub(super) fn pair_of(gpu: &Gpu, m: &Handle) -> Result<DdMatrix, Error> {
     match m {
         Handle::FloatFloat(m) => m.borrow_mut().texture(|source, rows, cols| match source {
-            Source::Values(values) => gpu.upload_f64(values, rows, cols),
-            Source::Kept(kept) => gpu.upload_f64(&kept.to_vec(), rows, cols),
+            Source::Values(values) => gpu.float_float().upload(values, rows, cols),
+            Source::Kept(kept) => gpu.float_float().upload(&kept.to_vec(), rows, cols),
         }),
         Handle::Float32(m) => {
             m.borrow().usable()?;
@@ -118,7 +118,9 @@ pub(super) fn pair_of(gpu: &Gpu, m: &Handle) -> Result<DdMatrix, Error> {
     }
 }
 
-/// A matrix whose data stays on the GPU until `read()`.
+/// A matrix whose data stays on the GPU until `read()` (float32) or `readFloat64()`. `free()`,
+/// or the end of a `using` block (`[Symbol.dispose]`), frees its texture now; any later use of
+/// the matrix is then a clear error.
 #[wasm_bindgen]
 pub struct GpuMatrix {
     gpu: Rc<Gpu>,
@@ -143,7 +145,7 @@ impl GpuMatrix {
     }
 
     /// Whether this is a float-float matrix (hi + lo, about 48 bits; made by `uploadFloat64`
-    /// or an operation on such), whose `read()` resolves to a Float64Array.
+    /// or an operation on such), read back by `readFloat64()`.
     #[wasm_bindgen(getter, js_name = floatFloat)]
     pub fn float_float(&self) -> bool {
         matches!(self.matrix, Handle::FloatFloat(_))
@@ -155,51 +157,42 @@ impl GpuMatrix {
         self.id
     }
 
-    /// Reads the matrix back: a Float32Array of exactly rows * cols values, row-major (from the
-    /// CPU copy where `get` or `set` made one, without a read-back); for a float-float matrix a
-    /// Float64Array of hi + lo (two read-backs).
-    #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array | Float64Array>")]
+    /// Reads a float32 matrix back: a Float32Array of exactly rows * cols values, row-major
+    /// (from the CPU copy where `get` or `set` made one, without a read-back). A float-float
+    /// matrix rejects: its values need `readFloat64()`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Float32Array>")]
     pub fn read(&self) -> Promise {
+        let values = self.read_float32();
+        future_to_promise(async move { Ok(values.await?.into()) })
+    }
+
+    /// Reads the matrix back as float64: a Float64Array of exactly rows * cols values,
+    /// row-major: hi + lo of a float-float matrix (two read-backs, about 48 bits), or the
+    /// float32 values of any other, each exactly as read (what `read()` gives, widened).
+    #[wasm_bindgen(js_name = readFloat64, unchecked_return_type = "Promise<Float64Array>")]
+    pub fn read_float64(&self) -> Promise {
         let gpu = self.gpu.clone();
-        let m = match &self.matrix {
-            Handle::FloatFloat(m) => {
-                let (pair, m) = (self.pair(), m.clone());
-                return future_to_promise(async move {
-                    let values = read_float_float(&gpu, &m, pair?).await?;
-                    Ok(Float64Array::from(values.as_slice()).into())
-                });
-            }
-            Handle::Float32(m) => m.clone(),
+        let Handle::FloatFloat(m) = &self.matrix else {
+            let values = self.read_float32();
+            return future_to_promise(async move {
+                Ok(Float64Array::new(&values.await?.into()).into())
+            });
         };
-        // From the CPU copy where there is one: copied into the array now, not cloned first.
-        let (copy, version) = {
-            let m = m.borrow();
-            (m.values().map(Float32Array::from), m.version())
-        };
-        if let Some(copy) = copy {
-            return Promise::resolve(&JsValue::from(copy));
-        }
-        let matrix = self.matrix();
+        let (pair, m) = (self.pair(), m.clone());
         future_to_promise(async move {
-            let values = gpu.read_values(&matrix?).await?.into_js();
-            m.borrow_mut().keep(version, || copy_of(&values));
-            Ok(values.into())
+            let values = read_float_float(&gpu, &m, pair?).await?;
+            Ok(Float64Array::from(values.as_slice()).into())
         })
     }
 
     /// Reads the matrix back into `out`, an array of exactly rows * cols values that the page
     /// keeps (a Float32Array; a Float64Array for a float-float matrix), and resolves to `out`:
-    /// the values of `read()`, without a new array each time. A new array's memory costs as
-    /// much as the read-back itself (64 MiB: about 44 ms of fresh pages on the H100 machine);
-    /// a page that reads the same matrix every frame or every step keeps one.
-    #[wasm_bindgen(
-        js_name = readInto,
-        unchecked_return_type = "Promise<Float32Array | Float64Array>"
-    )]
-    pub fn read_into(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Float32Array | Float64Array")] out: JsValue,
-    ) -> Promise {
+    /// the values of `read()` (`readFloat64()`), without a new array each time. A new array's
+    /// memory costs as much as the read-back itself (64 MiB: about 44 ms of fresh pages on the
+    /// H100 machine); a page that reads the same matrix every frame or every step keeps one.
+    /// (Typed with one overload per kind in `mod.rs`'s TypeScript section.)
+    #[wasm_bindgen(js_name = readInto, skip_typescript)]
+    pub fn read_into(&self, out: JsValue) -> Promise {
         let gpu = self.gpu.clone();
         let n = self.rows * self.cols;
         let wrong = |kind: &str| {
@@ -305,7 +298,9 @@ impl GpuMatrix {
     }
 
     /// Frees the GPU texture (and the CPU copy) now; any later use of this matrix is an error.
-    #[wasm_bindgen(js_name = free)]
+    /// (wasm-bindgen declares `free()` and `[Symbol.dispose]()`, which calls this, for every
+    /// class: this one is left out of the TypeScript so that it is declared once.)
+    #[wasm_bindgen(js_name = free, skip_typescript)]
     pub fn release(&self) {
         match &self.matrix {
             Handle::Float32(m) => let_go(m.borrow_mut().free()),
@@ -315,6 +310,39 @@ impl GpuMatrix {
 }
 
 impl GpuMatrix {
+    /// The float32 values, as `read()` resolves to them: from the CPU copy where there is one
+    /// (copied into the array now, not cloned first), else read back (and kept as the copy
+    /// that restores the matrix, where copies are kept); a float-float matrix is an error.
+    fn read_float32(&self) -> impl std::future::Future<Output = Result<Float32Array, Error>> {
+        let gpu = self.gpu.clone();
+        let found = match &self.matrix {
+            Handle::Float32(m) => {
+                let (copy, version) = {
+                    let m = m.borrow();
+                    (m.values().map(Float32Array::from), m.version())
+                };
+                // Taken only without a copy: taking it may upload the texture.
+                let matrix = copy.is_none().then(|| self.matrix());
+                Ok((m.clone(), copy, version, matrix))
+            }
+            Handle::FloatFloat(_) => Err(Error::Argument(
+                "read() gives float32 values, and this is a float-float matrix: read it with \
+                 readFloat64() (a Float64Array of hi + lo)"
+                    .into(),
+            )),
+        };
+        async move {
+            let (m, copy, version, matrix) = found?;
+            let matrix = match copy {
+                Some(copy) => return Ok(copy),
+                None => matrix.unwrap_or(Err(Error::Freed))?,
+            };
+            let values = gpu.read_values(&matrix).await?.into_js();
+            m.borrow_mut().keep(version, || copy_of(&values));
+            Ok(values)
+        }
+    }
+
     pub(super) fn matrix(&self) -> Result<Matrix, Error> {
         matrix_of(&self.gpu, &self.matrix)
     }
@@ -359,7 +387,7 @@ impl GpuMatrix {
     fn copy(&self) -> impl Future<Output = Result<(Float32Shared, Option<Vec<f32>>), Error>> {
         let (gpu, handle) = (self.gpu.clone(), self.matrix.clone());
         async move {
-            let why = "get and set take float32 matrices: read() a float-float one";
+            let why = "get and set take float32 matrices: readFloat64() a float-float one";
             let m = float32(&handle, why)?.clone();
             if m.borrow().values().is_some() {
                 return Ok((m, None));
@@ -396,7 +424,7 @@ async fn read_float_float(
     pair: DdMatrix,
 ) -> Result<Vec<f64>, Error> {
     let version = m.borrow().version();
-    let values = gpu.read_f64(&pair).await?;
+    let values = gpu.float_float().read(&pair).await?;
     m.borrow_mut()
         .keep(version, || Float64Array::from(values.as_slice()));
     Ok(values)

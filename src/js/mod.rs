@@ -10,6 +10,7 @@ mod gpgpu;
 mod gpu_matrix;
 mod nmf;
 mod options;
+mod products;
 mod refine;
 mod simd_expr;
 mod solve;
@@ -24,8 +25,13 @@ pub use wall::Wall;
 
 use wasm_bindgen::prelude::*;
 
+/// The TypeScript types of the API's options and results. It opens the generated `texla.d.ts`,
+/// so its first line may be the directive that gives every class's `[Symbol.dispose]()` (and
+/// `using`) its type under any target, where `lib` lacks `esnext.disposable` (TypeScript 5.2
+/// or later).
 #[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
+const TS_TYPES: &'static str = r#"/// <reference lib="esnext.disposable" />
+
 /** What `Gpgpu.capabilities()` returns: the facts of the page's capability panel. */
 export interface Capabilities {
   /** "webgpu" or "webgl2". */
@@ -39,7 +45,8 @@ export interface Capabilities {
   tileLimit: number;
   /** Why this backend runs and why the other one was not used. */
   reason: string;
-  /** The kernel `matmul`, `square` and `mulVec` run on this gpu. */
+  /** The kernel `matmul` and `square` run here by default (kernel "auto"); `mulVec` runs
+   * "compute" where this is "compute", else "blocked". */
   matmulKernel: "teaching" | "fast" | "compute" | "registers";
   /** Why that kernel, in a sentence for the page. */
   matmulReason: string;
@@ -49,19 +56,49 @@ export interface Capabilities {
   float32: { ieee: boolean; checks: number; failed: string[] };
 }
 
+/** The kernels of `Gpgpu.matmul` and `Gpgpu.square`: "auto" (the default) runs
+ * `capabilities().matmulKernel`; "compute" and "registers" need WebGPU. */
+export type MatmulKernel = "auto" | "teaching" | "fast" | "compute" | "registers" | "passes";
+/** Options of `Gpgpu.matmul`: the kernel, A^T and/or B^T instead of A and B (not built by the
+ * caller), and the inner indices per pass of kernel "passes" (default 1). */
+export interface MatmulOptions { kernel?: MatmulKernel; transposeA?: boolean; transposeB?: boolean;
+  perPass?: number; }
+/** Options of `Gpgpu.square`: as `MatmulOptions`, without transposes. */
+export interface SquareOptions { kernel?: MatmulKernel; perPass?: number; }
+/** Options of `Gpgpu.mulVec`: the kernel ("auto", the default: "compute" where `matmul` runs
+ * the compute kernel, else "blocked"; "compute" needs WebGPU). */
+export interface MulVecOptions { kernel?: "auto" | "blocked" | "naive" | "compute"; }
+
+/** Options of `Gpgpu.create`: a memory budget in bytes of textures, whether matrices keep
+ * copies to come back after a lost GPU (default true), and a smaller largest texture side. */
+export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean; tileLimit?: number; }
+
+/** What `Gpgpu.counts()` returns: GPU passes run and read-backs made since the Gpgpu opened. */
+export interface Counts { passes: number; readbacks: number; }
+
+/** `GpuMatrix.readInto`, one overload per kind of matrix: a float32 matrix reads into a
+ * Float32Array, a float-float one into a Float64Array (hi + lo); each resolves to `out`. */
+export interface GpuMatrix {
+  /** Reads this float32 matrix back into `out` (exactly rows * cols values, kept by the page:
+   * no new array each time) and resolves to `out`. */
+  readInto(out: Float32Array): Promise<Float32Array>;
+  /** Reads this float-float matrix back into `out` as hi + lo and resolves to `out`. */
+  readInto(out: Float64Array): Promise<Float64Array>;
+}
+
 /** Options of `Gpgpu.cg`. */
 export interface CgOptions { x0?: GpuMatrix; tol?: number; maxIter?: number; fused?: boolean;
   onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
 /** Options of `Gpgpu.jacobi`. */
 export interface JacobiOptions { tol?: number; maxIter?: number; checkEvery?: number;
   onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
-/** Options of `Gpgpu.lcpJacobi`; omega is negative (x + omega D (Ax + b)). */
+/** Options of `Gpgpu.lcpJacobi`; omega is negative (x + omega D (Ax + b)). Kernel "fragment"
+ * (the default) runs a pass per iteration; "compute" (WebGPU) many iterations per dispatch,
+ * shared by `workgroups` (1 needs no GPU-wide barrier; "compute" only), and reports no residual
+ * to `onProgress`. */
 export interface LcpOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
+  kernel?: "fragment" | "compute"; workgroups?: number;
   onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
-/** Options of `Gpgpu.lcpJacobiCompute`: as `LcpOptions`, without progress, plus the number of
- * workgroups that share the rows (1 needs no GPU-wide barrier). */
-export interface LcpComputeOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
-  workgroups?: number; onProgress?: (iteration: number, of: number, residual: null) => void; signal?: AbortSignal; }
 /** What the solvers resolve to: the solution stays on the GPU (float-float, `x.floatFloat`,
  * where `cg` was given float-float A and b from `uploadFloat64`). */
 export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;
@@ -117,6 +154,61 @@ export interface Problem {
   a: Float32Array | null;
   b: Float32Array;
   x: Float64Array;
+}
+
+/** Where a wall frame's milliseconds went, as the native benchmark reports them. */
+export interface WallParts { contacts: number; assembly: number; step: number; layout: number;
+  upload: number; solve: number; end: number; }
+/** What `Wall.stats()` returns and `Wall.step()` resolves to: what the last frame did. */
+export interface WallStats {
+  frame: number;
+  bodies: number;
+  /** Bodies asleep. */
+  asleep: number;
+  /** Contacts solved (none of a sleeping island). */
+  contacts: number;
+  /** The LCP size of each island, largest first. */
+  islands: number[];
+  lcpSize: number;
+  iterations: number;
+  /** The GPU part, ms: upload to read-back. */
+  solveMs: number;
+  /** The CPU's parts, ms. */
+  cpuMs: number;
+  frameMs: number;
+  parts: WallParts;
+  /** Complementarity residual of the applied impulses (float64), m/s. */
+  residual: number;
+  /** Deepest penetration, m. */
+  penetration: number;
+  /** Energy now and put in so far, J. */
+  energy: number;
+  energyIn: number;
+  mode: "dense" | "blocks";
+  omega: number;
+  solver: "jacobi" | "nesterov";
+  /** The step or relaxation the last frame's solver used (negative, seed convention). */
+  step: number;
+  sleeping: boolean;
+}
+/** What `Wall.lcp()` returns: the last frame's LCP and the GPU's answer, for checking in
+ * float64; unknowns per contact in the order normal, tangent, tangent. */
+export interface WallLcp {
+  contacts: number;
+  size: number;
+  /** The dense size x size matrix, row-major. */
+  a: Float64Array;
+  b: Float64Array;
+  x0: Float64Array;
+  /** The GPU's impulses. */
+  x: Float64Array;
+  mu: number;
+  solver: "jacobi" | "nesterov";
+  omega: number;
+  step: number;
+  iterations: number;
+  /** The island of each contact. */
+  island: Uint32Array;
 }
 
 /** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse, and the most

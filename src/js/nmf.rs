@@ -36,7 +36,7 @@ impl Gpgpu {
         &self,
         f: &GpuMatrix,
         k: f64,
-        #[wasm_bindgen(unchecked_param_type = "NmfOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "NmfOptions")] options: JsValue,
     ) -> Promise {
         let gpu = self.gpu.clone();
         let wrap = self.wrap_fn();

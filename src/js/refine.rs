@@ -29,7 +29,7 @@ impl Gpgpu {
         &self,
         a: &GpuMatrix,
         b: &GpuMatrix,
-        #[wasm_bindgen(unchecked_param_type = "RefineOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RefineOptions")] options: JsValue,
     ) -> Promise {
         let args = (|| {
             if !(a.float_float() && b.float_float()) {

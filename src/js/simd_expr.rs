@@ -36,7 +36,7 @@ impl LinearExpression {
     pub fn from_dense(
         #[wasm_bindgen(unchecked_param_type = "Float64Array | number[]")] a: &JsValue,
         m: f64,
-        #[wasm_bindgen(unchecked_param_type = "Float64Array | number[] | undefined")] b: &JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "Float64Array | number[]")] b: &JsValue,
     ) -> Result<LinearExpression, JsValue> {
         let m = dimension("m", m)?;
         let a = numbers("A", a)?;
@@ -176,8 +176,7 @@ impl LinearExpression {
     #[wasm_bindgen(unchecked_return_type = "LinearOptimized")]
     pub fn optimize(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "LinearOptimizeOptions | undefined")]
-        options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "LinearOptimizeOptions")] options: JsValue,
     ) -> Result<Object, JsValue> {
         known_options(&options, "optimize", &["seed", "moves", "history"])?;
         let seed = option_number(&options, "seed")?.map_or(Ok(1), seed)?;

@@ -1,4 +1,4 @@
-//! The solvers as promises: `cg`, `jacobi`, `lcpJacobi`, `lcpJacobiCompute`, and the test
+//! The solvers as promises: `cg`, `jacobi`, `lcpJacobi` (fragment or compute kernel), and the test
 //! problems with known answers. Progress goes to `onProgress`, an `AbortSignal` cancels.
 
 use js_sys::{Float32Array, Object, Promise};
@@ -29,7 +29,7 @@ impl Gpgpu {
         &self,
         a: &GpuMatrix,
         b: &GpuMatrix,
-        #[wasm_bindgen(unchecked_param_type = "CgOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CgOptions")] options: JsValue,
     ) -> Promise {
         match self.float_float_operands("cg", a, b) {
             Ok(Some((a, b))) => return self.cg_float_float(a, b, options),
@@ -54,7 +54,7 @@ impl Gpgpu {
     pub fn cg_poisson_2d(
         &self,
         b: &GpuMatrix,
-        #[wasm_bindgen(unchecked_param_type = "CgOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CgOptions")] options: JsValue,
     ) -> Promise {
         let args = (|| {
             known_options(&options, "cgPoisson2d", CG_OPTIONS)?;
@@ -75,7 +75,7 @@ impl Gpgpu {
         &self,
         a: &GpuMatrix,
         b: &GpuMatrix,
-        #[wasm_bindgen(unchecked_param_type = "JacobiOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "JacobiOptions")] options: JsValue,
     ) -> Promise {
         let defaults = solver::JacobiOptions::default();
         let args = (|| {
@@ -98,74 +98,65 @@ impl Gpgpu {
 
     /// Projected Jacobi for the LCP x >= 0, Ax + b >= 0, x^T (Ax + b) = 0. Options: `omega`
     /// (negative, the seed's convention; default -0.1), `iterations` (default 100), `x0`,
-    /// `residual` (measure max |min(x, Ax + b)| at the end; default true), `onProgress`, `signal`.
+    /// `residual` (measure max |min(x, Ax + b)| at the end; default true), `onProgress`,
+    /// `signal`, and `kernel`: "fragment" (the default: one pass per iteration, any backend) or
+    /// "compute" (WebGPU: up to 64 iterations in ONE compute dispatch, a longer run in
+    /// dispatches of about 100 ms with `onProgress` and `signal` between them; option
+    /// `workgroups`, default 1 on a software adapter, else one per 16 rows, at most 128).
     #[wasm_bindgen(js_name = lcpJacobi, unchecked_return_type = "Promise<SolveResult>")]
     pub fn lcp_jacobi(
         &self,
         a: &GpuMatrix,
         b: &GpuMatrix,
-        #[wasm_bindgen(unchecked_param_type = "LcpOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "LcpOptions")] options: JsValue,
     ) -> Promise {
         let args = (|| {
-            known_options(
-                &options,
-                "lcpJacobi",
-                &[
-                    "omega",
-                    "iterations",
-                    "x0",
-                    "residual",
-                    "onProgress",
-                    "signal",
-                ],
-            )?;
-            let (x0, opts) = self.lcp_options(&options)?;
-            Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts))
-        })();
-        self.solve(options.clone(), args, |gpu, (a, b, x0, opts), observe| {
-            Box::pin(
-                async move { solver::lcp_jacobi(gpu, &a, &b, x0.as_ref(), opts, observe).await },
-            )
-        })
-    }
-
-    /// Projected Jacobi for the LCP with many iterations in ONE compute dispatch (WebGPU only;
-    /// on WebGL2 the promise rejects with a clear error): up to 64 iterations in one, a longer
-    /// run in dispatches of about 100 ms, with `onProgress` and `signal` between them. Options
-    /// as `lcpJacobi`, plus `workgroups` (default: 1 on a software adapter, else one per 16
-    /// rows, at most 128).
-    #[wasm_bindgen(js_name = lcpJacobiCompute, unchecked_return_type = "Promise<SolveResult>")]
-    pub fn lcp_jacobi_compute(
-        &self,
-        a: &GpuMatrix,
-        b: &GpuMatrix,
-        #[wasm_bindgen(unchecked_param_type = "LcpComputeOptions | undefined")] options: JsValue,
-    ) -> Promise {
-        let args = (|| {
-            known_options(
-                &options,
-                "lcpJacobiCompute",
-                &[
-                    "omega",
-                    "iterations",
-                    "x0",
-                    "residual",
-                    "workgroups",
-                    "onProgress",
-                    "signal",
-                ],
-            )?;
-            let (x0, opts) = self.lcp_options(&options)?;
+            known_options(&options, "lcpJacobi", LCP_OPTIONS)?;
+            let compute = match option_value(&options, "kernel") {
+                v if v.is_undefined() || v.is_null() => false,
+                v if v.as_string().as_deref() == Some("fragment") => false,
+                v if v.as_string().as_deref() == Some("compute") => {
+                    let names = ["fragment", "compute"];
+                    super::products::needs_compute(&self.gpu, "lcpJacobi", "compute", &names)?;
+                    true
+                }
+                v => {
+                    return Err(Error::Argument(format!(
+                        "lcpJacobi has no kernel {}; its kernels are \"fragment\", \"compute\"",
+                        v.as_string()
+                            .map_or_else(|| "that is not a string".into(), |k| format!("{k:?}"))
+                    )))
+                }
+            };
             let workgroups = option_count(&options, "workgroups")?;
-            Ok::<_, Error>((a.matrix()?, b.matrix()?, x0, opts, workgroups))
+            if workgroups.is_some() && !compute {
+                return Err(Error::Argument(
+                    "lcpJacobi's option workgroups belongs to kernel \"compute\", not \"fragment\""
+                        .into(),
+                ));
+            }
+            let (x0, opts) = self.lcp_options(&options)?;
+            Ok::<_, Error>((
+                a.matrix()?,
+                b.matrix()?,
+                x0,
+                opts,
+                compute.then_some(workgroups),
+            ))
         })();
         self.solve(
             options.clone(),
             args,
-            |gpu, (a, b, x0, opts, workgroups), observe| {
+            |gpu, (a, b, x0, opts, compute), observe| {
                 Box::pin(async move {
                     let x0 = x0.as_ref();
-                    solver::lcp_jacobi_compute(gpu, &a, &b, x0, opts, workgroups, observe).await
+                    match compute {
+                        Some(workgroups) => {
+                            solver::lcp_jacobi_compute(gpu, &a, &b, x0, opts, workgroups, observe)
+                                .await
+                        }
+                        None => solver::lcp_jacobi(gpu, &a, &b, x0, opts, observe).await,
+                    }
                 })
             },
         )
@@ -217,6 +208,18 @@ impl Gpgpu {
         ]))
     }
 }
+
+/// The options of `lcpJacobi`.
+const LCP_OPTIONS: &[&str] = &[
+    "omega",
+    "iterations",
+    "x0",
+    "residual",
+    "kernel",
+    "workgroups",
+    "onProgress",
+    "signal",
+];
 
 /// The options of `cg` and `cgPoisson2d`.
 const CG_OPTIONS: &[&str] = &["x0", "tol", "maxIter", "fused", "onProgress", "signal"];

@@ -148,7 +148,7 @@ impl Gpgpu {
     #[wasm_bindgen(unchecked_return_type = "PoissonSolver")]
     pub fn poisson(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "PoissonOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "PoissonOptions")] options: JsValue,
     ) -> Result<PoissonSolver, JsValue> {
         known_options(&options, "poisson", &["nx", "ny", "nz", "ordering"])?;
         let nx = option_whole(&options, "nx", 40, (4, crate::stencil::MAX_LINE))?;
@@ -186,7 +186,7 @@ impl Gpgpu {
     #[wasm_bindgen(unchecked_return_type = "WaveSim")]
     pub fn wave(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "WaveOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaveOptions")] options: JsValue,
     ) -> Result<WaveSim, JsValue> {
         known_options(&options, "wave", &["side", "lines", "lambda2", "ordering"])?;
         let side = option_whole(&options, "side", 512, (1, crate::stencil::MAX_SIDE))?;
@@ -282,7 +282,7 @@ impl PoissonSolver {
     pub fn set_rhs(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Float64Array | number[]")] b: &JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Float64Array | undefined")] x0: &JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "Float64Array")] x0: &JsValue,
     ) -> Result<(), JsValue> {
         let b = values("b", b)?;
         let x0 = if x0.is_undefined() || x0.is_null() {
@@ -344,7 +344,7 @@ impl PoissonSolver {
     pub fn solve(
         &self,
         #[wasm_bindgen(
-            unchecked_param_type = "{ tol?: number; maxIter?: number; checkEvery?: number } | undefined"
+            unchecked_optional_param_type = "{ tol?: number; maxIter?: number; checkEvery?: number }"
         )]
         options: JsValue,
     ) -> Promise {

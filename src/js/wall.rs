@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::event_loop::now_ms;
 use crate::gpu::Gpu;
 use crate::physics;
+use crate::solver::ContactMethod;
 
 /// The collapsing wall: a [`physics::World`] whose contact LCP is solved on the GPU every
 /// frame, drawn with the same backend.
@@ -79,6 +80,7 @@ impl Wall {
     /// Simulates one frame (1/60 s): contacts, the LCP solved on the GPU, impulses,
     /// integration. Resolves to `stats()`; rejects while another step runs, if the simulation
     /// fails (it then stays at the last good frame) or if `cancel()` abandoned the frame.
+    #[wasm_bindgen(unchecked_return_type = "Promise<WallStats>")]
     pub fn step(&self) -> Promise {
         let gpu = self.gpu.clone();
         let state = self.state.clone();
@@ -238,7 +240,7 @@ impl Wall {
     /// `"jacobi"` (projected Jacobi with `setOmega`'s relaxation: the seed's).
     #[wasm_bindgen(js_name = setSolver)]
     pub fn set_solver(&self, solver: &str) -> Result<(), JsValue> {
-        self.state.borrow_mut().world.settings.solver = solver_named(solver)?;
+        self.state.borrow_mut().world.settings.method = solver_named(solver)?;
         Ok(())
     }
 
@@ -258,7 +260,7 @@ impl Wall {
         };
         let mut s = self.state.borrow_mut();
         let settings = &mut s.world.settings;
-        (settings.solver, settings.omega) = (preset.solver, preset.omega);
+        (settings.method, settings.omega) = (preset.method, preset.omega);
         (settings.iterations, settings.mode) = (preset.iterations, preset.mode);
         settings.sleeping = preset.sleeping;
         Ok(())
@@ -306,6 +308,7 @@ impl Wall {
     /// island; `solveMs`: the GPU part, upload to read-back; `cpuMs`: the CPU's parts, the
     /// rest; `parts`: where the frame's milliseconds went, `{contacts, assembly, step, layout,
     /// upload, solve, end}`, as the native benchmark reports them).
+    #[wasm_bindgen(unchecked_return_type = "WallStats")]
     pub fn stats(&self) -> Object {
         Self::stats_of(&self.state.borrow())
     }
@@ -316,6 +319,7 @@ impl Wall {
     /// tangent, tangent.
     /// `null` before the first frame; an Error past 3000 unknowns (the dense matrix would take
     /// 72 MB; one wall's LCP has about 1260).
+    #[wasm_bindgen(unchecked_return_type = "WallLcp | null")]
     pub fn lcp(&self) -> Result<JsValue, JsValue> {
         let s = self.state.borrow();
         let Some((lcp, x)) = &s.last else {
@@ -344,7 +348,7 @@ impl Wall {
             ("x0", flat(&lcp.x0).into()),
             ("x", flat(x).into()),
             ("mu", lcp.mu.into()),
-            ("solver", solver_name(s.world.settings.solver).into()),
+            ("solver", solver_name(s.world.settings.method).into()),
             ("omega", s.world.settings.omega.into()),
             ("step", s.world.stats.step.into()),
             ("iterations", s.world.stats.iterations.into()),
@@ -413,7 +417,7 @@ impl Wall {
                 .into(),
             ),
             ("omega", w.settings.omega.into()),
-            ("solver", solver_name(w.settings.solver).into()),
+            ("solver", solver_name(w.settings.method).into()),
             ("step", w.stats.step.into()),
             ("sleeping", w.settings.sleeping.into()),
         ])
@@ -425,19 +429,19 @@ pub(super) fn wall_count(walls: f64) -> Result<usize, Error> {
     whole("walls", walls, 1.0..=100.0, " from 1 to 100").map(|w| w as usize)
 }
 
-/// The API's name of `solver`.
-fn solver_name(solver: physics::Solver) -> &'static str {
-    match solver {
-        physics::Solver::Jacobi => "jacobi",
-        physics::Solver::Nesterov => "nesterov",
+/// The API's name of the contact solver `method`.
+fn solver_name(method: ContactMethod) -> &'static str {
+    match method {
+        ContactMethod::Jacobi => "jacobi",
+        ContactMethod::Nesterov => "nesterov",
     }
 }
 
 /// The solver the API names `name`, or a clear error.
-fn solver_named(name: &str) -> Result<physics::Solver, Error> {
+fn solver_named(name: &str) -> Result<ContactMethod, Error> {
     match name {
-        "jacobi" => Ok(physics::Solver::Jacobi),
-        "nesterov" => Ok(physics::Solver::Nesterov),
+        "jacobi" => Ok(ContactMethod::Jacobi),
+        "nesterov" => Ok(ContactMethod::Nesterov),
         other => Err(Error::Argument(format!(
             "unknown solver \"{other}\": \"nesterov\" (accelerated) or \"jacobi\" (the seed's)"
         ))),

@@ -1,8 +1,8 @@
-//! NMF on the GPU: each update is products ([`Gpu::mul`], [`Gpu::tr_mul`], [`Gpu::mul_tr`]) and
+//! NMF on the GPU: each update is products ([`Gpu::mul`], [`Gpu::mul_transposed`]) and
 //! one fused element-wise pass `a * b / (c + eps)` per factor (seed 004, section 5, Figure 9).
 
 use crate::error::{Error, Result};
-use crate::gpu::{Counts, Gpu};
+use crate::gpu::{Counts, Gpu, ProductKernel, Transpose};
 use crate::kernels::Expr;
 use crate::kernels::Func2::{Add, Div, Mul};
 use crate::matrix::Matrix;
@@ -198,10 +198,10 @@ impl<'a> Step<'a> {
     fn update_v(&self, rule: Rule, u: &Matrix, v: &Matrix) -> Result<Matrix> {
         let g = self.gpu;
         let (numerator, denominator) = match rule {
-            Rule::Euclidean => (g.tr_mul(self.f, u)?, g.mul(v, &g.tr_mul(u, u)?)?),
+            Rule::Euclidean => (self.tr_mul(self.f, u)?, g.mul(v, &self.tr_mul(u, u)?)?),
             Rule::Divergence => {
                 let q = self.q(u, v)?;
-                (g.tr_mul(&q, u)?, self.broadcast_sums(u, self.f.cols())?)
+                (self.tr_mul(&q, u)?, self.broadcast_sums(u, self.f.cols())?)
             }
         };
         g.map(&self.ratio, &[v, &numerator, &denominator])
@@ -211,7 +211,7 @@ impl<'a> Step<'a> {
     fn update_u(&self, rule: Rule, u: &Matrix, v: &Matrix) -> Result<Matrix> {
         let g = self.gpu;
         let (numerator, denominator) = match rule {
-            Rule::Euclidean => (g.mul(self.f, v)?, g.mul(u, &g.tr_mul(v, v)?)?),
+            Rule::Euclidean => (g.mul(self.f, v)?, g.mul(u, &self.tr_mul(v, v)?)?),
             Rule::Divergence => {
                 let q = self.q(u, v)?;
                 (g.mul(&q, v)?, self.broadcast_sums(v, self.f.rows())?)
@@ -223,7 +223,19 @@ impl<'a> Step<'a> {
     /// Q = F ./ (U V^T + eps), m x n.
     fn q(&self, u: &Matrix, v: &Matrix) -> Result<Matrix> {
         let g = self.gpu;
-        g.map(&self.quotient, &[self.f, &g.mul_tr(u, v)?])
+        g.map(&self.quotient, &[self.f, &self.mul_tr(u, v)?])
+    }
+
+    /// `a^T b` by the fastest kernel here ([`Gpu::mul_transposed`]).
+    fn tr_mul(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        self.gpu
+            .mul_transposed(ProductKernel::Auto, a, b, Transpose::A)
+    }
+
+    /// `a b^T` by the fastest kernel here ([`Gpu::mul_transposed`]).
+    fn mul_tr(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        self.gpu
+            .mul_transposed(ProductKernel::Auto, a, b, Transpose::B)
     }
 
     /// The column of ones with `rows` rows (m or n).
@@ -238,8 +250,7 @@ impl<'a> Step<'a> {
     /// The column sums of `x` (m or n rows) repeated down `rows` rows: 1 (x^T 1)^T, two
     /// products of inner dimension rows(x) and 1.
     fn broadcast_sums(&self, x: &Matrix, rows: usize) -> Result<Matrix> {
-        let g = self.gpu;
-        g.mul_tr(self.ones(rows), &g.tr_mul(x, self.ones(x.rows()))?)
+        self.mul_tr(self.ones(rows), &self.tr_mul(x, self.ones(x.rows()))?)
     }
 
     /// U with each column divided by its sum (plus eps).
@@ -251,7 +262,7 @@ impl<'a> Step<'a> {
     /// ||F - U V^T||_F^2, one read-back.
     async fn error(&self, u: &Matrix, v: &Matrix) -> Result<f64> {
         let g = self.gpu;
-        let d = g.map(&crate::gpu::ops::sub(), &[self.f, &g.mul_tr(u, v)?])?;
+        let d = g.map(&crate::gpu::ops::sub(), &[self.f, &self.mul_tr(u, v)?])?;
         Ok(f64::from(g.dot(&d, &d).await?))
     }
 }

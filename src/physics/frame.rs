@@ -7,7 +7,7 @@
 use super::{ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::solver::{self, ContactMethod, ContactSystem};
+use crate::solver::{self, ContactSystem};
 
 /// Where one frame's milliseconds went, each part timed by the clock given to
 /// [`gpu_frame_timed`]. The CPU's parts come first; the GPU part is the upload, the solve and
@@ -20,7 +20,7 @@ pub struct FrameTimes {
     /// The LCP: warm start and assembly ([`World::lcp`]).
     pub assembly: f64,
     /// The solver's step: the Lanczos steps of [`ContactLcp::lambda_max`]
-    /// ([`World::method`]).
+    /// ([`World::contact_solve`]).
     pub step: f64,
     /// The textures' data in float32 ([`ContactLcp::gpu_layout`]).
     pub layout: f64,
@@ -86,13 +86,13 @@ pub async fn gpu_frame_timed(
     let (impulses, step) = if lcp.contacts.is_empty() {
         (Vec::new(), 0.0)
     } else {
-        let method = world.method(&lcp);
+        let solve = world.contact_solve(&lcp);
         lap(&mut times.step);
         let mode = world.settings.mode;
         // The block layout as its factors alone where the solver will read them (A's block
         // rows are ten times the data), else A's rows alone.
         let factors = (mode == Mode::Blocks)
-            .then(|| solver::factors_for_solve(method, || lcp.factors()))
+            .then(|| solver::factors_for_solve(solve.method, || lcp.factors()))
             .flatten();
         let layout = match factors {
             Some(factors) => lcp.factored_layout(factors),
@@ -132,18 +132,14 @@ pub async fn gpu_frame_timed(
         }
         times.bytes = textures.iter().map(|m| 4 * m.rows() * m.cols()).sum();
         lap(&mut times.upload);
-        let x = solver::solve_contacts(gpu, &system, &system.x0, method, iterations, go_on).await?;
+        let x = solver::solve_contacts(gpu, &system, &system.x0, solve, Some(go_on)).await?;
         let data = system.read(gpu, &x).await?;
         lap(&mut times.solve);
-        let step = match method {
-            ContactMethod::Jacobi { omega } => omega,
-            ContactMethod::Nesterov { step, .. } => step,
-        };
         let impulses = data
             .chunks_exact(4)
             .map(|c| lcp.project([c[0].into(), c[1].into(), c[2].into()]))
             .collect();
-        (impulses, f64::from(step))
+        (impulses, f64::from(solve.step))
     };
     world.end_frame(&lcp, &impulses, (iterations, step))?;
     lap(&mut times.end);

@@ -26,7 +26,7 @@ pub use jacobian::{Jacobian, Run, Side};
 pub use lcp::{ContactLcp, Mode};
 pub use view::Camera;
 pub use wall::{wall, WallSpec, BALL, WALL_SPACING};
-pub use world::{Settings, Solver, Stats, World, MAX_ITERATIONS, MIN_OMEGA, NESTEROV_ITERATIONS};
+pub use world::{Settings, Stats, World, MAX_ITERATIONS, MIN_OMEGA, NESTEROV_ITERATIONS};
 
 #[cfg(test)]
 mod tests;

@@ -13,23 +13,15 @@ use super::body::{Body, Shape};
 use super::contact::{find_contacts, Contact};
 use super::lcp::{body_islands, ContactLcp, Mode};
 use crate::error::{Error, Result};
-use crate::solver::ContactMethod;
-
-/// How the contact LCP is solved each frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Solver {
-    /// Projected Jacobi with the relaxation `omega`: the seed's solver.
-    Jacobi,
-    /// Accelerated projected Jacobi (Nesterov's momentum, a restart per contact), its step
-    /// -1 / lambda_max(D A) estimated each frame ([`ContactLcp::solve_nesterov`]).
-    Nesterov,
-}
+use crate::solver::{ContactMethod, ContactSolve};
 
 /// Simulation settings; every one can change between frames.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Settings {
-    /// The solver.
-    pub solver: Solver,
+    /// How the contact LCP is solved each frame: projected Jacobi with the relaxation `omega`
+    /// (the seed's solver), or the accelerated solver, its step -1 / lambda_max(D A) estimated
+    /// each frame ([`ContactLcp::solve_nesterov`]).
+    pub method: ContactMethod,
     /// Time step, s (one frame).
     pub dt: f64,
     /// Gravity along -y, m/s^2.
@@ -85,7 +77,7 @@ impl Default for Settings {
     /// islands.
     fn default() -> Self {
         Settings {
-            solver: Solver::Nesterov,
+            method: ContactMethod::Nesterov,
             dt: 1.0 / 60.0,
             gravity: 9.81,
             friction: 0.6,
@@ -106,7 +98,7 @@ impl Settings {
     /// sleeping.
     pub fn seed() -> Self {
         Settings {
-            solver: Solver::Jacobi,
+            method: ContactMethod::Jacobi,
             omega: -0.1,
             iterations: None,
             mode: Mode::Dense,
@@ -335,22 +327,22 @@ impl World {
     pub fn iterations(&self, lcp: &ContactLcp) -> usize {
         self.settings
             .iterations
-            .unwrap_or_else(|| match self.settings.solver {
-                Solver::Jacobi => lcp.default_iterations(self.settings.mode),
-                Solver::Nesterov => NESTEROV_ITERATIONS,
+            .unwrap_or_else(|| match self.settings.method {
+                ContactMethod::Jacobi => lcp.default_iterations(self.settings.mode),
+                ContactMethod::Nesterov => NESTEROV_ITERATIONS,
             })
     }
 
-    /// How this frame solves `lcp`: the solver, with omega or the step chosen for `lcp`.
-    pub fn method(&self, lcp: &ContactLcp) -> ContactMethod {
-        match self.settings.solver {
-            Solver::Jacobi => ContactMethod::Jacobi {
-                omega: self.settings.omega as f32,
-            },
-            Solver::Nesterov => ContactMethod::Nesterov {
-                step: (-1.0 / lcp.lambda_max()) as f32,
-                mu: lcp.mu as f32,
-            },
+    /// How this frame solves `lcp`: the method, with omega or the step chosen for `lcp`, and
+    /// the iterations, the fastest way the GPU has.
+    pub fn contact_solve(&self, lcp: &ContactLcp) -> ContactSolve {
+        let iterations = self.iterations(lcp);
+        match self.settings.method {
+            ContactMethod::Jacobi => ContactSolve::jacobi(self.settings.omega as f32, iterations),
+            ContactMethod::Nesterov => {
+                let step = (-1.0 / lcp.lambda_max()) as f32;
+                ContactSolve::nesterov(step, lcp.mu as f32, iterations)
+            }
         }
     }
 
@@ -459,14 +451,14 @@ impl World {
     pub fn step_cpu(&mut self) -> Result<()> {
         let lcp = self.begin_frame();
         let iterations = self.iterations(&lcp);
-        let (x, step) = match self.method(&lcp) {
+        let (x, step) = match self.settings.method {
             _ if lcp.contacts.is_empty() => (Vec::new(), 0.0),
-            ContactMethod::Jacobi { .. } => {
+            ContactMethod::Jacobi => {
                 let omega = self.settings.omega;
                 (lcp.solve_jacobi(omega, iterations), omega)
             }
-            ContactMethod::Nesterov { step, .. } => {
-                let step = f64::from(step);
+            ContactMethod::Nesterov => {
+                let step = f64::from(self.contact_solve(&lcp).step);
                 (lcp.solve_nesterov(step, iterations), step)
             }
         };

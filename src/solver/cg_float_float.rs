@@ -9,7 +9,7 @@
 use super::cg::{iterate, CgOptions, Vectors};
 use super::solution::{check_system, Observer, Solution};
 use crate::error::{Error, Result};
-use crate::gpu::{DdMatrix, Gpu};
+use crate::gpu::{DdMatrix, FloatFloat, Gpu};
 
 /// Solves Ax = b in float-float for symmetric positive definite A, warm-started from `x0`
 /// (zero if `None`); options and result as [`super::cg`], the solution a [`DdMatrix`].
@@ -34,36 +34,40 @@ pub async fn cg_float_float(
                 .into(),
         ));
     }
-    iterate(gpu, &FloatFloat { gpu, a }, b, x0, options, observe).await
+    let vectors = FloatFloatVectors {
+        ff: gpu.float_float(),
+        a,
+    };
+    iterate(gpu, &vectors, b, x0, options, observe).await
 }
 
 /// Float-float vectors: `A p` by the float-float product, the scalars kept in float64 (split
 /// into hi + lo as the kernels' parameters).
-struct FloatFloat<'a> {
-    gpu: &'a Gpu,
+struct FloatFloatVectors<'a> {
+    ff: FloatFloat<'a>,
     a: &'a DdMatrix,
 }
 
-impl Vectors for FloatFloat<'_> {
+impl Vectors for FloatFloatVectors<'_> {
     type V = DdMatrix;
 
     fn apply(&self, p: &DdMatrix) -> Result<DdMatrix> {
-        self.gpu.mul_vec_ff(self.a, p)
+        self.ff.mul_vec(self.a, p)
     }
 
     async fn dot(&self, a: &DdMatrix, b: &DdMatrix) -> Result<f64> {
-        self.gpu.dot_ff(a, b).await
+        self.ff.dot(a, b).await
     }
 
     fn zeros_like(&self, b: &DdMatrix) -> Result<DdMatrix> {
-        self.gpu.zeros_ff(b.rows(), b.cols())
+        self.ff.zeros(b.rows(), b.cols())
     }
 
     fn sub(&self, a: &DdMatrix, b: &DdMatrix) -> Result<DdMatrix> {
-        self.gpu.sub_ff(a, b)
+        self.ff.sub(a, b)
     }
 
     fn add_scaled(&self, a: &DdMatrix, b: &DdMatrix, c: f64) -> Result<DdMatrix> {
-        self.gpu.add_scaled_ff(a, b, c)
+        self.ff.add_scaled(a, b, c)
     }
 }

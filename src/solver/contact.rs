@@ -1,6 +1,7 @@
 //! The wall's contact LCP, with Coulomb friction: projected Jacobi or accelerated projected
-//! Jacobi (Nesterov's momentum), each one pass per iteration or every iteration in one compute
-//! dispatch, and no read-back inside the loop.
+//! Jacobi (Nesterov's momentum), passes over A's rows or its factors or every iteration in one
+//! compute dispatch, and no read-back inside the loop. One entry point, [`solve_contacts`],
+//! takes the method and the path as data ([`ContactSolve`]) and checks them once.
 //!
 //! The system arrives as plain vectors ([`ContactLayout`]): one contact per texel row, rows
 //! `(normal, tangent 1, tangent 2, 0)`; the solver knows nothing of bodies or frames. On the GPU
@@ -120,21 +121,201 @@ impl ContactSystem {
     }
 }
 
-/// How [`solve_contacts`] iterates.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The iteration that solves a contact LCP: what the wall's settings choose
+/// (`physics::Settings::method`) and what [`solve_contacts`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContactMethod {
-    /// Projected Jacobi, relaxation `omega` (negative, seed convention).
-    Jacobi {
-        /// The relaxation.
-        omega: f32,
+    /// Projected Jacobi: per contact x <- proj(x + omega D (A x + b)), normal impulse >= 0,
+    /// friction within mu times it (the seed's solver).
+    Jacobi,
+    /// Accelerated projected Jacobi: each contact's impulses extrapolated along their last
+    /// change (Nesterov's momentum, FISTA's schedule), stepped and projected; a contact whose
+    /// step turns back restarts its momentum (`shaders/solvers/contact_nesterov.wgsl`). The
+    /// float64 twin is `physics::ContactLcp::solve_nesterov`.
+    Nesterov,
+}
+
+/// Where [`solve_contacts`] runs the iterations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContactPath {
+    /// The fastest way the device and the system allow: every iteration in one compute
+    /// dispatch where it runs (see `single_dispatch`), else fragment passes from the
+    /// matrix's factors (the accelerated solver, where the system has them), else over A's rows.
+    #[default]
+    Auto,
+    /// One fragment pass per iteration over A's rows (dense, or the block rows); the
+    /// accelerated solver's writes two targets, the impulses and the extrapolation the next
+    /// pass steps from. Any backend.
+    Rows,
+    /// The accelerated solver only: two fragment passes per iteration from the matrix's
+    /// factors ([`ContactSystem::factors`], A = J M^-1 J^T + R): the bodies' velocities
+    /// v = M^-1 J^T y (`shaders/solvers/contact_velocities.*`, one texel pair per body), then
+    /// the step with A y = J v + R y (`contact_nesterov_factored.*`). About 13 texel fetches
+    /// per contact and 4 per body's contact instead of A's block row (about 90 on the wall);
+    /// any backend, islands of any size.
+    Factors,
+    /// EVERY iteration in one compute dispatch (WebGPU). Projected Jacobi: the dense layout,
+    /// the solver of [`super::lcp_jacobi_blocks`] with the contacts' projection, `workgroups` as
+    /// there (`None`: its default). The accelerated solver: from the matrix's factors, one
+    /// workgroup per group of whole islands (`shaders/solvers/contact_nesterov_group.wgsl`;
+    /// `workgroups` must be `None`).
+    Dispatch {
+        /// Workgroups that share projected Jacobi's rows.
+        workgroups: Option<usize>,
     },
-    /// Accelerated projected Jacobi ([`contact_nesterov`]).
-    Nesterov {
-        /// The step (negative, seed convention): -1 / lambda_max(D A) converges.
-        step: f32,
-        /// The friction coefficient.
-        mu: f32,
-    },
+}
+
+/// One contact solve: the method, its numbers, how many iterations and where
+/// ([`solve_contacts`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactSolve {
+    /// The iteration.
+    pub method: ContactMethod,
+    /// The relaxation omega of projected Jacobi, or the accelerated solver's step (-1 /
+    /// lambda_max(D A) converges): negative, the seed's convention x + step D (A x + b).
+    pub step: f32,
+    /// The friction coefficient the accelerated solver projects with, at least 0 (projected
+    /// Jacobi reads each contact's from the system's `mu`).
+    pub mu: f32,
+    /// Iterations to run.
+    pub iterations: usize,
+    /// Where they run.
+    pub path: ContactPath,
+}
+
+impl ContactSolve {
+    /// `iterations` of projected Jacobi with the relaxation `omega`, the fastest way here.
+    pub fn jacobi(omega: f32, iterations: usize) -> Self {
+        ContactSolve {
+            method: ContactMethod::Jacobi,
+            step: omega,
+            mu: 0.0,
+            iterations,
+            path: ContactPath::Auto,
+        }
+    }
+
+    /// `iterations` of the accelerated solver with `step` and the friction coefficient `mu`,
+    /// the fastest way here.
+    pub fn nesterov(step: f32, mu: f32, iterations: usize) -> Self {
+        ContactSolve {
+            method: ContactMethod::Nesterov,
+            step,
+            mu,
+            iterations,
+            path: ContactPath::Auto,
+        }
+    }
+
+    /// This solve on `path`.
+    pub fn on(self, path: ContactPath) -> Self {
+        ContactSolve { path, ..self }
+    }
+}
+
+/// Passes a frame runs before it first waits for the GPU and gives the page a turn: more than
+/// the default frame's (so that frame never pauses), few enough that a long one pauses early.
+/// Natively (the benchmark) there is no page to keep alive: no pause.
+const FIRST_CHUNK: usize = if cfg!(target_arch = "wasm32") {
+    128
+} else {
+    usize::MAX
+};
+
+/// Runs `solve` on `system` from the impulses `x0` (4H x S, as `system.x0`) and returns the
+/// new impulses, with no read-back inside the loop: texla's one contact solver. Its inputs are
+/// checked once, then the path runs ([`ContactPath`]; `Auto` picks the fastest). Passes run in
+/// chunks where `go_on` is given: about 50 ms of GPU time each after the first
+/// `FIRST_CHUNK`; between chunks the page gets a turn while the GPU catches up
+/// ([`Gpu::settle`]) and `go_on` is asked whether to go on ([`Error::Cancelled`] when not), so
+/// no frame holds the page and a long one can be cancelled. Without `go_on` every pass is
+/// recorded at once. A path the device or the system lacks is a clear error.
+pub async fn solve_contacts(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    x0: &Matrix,
+    solve: ContactSolve,
+    go_on: Option<&dyn Fn() -> bool>,
+) -> Result<Matrix> {
+    check_impulses(system, x0)?;
+    let ContactSolve {
+        method,
+        step,
+        mu,
+        iterations,
+        ..
+    } = solve;
+    match method {
+        ContactMethod::Jacobi => super::check_omega(step)?,
+        ContactMethod::Nesterov => check_step(step, mu)?,
+    }
+    let factors = match resolve(gpu, system, solve) {
+        ContactPath::Dispatch { workgroups } => {
+            return dispatch(gpu, system, x0, solve, workgroups)
+        }
+        ContactPath::Factors if method == ContactMethod::Jacobi => {
+            return Err(Error::Unsupported(
+                "projected Jacobi runs over A's rows or in one dispatch, not from the matrix's \
+                 factors: only the accelerated solver reads them"
+                    .into(),
+            ))
+        }
+        ContactPath::Factors => Some(system.factors.as_ref().ok_or_else(|| {
+            Error::Unsupported(
+                "the factored accelerated contact passes need the block layout with the \
+                 matrix's factors"
+                    .into(),
+            )
+        })?),
+        _ => {
+            check_rows(system)?;
+            None
+        }
+    };
+    let (mut state, mut done) = ((x0.clone(), x0.clone()), 0);
+    let mut chunk = if go_on.is_some() {
+        FIRST_CHUNK
+    } else {
+        usize::MAX
+    };
+    while done < iterations {
+        let (start, count) = (now_ms(), chunk.min(iterations - done));
+        state = match method {
+            ContactMethod::Jacobi => {
+                let mut x = state.0;
+                for _ in 0..count {
+                    x = jacobi_pass(gpu, system, &x, step)?;
+                }
+                (x.clone(), x)
+            }
+            ContactMethod::Nesterov => {
+                accelerated_passes(gpu, system, factors, state, (step, mu), count)?
+            }
+        };
+        done += count;
+        if let (true, Some(go_on)) = (done < iterations, go_on) {
+            gpu.settle().await?;
+            if !go_on() {
+                return Err(Error::Cancelled);
+            }
+            chunk = next_chunk(chunk, now_ms() - start, 50.0);
+        }
+    }
+    Ok(state.0)
+}
+
+/// The factors (made by `factors`, only where they will be read) of a block-layout system,
+/// where [`solve_contacts`] will solve it by `method` from them on [`ContactPath::Auto`]: the
+/// accelerated solver always does, in one dispatch where compute kernels run and every island
+/// fits a workgroup, else in two fragment passes per iteration ([`ContactPath::Factors`]:
+/// about a seventh of the texel fetches of A's block rows; 3.6x faster frames on WebGL2 here).
+/// Then A's block rows need not be built or uploaded ([`ContactLayout::count`] 0). `None` for
+/// projected Jacobi, which runs passes over A's rows.
+pub fn factors_for_solve(
+    method: ContactMethod,
+    factors: impl FnOnce() -> ContactFactors,
+) -> Option<ContactFactors> {
+    (method == ContactMethod::Nesterov).then(factors)
 }
 
 /// `system` with A's rows uploaded (what the passes read), not its factors alone.
@@ -142,7 +323,7 @@ fn check_rows(system: &ContactSystem) -> Result<()> {
     if system.count == 0 {
         return Err(Error::Unsupported(
             "this contact system was uploaded as its matrix's factors only: only the \
-             single-dispatch solver takes it"
+             single-dispatch solver and the factored passes take it"
                 .into(),
         ));
     }
@@ -175,11 +356,8 @@ fn check_step(step: f32, mu: f32) -> Result<()> {
     }
 }
 
-/// One projected Jacobi iteration of a contact LCP with friction, in one pass: the new impulses
-/// from `x`.
-pub fn contact_step(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -> Result<Matrix> {
-    check_rows(system)?;
-    check_impulses(system, x)?;
+/// One projected Jacobi iteration over A's rows, in one pass: the new impulses from `x`.
+fn jacobi_pass(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -> Result<Matrix> {
     let inputs = [
         &system.matrix,
         &system.neighbours,
@@ -200,76 +378,9 @@ pub fn contact_step(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -
     )
 }
 
-/// Runs `iterations` projected Jacobi passes from `x0` (4H x S, as `system.x0`): per contact
-/// x <- proj(x + omega D (A x + b)), normal impulse >= 0, friction within mu times it.
-pub fn contact_jacobi(
-    gpu: &Gpu,
-    system: &ContactSystem,
-    x0: &Matrix,
-    omega: f32,
-    iterations: usize,
-) -> Result<Matrix> {
-    super::check_omega(omega)?;
-    let mut x = x0.clone();
-    for _ in 0..iterations {
-        x = contact_step(gpu, system, &x, omega)?;
-    }
-    Ok(x)
-}
-
-/// `iterations` accelerated projected Jacobi iterations of `system` from `x0`, one pass each
-/// (`shaders/solvers/contact_nesterov.wgsl`): each contact's impulses are extrapolated along
-/// their last change (Nesterov's momentum, FISTA's schedule), stepped by `step` times 1/diag(A)
-/// times the residual and projected; a contact whose step turns back restarts its momentum.
-/// Each pass writes two targets, the new impulses and the extrapolation the next pass steps from
-/// (fourth row: its momentum counter, 0 in `x0`). The float64 twin is
-/// `physics::ContactLcp::solve_nesterov`.
-pub fn contact_nesterov(
-    gpu: &Gpu,
-    system: &ContactSystem,
-    x0: &Matrix,
-    (step, mu): (f32, f32),
-    iterations: usize,
-) -> Result<Matrix> {
-    check_rows(system)?;
-    check_impulses(system, x0)?;
-    check_step(step, mu)?;
-    let start = (x0.clone(), x0.clone());
-    let (x, _) = accelerated_passes(gpu, system, None, start, (step, mu), iterations)?;
-    Ok(x)
-}
-
-/// [`contact_nesterov`] from the matrix's factors ([`ContactSystem::factors`], A = J M^-1 J^T +
-/// R), two fragment passes per iteration: the bodies' velocities v = M^-1 J^T y
-/// (`shaders/solvers/contact_velocities.*`, one texel pair per body), then the same step as
-/// [`contact_nesterov`] with A y = J v + R y (`contact_nesterov_factored.*`, two targets: x
-/// and y). About 13 texel fetches per contact and 4 per body's contact instead of A's block
-/// row (about 90 on the wall); any backend, islands of any size. The float64 twin is
-/// `physics::ContactLcp::solve_nesterov`.
-pub fn contact_nesterov_factored(
-    gpu: &Gpu,
-    system: &ContactSystem,
-    x0: &Matrix,
-    (step, mu): (f32, f32),
-    iterations: usize,
-) -> Result<Matrix> {
-    check_impulses(system, x0)?;
-    check_step(step, mu)?;
-    let Some(f) = &system.factors else {
-        return Err(Error::Unsupported(
-            "the factored accelerated contact passes need the block layout with the matrix's \
-             factors"
-                .into(),
-        ));
-    };
-    let start = (x0.clone(), x0.clone());
-    let (x, _) = accelerated_passes(gpu, system, Some(f), start, (step, mu), iterations)?;
-    Ok(x)
-}
-
 /// `iterations` accelerated iterations from the impulses `x` and the extrapolation `y` of an
-/// earlier one; returns both. With `factors`, two passes each ([`contact_nesterov_factored`]),
-/// else one over A's block rows ([`contact_nesterov`]).
+/// earlier one (fourth row: its momentum counter, 0 in `x0`); returns both. With `factors`,
+/// two passes each ([`ContactPath::Factors`]), else one over A's rows ([`ContactPath::Rows`]).
 fn accelerated_passes(
     gpu: &Gpu,
     system: &ContactSystem,
@@ -322,21 +433,40 @@ fn accelerated_passes(
     Ok((x, y))
 }
 
-/// [`contact_nesterov`] with EVERY iteration in one compute dispatch
-/// (`shaders/solvers/contact_nesterov_group.wgsl`): the matrix as its factors, one workgroup
-/// per group of whole islands ([`ContactSystem::factors`]), WebGPU. Anything else is a clear
-/// error.
-pub fn contact_nesterov_compute(
+/// `solve` in ONE compute dispatch ([`ContactPath::Dispatch`]), its numbers checked.
+fn dispatch(
     gpu: &Gpu,
     system: &ContactSystem,
     x0: &Matrix,
-    (step, mu): (f32, f32),
-    iterations: usize,
+    solve: ContactSolve,
+    workgroups: Option<usize>,
 ) -> Result<Matrix> {
-    check_impulses(system, x0)?;
-    check_step(step, mu)?;
-    gpu.capabilities()
-        .needs_compute("the single-dispatch accelerated contact solver")?;
+    let what = match solve.method {
+        ContactMethod::Jacobi => "the single-dispatch contact solver",
+        ContactMethod::Nesterov => "the single-dispatch accelerated contact solver",
+    };
+    gpu.capabilities().needs_compute(what)?;
+    if solve.method == ContactMethod::Jacobi {
+        if !system.dense {
+            return Err(Error::Unsupported(
+                "the single-dispatch contact solver takes the dense layout".into(),
+            ));
+        }
+        return super::lcp_jacobi_blocks(
+            gpu,
+            (&system.matrix, &system.b, x0),
+            Some((&system.inv_diag, &system.mu)),
+            (solve.step, solve.iterations),
+            (workgroups, None),
+        );
+    }
+    if workgroups.is_some() {
+        return Err(Error::Unsupported(
+            "the single-dispatch accelerated contact solver runs one workgroup per group of \
+             islands: workgroups does not apply"
+                .into(),
+        ));
+    }
     let Some((f, groups)) = system
         .factors
         .as_ref()
@@ -364,10 +494,10 @@ pub fn contact_nesterov_compute(
             x0.layout(),
         )
         .with_params(&[
-            step,
+            solve.step,
             f.body_width as f32,
-            iterations as f32,
-            mu,
+            solve.iterations as f32,
+            solve.mu,
             f.regularisation,
         ])
         .with_workgroups(groups.count),
@@ -375,30 +505,22 @@ pub fn contact_nesterov_compute(
     )
 }
 
-/// `iterations` projected Jacobi iterations (omega `omega`) of a dense contact LCP (friction
-/// included) from `x`, ALL in one compute dispatch: the solver of
-/// [`super::lcp_jacobi_blocks`] with the projection of [`contact_step`]. `workgroups` as
-/// there. The block layout and a device without compute kernels give clear `Unsupported`
-/// errors.
-pub fn contact_jacobi_compute(
-    gpu: &Gpu,
-    system: &ContactSystem,
-    x: &Matrix,
-    (omega, iterations): (f32, usize),
-    workgroups: Option<usize>,
-) -> Result<Matrix> {
-    if !system.dense {
-        return Err(Error::Unsupported(
-            "the single-dispatch contact solver takes the dense layout".into(),
-        ));
+/// The path [`ContactPath::Auto`] takes for `solve` (any other is kept): one dispatch where
+/// [`single_dispatch`] says so, else the accelerated solver's factored passes where the system
+/// has the factors, else passes over A's rows.
+fn resolve(gpu: &Gpu, system: &ContactSystem, solve: ContactSolve) -> ContactPath {
+    match solve.path {
+        ContactPath::Auto if single_dispatch(gpu, system, solve.method) => {
+            ContactPath::Dispatch { workgroups: None }
+        }
+        ContactPath::Auto
+            if solve.method == ContactMethod::Nesterov && system.factors.is_some() =>
+        {
+            ContactPath::Factors
+        }
+        ContactPath::Auto => ContactPath::Rows,
+        path => path,
     }
-    super::lcp_jacobi_blocks(
-        gpu,
-        (&system.matrix, &system.b, x),
-        Some((&system.inv_diag, &system.mu)),
-        (omega, iterations),
-        (workgroups, None),
-    )
 }
 
 /// Threads of the single-dispatch solver's workgroups: 256 on a hardware GPU, 32 on a CPU that
@@ -411,97 +533,16 @@ fn group_threads(gpu: &Gpu) -> usize {
     }
 }
 
-/// Whether [`solve_contacts`] solves `system` by `method` in one compute dispatch, where compute
-/// kernels run: the accelerated solver wherever the system has its factors in workgroup-sized
-/// groups of islands; projected Jacobi in the dense layout on a hardware adapter only (a
-/// software renderer runs that dispatch's workgroups one after another on one core, slower
-/// than the passes on SwiftShader).
+/// Whether [`ContactPath::Auto`] solves `system` by `method` in one compute dispatch, where
+/// compute kernels run: the accelerated solver wherever the system has its factors in
+/// workgroup-sized groups of islands; projected Jacobi in the dense layout on a hardware
+/// adapter only (a software renderer runs that dispatch's workgroups one after another on one
+/// core, slower than the passes on SwiftShader).
 fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> bool {
     let caps = gpu.capabilities();
     caps.compute
         && match method {
-            ContactMethod::Jacobi { .. } => system.dense && !caps.software,
-            ContactMethod::Nesterov { .. } => {
-                system.factors.as_ref().is_some_and(|f| f.groups.is_some())
-            }
+            ContactMethod::Jacobi => system.dense && !caps.software,
+            ContactMethod::Nesterov => system.factors.as_ref().is_some_and(|f| f.groups.is_some()),
         }
-}
-
-/// The factors (made by `factors`, only where they will be read) of a block-layout system,
-/// where [`solve_contacts`] will solve it by `method` from them: the accelerated solver always
-/// does, in one dispatch where compute kernels run and every island fits a workgroup, else in
-/// two fragment passes per iteration ([`contact_nesterov_factored`]: about a seventh of the
-/// texel fetches of A's block rows; 3.6x faster frames on WebGL2 here). Then A's block rows
-/// need not be built or uploaded ([`ContactLayout::count`] 0). `None` for projected Jacobi,
-/// which runs passes over A's rows.
-pub fn factors_for_solve(
-    method: ContactMethod,
-    factors: impl FnOnce() -> ContactFactors,
-) -> Option<ContactFactors> {
-    matches!(method, ContactMethod::Nesterov { .. }).then(factors)
-}
-
-/// Passes a frame runs before it first waits for the GPU and gives the page a turn: more than
-/// the default frame's (so that frame never pauses), few enough that a long one pauses early.
-/// Natively (the benchmark) there is no page to keep alive: no pause.
-const FIRST_CHUNK: usize = if cfg!(target_arch = "wasm32") {
-    128
-} else {
-    usize::MAX
-};
-
-/// `iterations` iterations of `method` on `system` from `x0`, the fastest way the device has:
-/// all in one compute dispatch (see `single_dispatch`), or passes: the accelerated solver's
-/// two per iteration from the matrix's factors where the system has them, else one per
-/// iteration over A's rows. Passes run in chunks of about 50 ms of GPU time after the first
-/// `FIRST_CHUNK`: between chunks the page gets a turn while the GPU catches up
-/// ([`Gpu::settle`]), and `go_on` is asked whether to go on ([`Error::Cancelled`] when not), so
-/// no frame holds the page and a long one can be cancelled.
-pub async fn solve_contacts(
-    gpu: &Gpu,
-    system: &ContactSystem,
-    x0: &Matrix,
-    method: ContactMethod,
-    iterations: usize,
-    go_on: &dyn Fn() -> bool,
-) -> Result<Matrix> {
-    if single_dispatch(gpu, system, method) {
-        return match method {
-            ContactMethod::Jacobi { omega } => {
-                contact_jacobi_compute(gpu, system, x0, (omega, iterations), None)
-            }
-            ContactMethod::Nesterov { step, mu } => {
-                contact_nesterov_compute(gpu, system, x0, (step, mu), iterations)
-            }
-        };
-    }
-    if let ContactMethod::Nesterov { step, mu } = method {
-        if system.factors.is_none() {
-            check_rows(system)?;
-        }
-        check_impulses(system, x0)?;
-        check_step(step, mu)?;
-    }
-    let (mut state, mut done, mut chunk) = ((x0.clone(), x0.clone()), 0, FIRST_CHUNK);
-    while done < iterations {
-        let (start, count) = (now_ms(), chunk.min(iterations - done));
-        state = match (method, &system.factors) {
-            (ContactMethod::Jacobi { omega }, _) => {
-                let x = contact_jacobi(gpu, system, &state.0, omega, count)?;
-                (x.clone(), x)
-            }
-            (ContactMethod::Nesterov { step, mu }, factors) => {
-                accelerated_passes(gpu, system, factors.as_ref(), state, (step, mu), count)?
-            }
-        };
-        done += count;
-        if done < iterations {
-            gpu.settle().await?;
-            if !go_on() {
-                return Err(Error::Cancelled);
-            }
-            chunk = next_chunk(chunk, now_ms() - start, 50.0);
-        }
-    }
-    Ok(state.0)
 }

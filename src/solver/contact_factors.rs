@@ -28,7 +28,7 @@
 //! islands, with a barrier between them; fragment passes (WebGL2 has no compute) run them as
 //! two passes per iteration over the same textures: `contact_velocities` writes v, two texels
 //! per body slot (linear, angular) in the bodies' wrap, `contact_nesterov_factored` reads it
-//! and steps the contacts ([`super::contact_nesterov_factored`]).
+//! and steps the contacts ([`super::ContactPath::Factors`]).
 
 use super::ContactWrap;
 use crate::error::Result;

@@ -17,9 +17,8 @@ mod solution;
 pub use cg::{cg, cg_poisson_2d, CgOptions};
 pub use cg_float_float::cg_float_float;
 pub use contact::{
-    contact_jacobi, contact_jacobi_compute, contact_nesterov, contact_nesterov_compute,
-    contact_nesterov_factored, contact_step, factors_for_solve, solve_contacts, ContactLayout,
-    ContactMethod, ContactSystem,
+    factors_for_solve, solve_contacts, ContactLayout, ContactMethod, ContactPath, ContactSolve,
+    ContactSystem,
 };
 pub use contact_factors::{
     island_groups, ContactFactors, FactorSystem, IslandGroups, JACOBIAN_TEXELS,

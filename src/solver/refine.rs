@@ -114,8 +114,8 @@ pub async fn refine(
             )));
         }
     }
-    let start = gpu.counts();
-    let b_norm = gpu.dot_ff(b, b).await?.sqrt();
+    let (start, ff) = (gpu.counts(), gpu.float_float());
+    let b_norm = ff.dot(b, b).await?.sqrt();
     check_finite("refinement", 0, b_norm)?;
     let relative = |rr: f64| {
         if b_norm > 0.0 {
@@ -125,7 +125,7 @@ pub async fn refine(
         }
     };
     let zero = gpu.fill(n, 1, 0.0)?;
-    let mut x = gpu.zeros_ff(n, 1)?;
+    let mut x = ff.zeros(n, 1)?;
     let mut r = b.clone();
     let mut residual = relative(b_norm * b_norm);
     let mut residuals = vec![residual];
@@ -163,9 +163,9 @@ pub async fn refine(
             hi: solution.x,
             lo: zero.clone(),
         };
-        x = gpu.add_ff(&x, &d)?;
-        r = gpu.sub_ff(b, &gpu.mul_vec_ff(a, &x)?)?;
-        let next = relative(gpu.dot_ff(&r, &r).await?);
+        x = ff.add(&x, &d)?;
+        r = ff.sub(b, &ff.mul_vec(a, &x)?)?;
+        let next = relative(ff.dot(&r, &r).await?);
         outer += 1;
         check_finite("refinement", outer, next)?;
         residuals.push(next);

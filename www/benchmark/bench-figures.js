@@ -44,7 +44,7 @@ export async function runFigure3(gpu, texla, n, progress = () => {}) {
     await row("copy", () => gpu.copy(A), () => Float64Array.from(a64));
     await row("add", () => gpu.add(A, B), () => a64.map((x, i) => x + b64[i]));
     await row("multiply (matmul)", () => gpu.matmul(A, B), () => matmulOnly64(a, b, n, n, n));
-    await row("transposed multiply (trMul)", () => gpu.trMul(A, B), () => {
+    await row("transposed multiply (matmul transposeA)", () => gpu.matmul(A, B, { transposeA: true }), () => {
       const at = new Float32Array(n * n);
       for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) at[j * n + i] = a[i * n + j];
       matmulOnly64(at, b, n, n, n);
@@ -71,7 +71,7 @@ export async function runFigure3(gpu, texla, n, progress = () => {}) {
 
 /**
  * Seed 004's Fig. 8: for every x, z, y in `sizes`, (x x z)(z x y) from the call to the end of
- * the read-back on the fragment path (matmulFast) and, on WebGPU, the compute path, against
+ * the read-back on the fragment path (matmul's kernel "fast") and, on WebGPU, the compute path, against
  * JavaScript float64; the thesis quotes GPU/CPU extremes of 6.8x, 0.08x and 1.49x.
  */
 export async function runFigure8(gpu, sizes, progress = () => {}) {
@@ -84,8 +84,8 @@ export async function runFigure8(gpu, sizes, progress = () => {}) {
         const [a, b] = [randomMatrix(next, x * z), randomMatrix(next, z * y)];
         const [A, B] = [gpu.upload(a, x, z), gpu.upload(b, z, y)];
         const row = { x, z, y, jsMs: timed(() => matmulOnly64(a, b, x, z, y)) };
-        row.fragmentMs = await toReadBack(() => gpu.matmulFast(A, B));
-        row.computeMs = gpu.backend === "webgpu" ? await toReadBack(() => gpu.matmulCompute(A, B)) : null;
+        row.fragmentMs = await toReadBack(() => gpu.matmul(A, B, { kernel: "fast" }));
+        row.computeMs = gpu.backend === "webgpu" ? await toReadBack(() => gpu.matmul(A, B, { kernel: "compute" })) : null;
         A.free();
         B.free();
         rows.push(row);

@@ -216,9 +216,9 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
       for (let i = 0; i < CHAIN; i++) op(ga, gx).free();
       await gpu.finish();
     });
-    const blockedMs = await time((m, v) => gpu.mulVecBlocked(m, v));
-    const naiveMs = await time((m, v) => gpu.mulVecNaive(m, v));
-    const computeMs = gpu.backend === "webgpu" ? await time((m, v) => gpu.mulVecCompute(m, v)) : null;
+    const blockedMs = await time((m, v) => gpu.mulVec(m, v, { kernel: "blocked" }));
+    const naiveMs = await time((m, v) => gpu.mulVec(m, v, { kernel: "naive" }));
+    const computeMs = gpu.backend === "webgpu" ? await time((m, v) => gpu.mulVec(m, v, { kernel: "compute" })) : null;
     ga.free();
     gx.free();
     const a64 = Float64Array.from(a);
@@ -280,7 +280,7 @@ export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {},
   const lcp = texla.Gpgpu.problem("lcp", dense, 1);
   await run("projected Jacobi", dense, lcp, (A, B) => gpu.lcpJacobi(A, B, { omega: -0.8, iterations: it, residual: false }), (a, b, k) => lcp64(a, b, dense, -0.8, k, k));
   if (gpu.backend === "webgpu") {
-    await run("projected Jacobi, one dispatch", dense, lcp, (A, B) => gpu.lcpJacobiCompute(A, B, { omega: -0.8, iterations: it, residual: false }), (a, b, k) => lcp64(a, b, dense, -0.8, k, k));
+    await run("projected Jacobi, one dispatch", dense, lcp, (A, B) => gpu.lcpJacobi(A, B, { kernel: "compute", omega: -0.8, iterations: it, residual: false }), (a, b, k) => lcp64(a, b, dense, -0.8, k, k));
   }
   for (const n of sizes) {
     const sys = texla.Gpgpu.problem("jacobi", n, 1, 1.2);
@@ -310,7 +310,7 @@ export async function runLcpBenchmark(gpu, texla, sizes, progress = () => {}) {
     const A = gpu.upload(p.a, n, n);
     const B = gpu.upload(p.b, n, 1);
     const paths = [["fragment, 3 passes per iteration", (o) => gpu.lcpJacobi(A, B, o)]];
-    if (gpu.backend === "webgpu") paths.push(["compute, one dispatch", (o) => gpu.lcpJacobiCompute(A, B, o)]);
+    if (gpu.backend === "webgpu") paths.push(["compute, one dispatch", (o) => gpu.lcpJacobi(A, B, { ...o, kernel: "compute" })]);
     try {
       for (const [path, solve] of paths) {
         progress(`n = ${n}: ${path}, ${iterations} iterations`);
@@ -336,7 +336,7 @@ export async function runLcpBenchmark(gpu, texla, sizes, progress = () => {}) {
 
 /**
  * Seed 004's lesson, multiplication by accumulation passes: for each n, A B (n x n) by
- * `matmulPasses` with 1, 4, 24 (seed 000's six MOPs) and n inner indices per pass, beside
+ * `matmul`'s kernel "passes" with 1, 4, 24 (seed 000's six MOPs) and n inner indices per pass, beside
  * `matmul` in one pass: ms (resident, the read-back awaited), passes counted, GFLOPS.
  */
 export async function runPassesBenchmark(gpu, sizes, progress = () => {}) {
@@ -344,7 +344,7 @@ export async function runPassesBenchmark(gpu, sizes, progress = () => {}) {
   for (const n of sizes) {
     const { a, b } = productMatrices(n);
     const A = gpu.upload(a, n, n), B = gpu.upload(b, n, n);
-    const paths = [...new Set([1, 4, 24, n])].map((perPass) => [`${perPass} per pass`, perPass, () => gpu.matmulPasses(A, B, { perPass })]);
+    const paths = [...new Set([1, 4, 24, n])].map((perPass) => [`${perPass} per pass`, perPass, () => gpu.matmul(A, B, { kernel: "passes", perPass })]);
     paths.push([`matmul (${gpu.capabilities().matmulKernel} kernel, one pass)`, n, () => gpu.matmul(A, B)]);
     try {
       for (const [path, perPass, run] of paths) {

@@ -51,7 +51,7 @@ async function productCheck(gpu, kernel, [m, k, n], seed, name) {
   const { data: [a, b], mats: [A, B], ms: up } = await uploads(gpu, seed, [[m, k], [k, n]]);
   let run;
   try {
-    run = await timed(gpu, () => gpu[kernel](A, B), name);
+    run = await timed(gpu, () => gpu.matmul(A, B, { kernel }), name);
   } finally {
     [A, B].forEach((x) => x.free());
   }
@@ -125,13 +125,13 @@ export const CHECKS = {
 
   async shader(gpu) {
     const shape = [13, 29, 7];
-    const r = await productCheck(gpu, "matmulTeaching", shape, 2, "matmul (teaching)");
+    const r = await productCheck(gpu, "teaching", shape, 2, "matmul (teaching)");
     return { within: r.within, lines: productLines("The teaching kernel (one output texel per fragment)", r, shape), timing: productTiming(r, 2 * 13 * 29 * 7), shaders: r.shaders };
   },
 
   async float(gpu, _texla, section) {
     const shape = [64, 64, 64];
-    const r = await productCheck(gpu, "matmulTeaching", shape, 1, "matmul (teaching)");
+    const r = await productCheck(gpu, "teaching", shape, 1, "matmul (teaching)");
     heatmap(section.querySelector("#float-heatmap"), r.values, r.ref.c, r.ref.s, 64, 64, 64);
     section.querySelector("#float-heatmap").dataset.drawn = "true";
     const ulps = maxUlp(r.values, r.ref.c);
@@ -142,9 +142,9 @@ export const CHECKS = {
 
   async targets(gpu) {
     const shape = [45, 37, 50];
-    const r = await productCheck(gpu, "matmulFast", shape, 3, "matmul_fast");
+    const r = await productCheck(gpu, "fast", shape, 3, "matmul_fast");
     const { mats: [A, B] } = await uploads(gpu, 3, [[45, 37], [37, 50]]);
-    const teaching = await timed(gpu, () => gpu.matmulTeaching(A, B), "teaching");
+    const teaching = await timed(gpu, () => gpu.matmul(A, B, { kernel: "teaching" }), "teaching");
     teaching.out.free();
     [A, B].forEach((x) => x.free());
     const timing = productTiming(r, 2 * 45 * 37 * 50);
@@ -155,12 +155,12 @@ export const CHECKS = {
   async compute(gpu) {
     const shape = [130, 70, 129];
     if (gpu.backend !== "webgpu") {
-      const r = await productCheck(gpu, "matmulFast", shape, 4, "matmul_fast");
+      const r = await productCheck(gpu, "fast", shape, 4, "matmul_fast");
       const lines = productLines("WebGL2 has no compute shaders, so this ran the fast fragment kernel on the same product", r, shape);
       const wgsl = await fetch(new URL("../../shaders/products/matmul_tiled.wgsl", import.meta.url)).then((res) => res.text());
       return { within: r.within, lines, timing: productTiming(r, 2 * 130 * 70 * 129), shaders: { name: "matmul_tiled (its source file: not run here)", wgsl, glsl: null } };
     }
-    const r = await productCheck(gpu, "matmulCompute", shape, 4, "matmul_tiled (compute)");
+    const r = await productCheck(gpu, "compute", shape, 4, "matmul_tiled (compute)");
     return { within: r.within, lines: productLines("The compute path (128 × 128 blocks of 16 × 16 threads, 2 × 2 blocks here)", r, shape), timing: productTiming(r, 2 * 130 * 70 * 129), shaders: r.shaders };
   },
 

@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use texla::error::Result;
-use texla::gpu::{ops, Gpu};
+use texla::gpu::{ops, Gpu, ProductKernel, Transpose};
 use texla::matrix::Matrix;
 use texla::reference::Rng;
 use texla::solver::{self, CgOptions, LcpOptions};
@@ -121,7 +121,9 @@ pub fn figure3(gpu: &Gpu, o: &Options) -> Result<()> {
         ("copy", &|| gpu.map(&ops::copy(), &[&ga])),
         ("add", &|| gpu.map(&ops::add(), &[&ga, &gb])),
         ("multiply", &|| gpu.mul(&ga, &gb)),
-        ("transposed multiply", &|| gpu.tr_mul(&ga, &gb)),
+        ("transposed multiply", &|| {
+            gpu.mul_transposed(ProductKernel::Auto, &ga, &gb, Transpose::A)
+        }),
     ];
     for (op, run) in simple {
         let (ms, min_ms, _, data) = to_read_back(gpu, runs, || Ok((run()?, 0)))?;

@@ -4,18 +4,18 @@
 //! as a near-square matrix, as a vector of that length is taller than a texture may be):
 //! milliseconds per call of the default float32 path (`Gpu::mul`, `Gpu::mul_vec`, `Gpu::dot`;
 //! for products also the teaching kernel, the shape the float-float product has) and of the
-//! float-float path (`mul_ff`, `mul_vec_ff`, `dot_ff`), and the ratio.
+//! float-float path (`gpu.float_float()`: `mul`, `mul_vec`, `dot`), and the ratio.
 //!
 //! The data are float64 values uniform in [-1, 1); float-float holds them split as `hi + lo`,
 //! float32 holds `hi` (the same textures). Timing is resident: operands on the GPU before the
 //! call, one warm-up, then batches of back-to-back calls between two `gpu.finish()`, the median
-//! batch (main.rs's `time`); a dot call includes the read-back of its one value, as `dot` and
-//! `dot_ff` return it. Errors: the largest `|got - exact| / sum |terms|` over sampled elements
-//! (256 for products and A x, the single value for dot), `exact` and `sum |terms|` computed in
+//! batch (main.rs's `time`); a dot call includes the read-back of its one value, as both `dot`s
+//! return it. Errors: the largest `|got - exact| / sum |terms|` over sampled elements (256 for
+//! products and A x, the single value for dot), `exact` and `sum |terms|` computed in
 //! float64 from the float64 data, so float32's error includes the rounding of its inputs.
 
 use texla::error::Result;
-use texla::gpu::Gpu;
+use texla::gpu::{Gpu, ProductKernel};
 use texla::reference::Rng;
 
 use super::{block_on, time, Options};
@@ -102,7 +102,8 @@ fn products(gpu: &Gpu, o: &Options, lines: &mut Vec<Line>) -> Result<()> {
 fn compare(gpu: &Gpu, o: &Options, n: usize, cols: usize, seed: u32, reps: usize) -> Result<Line> {
     let mut rng = Rng::new(n as u32 + seed);
     let (a, b) = (data(&mut rng, n * n), data(&mut rng, n * cols));
-    let (fa, fb) = (gpu.upload_f64(&a, n, n)?, gpu.upload_f64(&b, n, cols)?);
+    let ff = gpu.float_float();
+    let (fa, fb) = (ff.upload(&a, n, n)?, ff.upload(&b, n, cols)?);
     let vector = cols == 1;
     let (f32_s, c32) = time(gpu, o.batches, reps, || match vector {
         true => gpu.mul_vec(&fa.hi, &fb.hi),
@@ -110,15 +111,20 @@ fn compare(gpu: &Gpu, o: &Options, n: usize, cols: usize, seed: u32, reps: usize
     })?;
     let teaching_ms = match vector {
         true => None,
-        false => Some(time(gpu, o.batches, reps, || gpu.mul_teaching(&fa.hi, &fb.hi))?.0 * 1e3),
+        false => Some(
+            time(gpu, o.batches, reps, || {
+                gpu.mul_with(ProductKernel::Teaching, &fa.hi, &fb.hi)
+            })?
+            .0 * 1e3,
+        ),
     };
     let (ff_s, cff) = time(gpu, o.batches, reps, || match vector {
-        true => gpu.mul_vec_ff(&fa, &fb),
-        false => gpu.mul_ff(&fa, &fb),
+        true => ff.mul_vec(&fa, &fb),
+        false => ff.mul(&fa, &fb),
     })?;
     let points = sample(&mut rng, n, cols, 256);
     let c32 = widen(block_on(gpu.read(&c32))?);
-    let cff = block_on(gpu.read_f64(&cff))?;
+    let cff = block_on(ff.read(&cff))?;
     let line = Line {
         op: if vector { "A x" } else { "A B" }.into(),
         n,
@@ -141,12 +147,10 @@ fn dot(gpu: &Gpu, o: &Options, lines: &mut Vec<Line>) -> Result<()> {
     let len = rows * cols;
     let mut rng = Rng::new(n as u32 + 2);
     let (x, y) = (data(&mut rng, len), data(&mut rng, len));
-    let (fx, fy) = (
-        gpu.upload_f64(&x, rows, cols)?,
-        gpu.upload_f64(&y, rows, cols)?,
-    );
+    let ff = gpu.float_float();
+    let (fx, fy) = (ff.upload(&x, rows, cols)?, ff.upload(&y, rows, cols)?);
     let (f32_s, d32) = time(gpu, o.batches, 50, || block_on(gpu.dot(&fx.hi, &fy.hi)))?;
-    let (ff_s, dff) = time(gpu, o.batches, 50, || block_on(gpu.dot_ff(&fx, &fy)))?;
+    let (ff_s, dff) = time(gpu, o.batches, 50, || block_on(ff.dot(&fx, &fy)))?;
     let (exact, abs) = x.iter().zip(&y).fold((0.0f64, 0.0f64), |(e, s), (a, b)| {
         (e + a * b, s + (a * b).abs())
     });

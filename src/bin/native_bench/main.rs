@@ -44,7 +44,7 @@ use std::time::Instant;
 
 use texla::backend::WebGpu;
 use texla::error::Result;
-use texla::gpu::Gpu;
+use texla::gpu::{Gpu, MatVecKernel, ProductKernel};
 use texla::matrix::Matrix;
 use texla::reference::{dot_error_bound, Rng};
 
@@ -172,28 +172,28 @@ type Product = Box<dyn Fn(&Gpu, &Matrix, &Matrix) -> Result<Matrix>>;
 fn products(gpu: &Gpu, o: &Options) -> Result<()> {
     let mut paths: Vec<(String, Product)> = vec![
         (
-            "fragment, teaching (matmulTeaching)".into(),
-            Box::new(|g, a, b| g.mul_teaching(a, b)),
+            "fragment, teaching (ProductKernel::Teaching)".into(),
+            Box::new(|g, a, b| g.mul_with(ProductKernel::Teaching, a, b)),
         ),
         (
             "fragment, fast, 8 targets".into(),
-            Box::new(|g, a, b| g.mul_fast_targets(a, b, 8)),
+            Box::new(|g, a, b| g.mul_with(ProductKernel::Fast { targets: 8 }, a, b)),
         ),
         (
             "fragment, fast, 4 targets".into(),
-            Box::new(|g, a, b| g.mul_fast_targets(a, b, 4)),
+            Box::new(|g, a, b| g.mul_with(ProductKernel::Fast { targets: 4 }, a, b)),
         ),
     ];
     if !o.quick {
         paths.push((
             "fragment, fast, 2 targets".into(),
-            Box::new(|g, a, b| g.mul_fast_targets(a, b, 2)),
+            Box::new(|g, a, b| g.mul_with(ProductKernel::Fast { targets: 2 }, a, b)),
         ));
     }
     for (rows, cols) in [(4, 8), (2, 16), (4, 16), (4, 32), (8, 8)] {
         paths.push((
             format!("compute, {rows} texel rows x {cols} columns per invocation, registers only"),
-            Box::new(move |g, a, b| g.mul_registers_block(a, b, rows, cols)),
+            Box::new(move |g, a, b| g.mul_with(ProductKernel::Registers { rows, cols }, a, b)),
         ));
     }
     let storage = gpu.capabilities().max_workgroup_storage;
@@ -201,15 +201,27 @@ fn products(gpu: &Gpu, o: &Options) -> Result<()> {
         if texla::kernels::tiled_workgroup_bytes(bk) <= storage && (bk == 8 || !o.quick) {
             paths.push((
                 format!("compute, 128x128 blocks, 8x8 per thread, k chunk {bk}, k split by size"),
-                Box::new(move |g, a, b| g.mul_compute_tiled(a, b, bk)),
+                Box::new(move |g, a, b| {
+                    let kernel = ProductKernel::Compute {
+                        chunk: bk,
+                        slices: None,
+                    };
+                    g.mul_with(kernel, a, b)
+                }),
             ));
         }
     }
-    // The split of k that `mul_compute_tiled` picks by size, against each fixed split.
+    // The split of k that the compute kernel picks by size, against each fixed split.
     for slices in [1, 2, 4] {
         paths.push((
             format!("compute, k chunk 8, k split in {slices}"),
-            Box::new(move |g, a, b| g.mul_compute_split(a, b, 8, slices)),
+            Box::new(move |g, a, b| {
+                let kernel = ProductKernel::Compute {
+                    chunk: 8,
+                    slices: Some(slices),
+                };
+                g.mul_with(kernel, a, b)
+            }),
         ));
     }
     let mut levels = check_levels();
@@ -319,10 +331,14 @@ fn matvec_sizes(gpu: &Gpu, o: &Options) -> Result<()> {
         let (ga, gx) = (gpu.upload(&a, n, n)?, gpu.upload(&x, n, 1)?);
         let paths: [(&str, &dyn Fn() -> Result<Matrix>); 3] = [
             ("fragment, blocked (2 passes)", &|| {
-                gpu.mul_vec_blocked(&ga, &gx)
+                gpu.mul_vec_with(MatVecKernel::Blocked, &ga, &gx)
             }),
-            ("fragment, naive", &|| gpu.mul_vec_naive(&ga, &gx)),
-            ("compute (1 dispatch)", &|| gpu.mul_vec_compute(&ga, &gx)),
+            ("fragment, naive", &|| {
+                gpu.mul_vec_with(MatVecKernel::Naive, &ga, &gx)
+            }),
+            ("compute (1 dispatch)", &|| {
+                gpu.mul_vec_with(MatVecKernel::Compute, &ga, &gx)
+            }),
         ];
         for (name, op) in paths {
             let (seconds, y) = time(gpu, o.batches, 50, op)?;
@@ -444,9 +460,9 @@ fn lcp_paths(
         let mut x = x0.clone();
         for _ in 0..iterations {
             let w = if compute {
-                gpu.mul_vec_compute(a, &x)?
+                gpu.mul_vec_with(MatVecKernel::Compute, a, &x)?
             } else {
-                gpu.mul_vec_blocked(a, &x)?
+                gpu.mul_vec_with(MatVecKernel::Blocked, a, &x)?
             };
             x = gpu.map(&step, &[&x, b, &w, &d])?;
         }

@@ -42,8 +42,8 @@ fn corner_kernel() -> Kernel {
 /// The path `Gpu::mul_vec` takes here.
 fn path(gpu: &Gpu) -> &'static str {
     match gpu.product_kernel().0 {
-        texla::gpu::ProductKernel::Compute => "compute kernel (mul_vec_compute)",
-        _ => "blocked fragment path (mul_vec_blocked)",
+        texla::gpu::ProductKernel::Compute { .. } => "compute kernel (MatVecKernel::Compute)",
+        _ => "blocked fragment path (MatVecKernel::Blocked)",
     }
 }
 

@@ -195,9 +195,10 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
             continue;
         };
         let iterations = world.iterations(&lcp);
-        let exact = match world.method(&lcp) {
-            ContactMethod::Jacobi { omega } => lcp.solve_jacobi(f64::from(omega), iterations),
-            ContactMethod::Nesterov { step, .. } => lcp.solve_nesterov(f64::from(step), iterations),
+        let method = world.contact_solve(&lcp);
+        let exact = match method.method {
+            ContactMethod::Jacobi => lcp.solve_jacobi(f64::from(method.step), iterations),
+            ContactMethod::Nesterov => lcp.solve_nesterov(f64::from(method.step), iterations),
         };
         let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
         let diff = exact
