@@ -1,4 +1,4 @@
-"""The reference beside texla's native benchmark (src/bin/native_bench.rs), on the same GPU.
+"""The reference beside texla's native benchmark (bench/native/), on the same GPU.
 
 cuBLAS FP32 through PyTorch with TF32 off: TFLOPS of C = A B for each n, timed with CUDA events
 after warm-up, median of several batches, checked against float64 on a sample of elements. Then

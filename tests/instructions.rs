@@ -25,8 +25,8 @@ fn the_record_is_what_the_code_generates_now() {
     let now = table5_json(&table5().expect("naga compiles every kernel"));
     assert!(
         record == now,
-        "www/data/table5-instructions.json is stale: run `cargo run --release --features \
-         native --bin native_bench -- --instructions --out www/data`\nnow:\n{now}"
+        "www/data/table5-instructions.json is stale: run `cargo run --release -p \
+         native_bench -- --instructions --out www/data`\nnow:\n{now}"
     );
 }
 

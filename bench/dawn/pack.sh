@@ -13,7 +13,7 @@
 #                            (tfjs-core, -backend-webgpu, -backend-cpu), Rapier (rapier3d-compat);
 #                            no source maps, no types
 #   libstdc++.so.6.xz        this machine's libstdc++, for a machine whose own is too old for dawn.node
-#   bench/                   bench.mjs, dawn.mjs, wall.mjs, nmf.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, transfer.mjs, float-float.mjs, resident-steps.mjs, README.md, and tools/bench_cublas.py
+#   bench/                   bench.mjs, dawn.mjs, wall.mjs, nmf.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, transfer.mjs, float-float.mjs, resident-steps.mjs, README.md, and bench/cublas.py
 #   native/native_bench.xz   release/native_bench of $CARGO_TARGET_DIR (default: this worktree's
 #                            target/), or NATIVE_BENCH=/path/to/native_bench: run-h100.sh --wall,
 #                            --nmf, --products and --figures run it
@@ -69,10 +69,10 @@ libstdcxx="$(ldd "$here/node_modules/webgpu/dist/linux-x64/dawn.node" | awk '/li
 xz -9 -c "$(readlink -f "$libstdcxx")" >"$dest/libstdc++.so.6.xz"
 
 cp "$here"/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,README.md} "$dest/bench/"
-cp "$root/tools/bench_cublas.py" "$dest/bench/"
+cp "$root/bench/cublas.py" "$dest/bench/bench_cublas.py"
 
-# The native benchmark, where it was built (cargo build --release --features native --bin
-# native_bench; build it from this worktree just before packing: a shared CARGO_TARGET_DIR holds
+# The native benchmark, where it was built (cargo build --release -p native_bench;
+# build it from this worktree just before packing: a shared CARGO_TARGET_DIR holds
 # whichever worktree built last).
 native="${NATIVE_BENCH:-${CARGO_TARGET_DIR:-$root/target}/release/native_bench}"
 if [ -x "$native" ]; then

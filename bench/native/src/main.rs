@@ -1,6 +1,6 @@
 //! Native benchmark: texla's own kernels and WebGPU backend (wgpu on Vulkan), timed on a real GPU.
 //!
-//! Build with `cargo build --release --features native --bin native_bench`. Prints, for matrix
+//! Build with `cargo build --release -p native_bench`. Prints, for matrix
 //! products at each n (default 1024, 2048, 4096, 8192): TFLOPS of the teaching fragment kernel,
 //! the fast fragment kernel and the compute path (several block shapes), each checked against
 //! float64 on a sample of elements; then matrix-vector products; then the dense LCP
