@@ -10,6 +10,8 @@ step "native tests (packing, index math, float64 reference)"
 # With naga (the native feature) too: Table 5's instruction record is current, and the generated
 # kernels validate. One build: the native feature only adds (wgpu's Vulkan backend, naga).
 cargo test --features native
+# The native benchmark (bench/native, a workspace member) still builds against the library.
+cargo check -p native_bench
 
 step "rustdoc: the API docs build with no warning (broken or private intra-doc links)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
