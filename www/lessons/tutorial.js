@@ -31,7 +31,8 @@ export function initTutorial() {
   initPresentation();
 }
 
-/** One exercise: its answer is read from the box and judged by EXERCISES[name].check. */
+/** One exercise: its answer is read from the box and judged by EXERCISES[name].judge, which
+ * says why an answer is not accepted (not a number, wrong unit, wrong sign, off by a factor). */
 function initExercise(box) {
   const name = box.dataset.exercise;
   const exercise = EXERCISES[name];
@@ -45,10 +46,10 @@ function initExercise(box) {
       delete feedback.dataset.correct;
       return;
     }
-    const right = exercise.check(text);
+    const { right, reason } = exercise.judge(text);
     feedback.dataset.correct = String(right);
     feedback.className = `feedback ${right ? "ok" : "bad"}`;
-    feedback.textContent = right ? `Right: ${exercise.why}` : "Not yet. Try the hint, or check your units and rounding.";
+    feedback.textContent = right ? `Right: ${exercise.why}` : `Not accepted: ${reason}.`;
   };
   box.querySelector(".check-answer").addEventListener("click", judge);
   input.addEventListener("keydown", (e) => e.key === "Enter" && (e.preventDefault(), judge()));
