@@ -13,6 +13,7 @@ mod nmf;
 mod options;
 mod refine;
 mod solve;
+mod sources;
 mod stencil;
 mod wall;
 

@@ -42,6 +42,7 @@ mod float_float;
 mod functions;
 mod lcp;
 mod linear;
+mod own_lines;
 mod products;
 mod reduce;
 pub mod simd;
