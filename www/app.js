@@ -18,7 +18,7 @@ import { runSolver } from "./solvers.js";
 import { floatFloatLesson } from "./float-float.js";
 import { runBench } from "./benchmark/bench-tables.js";
 import { number, whole, positive } from "./fields.js";
-import { initTutorial, initChecks } from "./lessons/tutorial.js";
+import { initTutorial, initKernels, initChecks, checkShownLesson } from "./lessons/tutorial.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -58,6 +58,7 @@ async function start() {
     fatal(`The texla module could not be loaded (${e.message}). Build it with the README's first command, which also serves this page.`);
     return;
   }
+  initKernels(texla);
   try {
     gpu = await texla.Gpgpu.create(choice);
   } catch (e) {
@@ -198,6 +199,7 @@ async function start() {
   } else {
     await shown("square", runSquare);
   }
+  checkShownLesson();
 }
 
 function showMemory() {

@@ -440,6 +440,11 @@ impl Gpu {
         ))
     }
 
+    /// The last kernel that ran (the tutorial shows its sources).
+    pub fn last_kernel(&self) -> Option<Kernel> {
+        self.last_kernel.borrow().clone()
+    }
+
     /// Draws a scene of lit boxes into [`Gpu::scene_canvas`] (the wall's view).
     pub fn draw_scene(&self, scenes: &[Scene]) -> Result<()> {
         self.alive()?;

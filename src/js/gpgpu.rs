@@ -380,22 +380,14 @@ impl Gpgpu {
         self.gpu.last_shader()
     }
 
-    /// Both sources of the last kernel that ran, `{ wgsl, glsl }`, whichever backend ran it (the
-    /// tutorial shows them side by side); `glsl` is null for a compute kernel.
-    #[wasm_bindgen(
-        js_name = lastShaders,
-        unchecked_return_type = "{ wgsl: string, glsl: string | null } | undefined"
-    )]
+    /// Both sources of the last kernel that ran, whichever backend ran it (the tutorial shows
+    /// them side by side): `{ name, wgsl, glsl, own: { wgsl, glsl } }` as `kernelSources`
+    /// gives them; `glsl` is null for a compute kernel.
+    #[wasm_bindgen(js_name = lastShaders, unchecked_return_type = "KernelSources | undefined")]
     pub fn last_shaders(&self) -> JsValue {
         self.gpu
-            .last_shaders()
-            .map_or(JsValue::UNDEFINED, |(wgsl, glsl)| {
-                object(&[
-                    ("wgsl", wgsl.into()),
-                    ("glsl", glsl.map_or(JsValue::NULL, JsValue::from)),
-                ])
-                .into()
-            })
+            .last_kernel()
+            .map_or(JsValue::UNDEFINED, |k| super::sources::sources(&k).into())
     }
 
     /// The collapsing wall of seed 000 (60 cubes, contacts solved as an LCP on this GPU), built

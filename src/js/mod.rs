@@ -14,6 +14,7 @@ mod products;
 mod refine;
 mod simd_expr;
 mod solve;
+mod sources;
 mod stencil;
 mod wall;
 

@@ -166,6 +166,13 @@ impl LinearExpression {
         }
     }
 
+    /// The kernel `gpu.linear` runs, as `Gpgpu.kernelSources` describes kernels: `{ name,
+    /// wgsl, glsl, own: { wgsl, glsl } }`. Throws as `shader` does.
+    #[wasm_bindgen(js_name = kernelSources, unchecked_return_type = "KernelSources")]
+    pub fn kernel_sources(&self) -> Result<js_sys::Object, JsValue> {
+        Ok(super::sources::sources(&self.inner.kernel()?))
+    }
+
     /// The cheapest equivalent order found (spec §1.3, §1.7): the structured candidates
     /// (identity, strides, red-black, slabs), then simulated annealing (the paper's Fig. 4)
     /// restarted 8 times. Options: `seed` (a whole number from 0 to 2^32 - 1, default 1; the

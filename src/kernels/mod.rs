@@ -53,6 +53,7 @@ mod expr;
 mod float_float;
 mod functions;
 mod lcp;
+mod own_lines;
 mod products;
 mod reduce;
 pub mod simd;

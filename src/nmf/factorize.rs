@@ -176,21 +176,27 @@ struct Step<'a> {
     quotient: Expr,
 }
 
+/// The element-wise pass of each multiplicative update, over the factor (a), the numerator (b)
+/// and the denominator (c): `a * b / (c + eps)`, one pass after the products.
+pub fn update(eps: f32) -> Expr {
+    let (a, b, c) = (Expr::Input(0), Expr::Input(1), Expr::Input(2));
+    Expr::call2(
+        Div,
+        Expr::call2(Mul, a, b),
+        Expr::call2(Add, c, Expr::Const(eps)),
+    )
+}
+
 impl<'a> Step<'a> {
     fn new(gpu: &'a Gpu, f: &'a Matrix, eps: f32) -> Result<Self> {
-        let eps = Expr::Const(eps);
-        let (a, b, c) = (Expr::Input(0), Expr::Input(1), Expr::Input(2));
+        let (a, b) = (Expr::Input(0), Expr::Input(1));
         Ok(Step {
             gpu,
             f,
             ones_m: gpu.fill(f.rows(), 1, 1.0)?,
             ones_n: gpu.fill(f.cols(), 1, 1.0)?,
-            ratio: Expr::call2(
-                Div,
-                Expr::call2(Mul, a.clone(), b.clone()),
-                Expr::call2(Add, c, eps.clone()),
-            ),
-            quotient: Expr::call2(Div, a, Expr::call2(Add, b, eps)),
+            ratio: update(eps),
+            quotient: Expr::call2(Div, a, Expr::call2(Add, b, Expr::Const(eps))),
         })
     }
 

@@ -7,5 +7,5 @@ mod factorize;
 mod images;
 pub mod reference;
 
-pub use factorize::{check_rank, factorize, Factors, NmfOptions, Order, Rule};
+pub use factorize::{check_rank, factorize, update, Factors, NmfOptions, Order, Rule};
 pub use images::{parts_images, IMAGE_SIDE, MAX_IMAGES};

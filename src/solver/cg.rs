@@ -148,19 +148,24 @@ impl Vectors for Float32<'_> {
         [x, p, r, s]: [&Matrix; 4],
         alpha: f64,
     ) -> Option<Result<(Matrix, Matrix)>> {
-        let alpha = alpha as f32;
         self.fused.then(|| {
-            self.gpu.map2(
-                &ops::add_scaled(alpha),
-                &Expr::call2(
-                    Func2::Sub,
-                    Expr::Input(2),
-                    Expr::call2(Func2::Mul, Expr::Input(3), Expr::Const(alpha)),
-                ),
-                &[x, p, r, s],
-            )
+            let (x_next, r_next) = fused_update(alpha as f32);
+            self.gpu.map2(&x_next, &r_next, &[x, p, r, s])
         })
     }
+}
+
+/// The fused update of float32 CG (`CgOptions::fused`), one pass of two render targets over
+/// inputs x, p, r, s: `(x + alpha p, r - alpha s)`.
+pub fn fused_update(alpha: f32) -> (Expr, Expr) {
+    (
+        ops::add_scaled(alpha),
+        Expr::call2(
+            Func2::Sub,
+            Expr::Input(2),
+            Expr::call2(Func2::Mul, Expr::Input(3), Expr::Const(alpha)),
+        ),
+    )
 }
 
 /// CG's iteration on any [`Vectors`], warm-started from `x0` (zero if `None`); the scalars

@@ -38,6 +38,10 @@ impl Default for LcpOptions {
     }
 }
 
+/// Projected Jacobi's element-wise step over x, b, w = A x and d (omega over A's diagonal):
+/// `x = max(x + (b + w) .* d, 0)`, one pass.
+pub const JACOBI_STEP: &str = "max(a + (b + c) * d, 0)";
+
 /// Runs projected Jacobi from `x0` (zero if `None`): per iteration w = A x (2 passes) and one
 /// fused pass x = max(x + (b + w) .* d, 0) (seed 000's madad and max in one shader).
 pub async fn lcp_jacobi(
@@ -56,7 +60,7 @@ pub async fn lcp_jacobi(
         Some(x0) => x0.clone(),
         None => gpu.fill(n, 1, 0.0)?,
     };
-    let step = Expr::parse("max(a + (b + c) * d, 0)")?;
+    let step = Expr::parse(JACOBI_STEP)?;
     let mut last_pause = now_ms();
     let every = options.progress_every.max(1);
     for k in 1..=options.iterations {

@@ -14,7 +14,7 @@ mod lcp_compute;
 mod refine;
 mod solution;
 
-pub use cg::{cg, cg_poisson_2d, CgOptions};
+pub use cg::{cg, cg_poisson_2d, fused_update, CgOptions};
 pub use cg_float_float::cg_float_float;
 pub use contact::{
     factors_for_solve, solve_contacts, ContactLayout, ContactMethod, ContactPath, ContactSolve,
@@ -25,7 +25,7 @@ pub use contact_factors::{
 };
 pub use contact_wrap::ContactWrap;
 pub use jacobi::{jacobi, JacobiOptions};
-pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions};
+pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions, JACOBI_STEP};
 pub use lcp_compute::{lcp_jacobi_blocks, LCP_DEFAULT_WORKGROUPS, MAX_KERNEL_ITERATIONS};
 pub use refine::{refine, InnerSolver, RefineOptions, Refinement};
 pub(crate) use solution::{check_omega, check_vectors};

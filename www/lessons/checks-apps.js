@@ -1,6 +1,8 @@
 // The checks of lessons 9 to 12 (solvers, the LCP, seed 001's linear expressions, seed 004's
 // NMF): each a small run on the user's GPU against the same algorithm in JavaScript float64, in
-// the form checks.js describes.
+// the form checks.js describes. CG (fused update), projected Jacobi and NMF run their lesson's
+// kernel inside a loop, so their checks give no `shaders`: the lesson shows the kernel's
+// sources from kernels.js, which the run used.
 
 import { cg64, lcp64, complementarity64, relativeResidual64 } from "../reference/solvers.js";
 import { nmf64 } from "../reference/nmf.js";
@@ -14,25 +16,49 @@ const U = 2 ** -24;
 const maxAbsDiff = (p, q) => p.reduce((m, v, i) => Math.max(m, Math.abs(v - q[i])), 0);
 const maxAbs = (p) => p.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
 
+/** Lesson 11's system: a tridiagonal one of 16 unknowns, shuffled (the natural order scatters
+ * its non-zeros over many 4 x 4 blocks), as a LinearExpr; `next` goes on with its random numbers. */
+export function shuffledSystem(texla) {
+  const m = 16;
+  const next = mulberry32(21);
+  const shuffle = [...Array(m).keys()];
+  for (let i = m - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [shuffle[i], shuffle[j]] = [shuffle[j], shuffle[i]];
+  }
+  const a = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) for (const j of [i - 1, i, i + 1]) if (j >= 0 && j < m) a[shuffle[i] * m + shuffle[j]] = j === i ? 2 : -1 + 0.5 * next();
+  const b = Float64Array.from({ length: m }, () => 2 * next() - 1);
+  return { a, b, m, next, expr: texla.LinearExpr.fromDense(a, m, b) };
+}
+
+/** CG on 1D Poisson of order n, in float64 and in float32 simulated in JavaScript (lesson 9's
+ * picture before its check has run on the GPU). */
+export function simulatedCg(texla, n = 64) {
+  const p = texla.Gpgpu.problem("poisson1d", n, 1);
+  const [a, b] = [Float64Array.from(p.a), Float64Array.from(p.b)];
+  const f32 = cg64(a, b, n, 1e-12, 3 * n, Math.fround);
+  return { f32, f64: cg64(a, b, n, 1e-12, 3 * n), true32: relativeResidual64(a, b, f32.x, n) };
+}
+
 export const APP_CHECKS = {
   async solvers(gpu, texla, section) {
     const n = 64;
     const p = texla.Gpgpu.problem("poisson1d", n, 1);
     const [A, B] = [gpu.upload(p.a, n, n), gpu.upload(p.b, n, 1)];
     // Two iterations first build CG's kernels, so that the time is the solve's.
-    (await gpu.cg(A, B, { tol: 1e-12, maxIter: 2 })).x.free();
+    (await gpu.cg(A, B, { tol: 1e-12, maxIter: 2, fused: true })).x.free();
     await gpu.finish();
     const t0 = now();
     const before = gpu.counts().passes;
     let r;
     try {
-      r = await gpu.cg(A, B, { tol: 1e-12, maxIter: 3 * n });
+      r = await gpu.cg(A, B, { tol: 1e-12, maxIter: 3 * n, fused: true });
     } finally {
       [A, B].forEach((x) => x.free());
     }
     const ms = now() - t0;
     const passes = gpu.counts().passes - before;
-    const shaders = { name: "the last pass CG ran", ...gpu.lastShaders() };
     const x = await r.x.read();
     r.x.free();
     const t1 = now();
@@ -51,7 +77,6 @@ export const APP_CHECKS = {
         `Tolerance: max |x − x*| / max |x*| ≤ κ·n·2⁻²⁴ = ${e2(tol)} (x* the known answer).`,
         within ? `The GPU's x is off by ${e2(err)} of max |x*|: within the tolerance.` : `The GPU's x is off by ${e2(err)} of max |x*|: outside the tolerance.`],
       timing: [[`GPU CG, ${r.iterations} iterations (${passes} passes, ${r.readbacks} read-backs)`, ms], ["per iteration", ms / Math.max(1, r.iterations)], [`JavaScript float64 CG, ${ref.iterations} iterations`, js]],
-      shaders,
     };
   },
 
@@ -70,7 +95,6 @@ export const APP_CHECKS = {
       [A, B].forEach((x) => x.free());
     }
     const ms = now() - t0;
-    const shaders = { name: "projected Jacobi's step: x ← max(0, x + ω (Ax + b) / diag(A)), one element-wise pass after the product Ax", ...gpu.lastShaders() };
     const x = await r.x.read();
     r.x.free();
     const [a64, b64] = [Float64Array.from(p.a), Float64Array.from(p.b)];
@@ -87,24 +111,11 @@ export const APP_CHECKS = {
         "Tolerance: max |x − x*| / max |x*| ≤ 10⁻⁵.",
         within ? `The GPU's x is off by ${e2(err)}: within.` : `The GPU's x is off by ${e2(err)}: outside.`],
       timing: [[`GPU, ${iterations} iterations (nothing read back until the end)`, ms], ["per iteration", ms / iterations], ["JavaScript float64", js]],
-      shaders,
     };
   },
 
   async simd(gpu, texla) {
-    // A tridiagonal system with its unknowns shuffled: the natural order scatters the
-    // non-zeros over many 4 x 4 blocks; the annealer finds an order that gathers them.
-    const m = 16;
-    const next = mulberry32(21);
-    const shuffle = [...Array(m).keys()];
-    for (let i = m - 1; i > 0; i--) {
-      const j = Math.floor(next() * (i + 1));
-      [shuffle[i], shuffle[j]] = [shuffle[j], shuffle[i]];
-    }
-    const a = new Float64Array(m * m);
-    for (let i = 0; i < m; i++) for (const j of [i - 1, i, i + 1]) if (j >= 0 && j < m) a[shuffle[i] * m + shuffle[j]] = j === i ? 2 : -1 + 0.5 * next();
-    const b = Float64Array.from({ length: m }, () => 2 * next() - 1);
-    const expr = texla.LinearExpr.fromDense(a, m, b);
+    const { a, b, m, next, expr } = shuffledSystem(texla);
     const t0 = now();
     const found = expr.optimize({ seed: 1, moves: 20000 });
     const annealMs = now() - t0;
@@ -116,6 +127,7 @@ export const APP_CHECKS = {
     await gpu.finish();
     const t1 = now();
     const Y = gpu.linear(e, X);
+    const shaders = gpu.lastShaders();
     await gpu.finish();
     const ms = now() - t1;
     const y = await Y.read();
@@ -134,7 +146,8 @@ export const APP_CHECKS = {
         `Tolerance: every element within 2(k + 2)·2⁻²⁴·(Σ|aᵢⱼxⱼ| + |bᵢ|), k = ${m + 1}.`,
         within ? `Every element within: the worst at ${ratio.toFixed(3)} of its bound.` : `An element is ${ratio.toFixed(2)} times its bound.`],
       timing: [["simulated annealing, 20,000 moves (JavaScript → wasm, CPU)", annealMs], ["GPU, gpu.linear (one pass)", ms]],
-      shaders: { name: "gpu.linear's generated kernel", wgsl: e.shader("wgsl"), glsl: e.shader("glsl") },
+      shaders,
+      title: "gpu.linear's generated kernel for the annealed order (coefficients baked in)",
     };
   },
 
@@ -155,7 +168,6 @@ export const APP_CHECKS = {
       [F, U0, V0].forEach((m) => m.free());
     }
     const ms = now() - t0;
-    const shaders = { name: "the last pass NMF ran: the reduction that measures ‖F − U Vᵀ‖² after the last update", ...gpu.lastShaders() };
     const u = await r.u.read();
     [r.u, r.v].forEach((m) => m.free());
     const t1 = now();
@@ -170,7 +182,6 @@ export const APP_CHECKS = {
         "Tolerance: max |U − U₆₄| ≤ 10⁻⁴ · max |U₆₄| (each update is a few products and one element-wise pass; a few float32 roundings each).",
         within ? `U is off by ${e2(rel)} of its largest element: within.` : `U is off by ${e2(rel)} of its largest element: outside.`],
       timing: [["GPU, 3 iterations", ms], ["per iteration", ms / 3], ["JavaScript float64, 3 iterations", js]],
-      shaders,
     };
   },
 };

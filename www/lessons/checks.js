@@ -1,7 +1,9 @@
 // Each lesson's check: a small computation on the user's GPU, compared with JavaScript float64
 // under a stated tolerance. A check resolves to { lines (what was done, the tolerance, the
-// result: the last line says whether it held), within, timing: [[label, ms]], shaders: { name,
-// wgsl, glsl } (gpu.lastShaders() of the kernel the lesson is about) }. Lessons 9 to 12 are in
+// result: the last line says whether it held), within, timing: [[label, ms]], shaders
+// (gpu.lastShaders() right after the lesson's kernel ran, where it ran last; else the lesson
+// shows its kernel from kernels.js), title (the kernel's, where it differs from kernels.js's),
+// kernelRan (false where this backend cannot run the lesson's kernel) }. Lessons 9 to 12 are in
 // checks-apps.js.
 
 import { mulberry32, randomMatrix, matmul64, compare, ulp32, errorStats } from "../reference/products.js";
@@ -10,21 +12,24 @@ import { add64, sum64 } from "../reference/lessons.js";
 import { heatmap } from "../products.js";
 import { APP_CHECKS } from "./checks-apps.js";
 import { drawReduction } from "./pictures.js";
+import { FUNCTIONS_EXPR } from "./kernels.js";
 
 const now = () => performance.now();
 const e2 = (v) => (Number.isFinite(v) ? v.toExponential(2) : String(v));
 const U = 2 ** -24;
 
 /** Runs `make()` (which returns a matrix) once to warm up (building the kernel's pipeline), then
- * again after `gpu.finish()`, timed to the next finish; resolves to { out, ms, shaders }. */
-export async function timed(gpu, make, name) {
+ * again after `gpu.finish()`, timed to the next finish; resolves to { out, ms, shaders } (the
+ * sources of the last kernel it ran). */
+export async function timed(gpu, make) {
   make().free();
   await gpu.finish();
   const t0 = now();
   const out = make();
+  const shaders = gpu.lastShaders();
   await gpu.finish();
   const ms = now() - t0;
-  return { out, ms, shaders: { name, ...gpu.lastShaders() } };
+  return { out, ms, shaders };
 }
 
 /** Uploads random matrices of the given shapes from `seed`; resolves to { data, mats, ms }. */
@@ -47,11 +52,11 @@ export async function readBack(m) {
 }
 
 /** A·B on `kernel` against float64, element by element within 2(k+2)u Σ|a b|. */
-async function productCheck(gpu, kernel, [m, k, n], seed, name) {
+async function productCheck(gpu, kernel, [m, k, n], seed) {
   const { data: [a, b], mats: [A, B], ms: up } = await uploads(gpu, seed, [[m, k], [k, n]]);
   let run;
   try {
-    run = await timed(gpu, () => gpu.matmul(A, B, { kernel }), name);
+    run = await timed(gpu, () => gpu.matmul(A, B, { kernel }));
   } finally {
     [A, B].forEach((x) => x.free());
   }
@@ -88,7 +93,7 @@ export const CHECKS = {
   async gpu(gpu) {
     const n = 64;
     const { data: [a, b], mats: [A, B], ms: up } = await uploads(gpu, 11, [[n, n], [n, n]]);
-    const run = await timed(gpu, () => gpu.add(A, B), "add");
+    const run = await timed(gpu, () => gpu.add(A, B));
     [A, B].forEach((x) => x.free());
     const { values, ms: back } = await readBack(run.out);
     const t0 = now();
@@ -109,7 +114,7 @@ export const CHECKS = {
   async texture(gpu) {
     const [m, n] = [13, 7];
     const { data: [a], mats: [A], ms: up } = await uploads(gpu, 5, [[m, n]]);
-    const run = await timed(gpu, () => gpu.copy(A), "copy");
+    const run = await timed(gpu, () => gpu.copy(A));
     A.free();
     const { values, ms: back } = await readBack(run.out);
     const same = values.every((v, i) => Object.is(v, Math.fround(a[i])));
@@ -125,13 +130,13 @@ export const CHECKS = {
 
   async shader(gpu) {
     const shape = [13, 29, 7];
-    const r = await productCheck(gpu, "teaching", shape, 2, "matmul (teaching)");
+    const r = await productCheck(gpu, "teaching", shape, 2);
     return { within: r.within, lines: productLines("The teaching kernel (one output texel per fragment)", r, shape), timing: productTiming(r, 2 * 13 * 29 * 7), shaders: r.shaders };
   },
 
   async float(gpu, _texla, section) {
     const shape = [64, 64, 64];
-    const r = await productCheck(gpu, "teaching", shape, 1, "matmul (teaching)");
+    const r = await productCheck(gpu, "teaching", shape, 1);
     heatmap(section.querySelector("#float-heatmap"), r.values, r.ref.c, r.ref.s, 64, 64, 64);
     section.querySelector("#float-heatmap").dataset.drawn = "true";
     const ulps = maxUlp(r.values, r.ref.c);
@@ -142,9 +147,9 @@ export const CHECKS = {
 
   async targets(gpu) {
     const shape = [45, 37, 50];
-    const r = await productCheck(gpu, "fast", shape, 3, "matmul_fast");
+    const r = await productCheck(gpu, "fast", shape, 3);
     const { mats: [A, B] } = await uploads(gpu, 3, [[45, 37], [37, 50]]);
-    const teaching = await timed(gpu, () => gpu.matmul(A, B, { kernel: "teaching" }), "teaching");
+    const teaching = await timed(gpu, () => gpu.matmul(A, B, { kernel: "teaching" }));
     teaching.out.free();
     [A, B].forEach((x) => x.free());
     const timing = productTiming(r, 2 * 45 * 37 * 50);
@@ -155,12 +160,11 @@ export const CHECKS = {
   async compute(gpu) {
     const shape = [130, 70, 129];
     if (gpu.backend !== "webgpu") {
-      const r = await productCheck(gpu, "fast", shape, 4, "matmul_fast");
+      const r = await productCheck(gpu, "fast", shape, 4);
       const lines = productLines("WebGL2 has no compute shaders, so this ran the fast fragment kernel on the same product", r, shape);
-      const wgsl = await fetch(new URL("../../shaders/products/matmul_tiled.wgsl", import.meta.url)).then((res) => res.text());
-      return { within: r.within, lines, timing: productTiming(r, 2 * 130 * 70 * 129), shaders: { name: "matmul_tiled (its source file: not run here)", wgsl, glsl: null } };
+      return { within: r.within, lines, timing: productTiming(r, 2 * 130 * 70 * 129), kernelRan: false };
     }
-    const r = await productCheck(gpu, "compute", shape, 4, "matmul_tiled (compute)");
+    const r = await productCheck(gpu, "compute", shape, 4);
     return { within: r.within, lines: productLines("The compute path (128 × 128 blocks of 16 × 16 threads, 2 × 2 blocks here)", r, shape), timing: productTiming(r, 2 * 130 * 70 * 129), shaders: r.shaders };
   },
 
@@ -173,7 +177,6 @@ export const CHECKS = {
     const sum = await gpu.sum(A);
     const ms = now() - t0;
     const passes = gpu.counts().passes - before;
-    const shaders = { name: "reduce: the last pass, adding the four channels", ...gpu.lastShaders() };
     const t1 = now();
     const dot = await gpu.dot(A, B);
     const dotMs = now() - t1;
@@ -193,16 +196,15 @@ export const CHECKS = {
         within ? `Sum ${sum} against ${s64.toPrecision(9)} (error ${e2(Math.abs(sum - s64))}, bound ${e2(sumBound)}); dot ${dot} against ${d64.toPrecision(9)} (error ${e2(Math.abs(dot - d64))}, bound ${e2(dotBound)}).`
           : `Outside the bound: sum ${sum} against ${s64}, dot ${dot} against ${d64}.`],
       timing: [["upload", up], [`gpu.sum, ${passes} passes and one scalar read back`, ms], ["gpu.dot", dotMs], ["JavaScript float64, both", js]],
-      shaders,
       passes,
     };
   },
 
   async functions(gpu, texla) {
-    const expr = "a * cos(b) / sqrt(c)";
+    const expr = FUNCTIONS_EXPR;
     const n = 64;
     const { data, mats, ms: up } = await uploads(gpu, 8, [[n, n], [n, n], [n, n]], 0.1, 2);
-    const run = await timed(gpu, () => gpu.map(expr, mats), `map("${expr}")`);
+    const run = await timed(gpu, () => gpu.map(expr, mats));
     const { values, ms: back } = await readBack(run.out);
     const f = referenceOf(texla, expr);
     const t0 = now();

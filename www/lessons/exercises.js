@@ -1,20 +1,16 @@
 // The lessons' exercises: how the page judges an answer. Each answer is computed here from the
 // question's numbers (not typed in), so changing a question's numbers in one place changes its
-// answer too. `why` is said when the answer is right; the worked solution is in index.html.
+// answer too. Answers are read by numbers.js, as people write numbers (1.19 × 10⁻⁴, 2^-14,
+// 16,384, 3/4, "80 fetches"), and a refused one is told why. `judge(text)` gives { right, reason
+// }, `check(text)` just whether it is right; `why` is said when the answer is right; the worked
+// solution is in index.html (its answer marked class="answer").
 
 import { poissonCondition as condition } from "../reference/lessons.js";
+import { judgeNumber, judgeList, splitList } from "./numbers.js";
 
-/** The numbers in a text, in order: "5, 2" and "(5; 2)" both give [5, 2]; "2^-14" is 2⁻¹⁴. */
-export function numbers(text) {
-  const powers = text.replace(/(-?\d+(?:\.\d+)?)\s*(?:\^|\*\*)\s*\(?\s*(-?\d+)\s*\)?/g, (_, b, e) => String(Number(b) ** Number(e)));
-  return (powers.replace(/[−–]/g, "-").match(/-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?/gi) ?? []).map(Number);
-}
-
-/** True when `text` holds exactly one number within `rel` (relative) of `want`. */
-const near = (want, rel = 0) => (text) => {
-  const got = numbers(text.replace(/[,_ ](?=\d{3}\b)/g, ""));
-  return got.length === 1 && Math.abs(got[0] - want) <= rel * Math.abs(want);
-};
+/** An exercise whose answer is one number: `want`, judged by numbers.js with `options` (tol,
+ * unit, whole); `why` is said when it is right. */
+const one = (want, options, why) => ({ judge: (text) => judgeNumber(text, want, options), why });
 
 // The questions' numbers.
 export const ADD_SIDE = 64;
@@ -70,62 +66,37 @@ function tridiagonalBlocks(n) {
 }
 
 
-export const EXERCISES = {
-  fragments: {
-    check: near(ADD_SIDE * Math.ceil(ADD_SIDE / 4)),
-    why: `${ADD_SIDE} columns × ${ADD_SIDE / 4} texel rows: one fragment per output texel.`,
-  },
+/** Lesson 2's answer "x, y, channel": the channel as r, g, b or a, or as its number 0 to 3. */
+function judgeTexel(text) {
+  const items = splitList(text.replace(/\bchannel\b/gi, " "));
+  const want = [TEXEL.j, Math.floor(TEXEL.i / 4), TEXEL.i % 4];
+  if (items.length !== 3) return { right: false, reason: `x, y and a channel are asked for, and “${text.trim()}” holds ${items.length} ${items.length === 1 ? "item" : "items"}` };
+  const letter = "rgba".indexOf(items[2].toLowerCase());
+  const wants = letter >= 0 ? want.slice(0, 2) : want;
+  const r = judgeList(items.slice(0, wants.length).join("; "), wants, { names: ["x", "y", "channel"], whole: true });
+  if (!r.right) return r;
+  return letter < 0 || letter === want[2] ? { right: true } : { right: false, reason: `channel: ${items[2]} is not the channel` };
+}
+
+const count = (want, unit, why) => one(want, { unit, whole: true }, why);
+
+export const EXERCISES = Object.fromEntries(Object.entries({
+  fragments: count(ADD_SIDE * Math.ceil(ADD_SIDE / 4), "fragments", `${ADD_SIDE} columns × ${ADD_SIDE / 4} texel rows: one fragment per output texel.`),
   texel: {
-    check: (text) => {
-      const [x, y, ...rest] = numbers(text);
-      const letter = text.replace(/\d|[^a-z]/gi, " ").trim().split(/\s+/).pop()?.toLowerCase();
-      const channel = rest.length === 1 ? rest[0] : "rgba".indexOf(letter ?? "");
-      return x === TEXEL.j && y === Math.floor(TEXEL.i / 4) && channel === TEXEL.i % 4 && rest.length <= 1;
-    },
+    judge: judgeTexel,
     why: `x is the column (${TEXEL.j}), y = ⌊${TEXEL.i}/4⌋ = ${Math.floor(TEXEL.i / 4)}, channel ${TEXEL.i} mod 4 = ${TEXEL.i % 4} (${"rgba"[TEXEL.i % 4]}).`,
   },
-  fetches: {
-    check: near((FETCH_N / 4) * 5),
-    why: `${FETCH_N / 4} steps of 4 inner indices, each 4 texels of A and 1 of B.`,
-  },
-  bound: {
-    check: near(2 * (BOUND_K + 2) * 2 ** -24, 0.01),
-    why: `2 · ${BOUND_K + 2} · 2⁻²⁴ ≈ ${(2 * (BOUND_K + 2) * 2 ** -24).toExponential(3)} of Σ|aᵢₚbₚⱼ|.`,
-  },
-  targets: {
-    check: near(4 + TARGETS),
-    why: `4 texels of A, shared by all ${TARGETS} targets, plus one texel of B per target.`,
-  },
-  workgroup: {
-    check: near((WORKGROUP.threads * WORKGROUP.perThread) ** 2),
-    why: `${WORKGROUP.threads}² threads × ${WORKGROUP.perThread}² outputs: a ${WORKGROUP.threads * WORKGROUP.perThread} × ${WORKGROUP.threads * WORKGROUP.perThread} block.`,
-  },
-  passes: {
-    check: near(sumPasses(SUM_SIDE, SUM_SIDE)),
-    why: `${sumPasses(SUM_SIDE, SUM_SIDE) - 1} passes of 16 texels each bring ${SUM_SIDE} × ${SUM_SIDE / 4} texels to one, and one more adds its four channels.`,
-  },
-  ulp: {
-    check: near(ulp32(ULP_AT), 1e-3),
-    why: `${ULP_AT} lies in [2⁹, 2¹⁰), where float32's 24 bits are spaced 2^(9−23) = 2⁻¹⁴ apart.`,
-  },
-  condition: {
-    check: near(condition(COND_N), 0.01),
-    why: `λmax/λmin = (2 − 2cos(${COND_N}π/${COND_N + 1})) / (2 − 2cos(π/${COND_N + 1})) ≈ ${condition(COND_N).toFixed(2)}.`,
-  },
+  fetches: count((FETCH_N / 4) * 5, "fetches", `${FETCH_N / 4} steps of 4 inner indices, each 4 texels of A and 1 of B.`),
+  bound: one(2 * (BOUND_K + 2) * 2 ** -24, { tol: 0.01 }, `2 · ${BOUND_K + 2} · 2⁻²⁴ ≈ ${(2 * (BOUND_K + 2) * 2 ** -24).toExponential(3)} of Σ|aᵢₚbₚⱼ|.`),
+  targets: count(4 + TARGETS, "fetches", `4 texels of A, shared by all ${TARGETS} targets, plus one texel of B per target.`),
+  workgroup: count((WORKGROUP.threads * WORKGROUP.perThread) ** 2, ["elements", "outputs"], `${WORKGROUP.threads}² threads × ${WORKGROUP.perThread}² outputs: a ${WORKGROUP.threads * WORKGROUP.perThread} × ${WORKGROUP.threads * WORKGROUP.perThread} block.`),
+  passes: count(sumPasses(SUM_SIDE, SUM_SIDE), "passes", `${sumPasses(SUM_SIDE, SUM_SIDE) - 1} passes of 16 texels each bring ${SUM_SIDE} × ${SUM_SIDE / 4} texels to one, and one more adds its four channels.`),
+  ulp: one(ulp32(ULP_AT), { tol: 1e-3 }, `${ULP_AT} lies in [2⁹, 2¹⁰), where float32's 24 bits are spaced 2^(9−23) = 2⁻¹⁴ apart.`),
+  condition: one(condition(COND_N), { tol: 0.01 }, `λmax/λmin = (2 − 2cos(${COND_N}π/${COND_N + 1})) / (2 − 2cos(π/${COND_N + 1})) ≈ ${condition(COND_N).toFixed(2)}.`),
   lcp: {
-    check: (text) => {
-      const got = numbers(text);
-      const want = solveLcp2(LCP);
-      return got.length === 2 && got.every((v, i) => Math.abs(v - want[i]) < 1e-6);
-    },
+    judge: (text) => judgeList(text, solveLcp2(LCP), { names: ["x₁", "x₂"], tol: 1e-6 }),
     why: `x = (${solveLcp2(LCP).join(", ")}): the second unknown is 0 and its w is positive.`,
   },
-  blocks: {
-    check: near(tridiagonalBlocks(BLOCKS_N)),
-    why: `the ${BLOCKS_N / 4} diagonal blocks and the ${tridiagonalBlocks(BLOCKS_N) - BLOCKS_N / 4} beside them that the off-diagonals cross.`,
-  },
-  nmf: {
-    check: near(NMF.k * (NMF.pixels + NMF.images)),
-    why: `U is ${NMF.pixels} × ${NMF.k} and V is ${NMF.images} × ${NMF.k}: ${NMF.k} · (${NMF.pixels} + ${NMF.images}).`,
-  },
-};
+  blocks: count(tridiagonalBlocks(BLOCKS_N), "blocks", `the ${BLOCKS_N / 4} diagonal blocks and the ${tridiagonalBlocks(BLOCKS_N) - BLOCKS_N / 4} beside them that the off-diagonals cross.`),
+  nmf: count(NMF.k * (NMF.pixels + NMF.images), ["numbers", "floats", "values", "elements"], `U is ${NMF.pixels} × ${NMF.k} and V is ${NMF.images} × ${NMF.k}: ${NMF.k} · (${NMF.pixels} + ${NMF.images}).`),
+}).map(([name, e]) => [name, { ...e, check: (text) => e.judge(text).right }]));

@@ -151,8 +151,8 @@ export function drawReduction(box, m, n) {
 }
 
 /** Plots float32 (GPU) and float64 residuals of CG on a log scale, and the true residual of the
- * float32 x (computed in float64) as a dashed line. */
-export function drawResiduals(box, gpu32, js64, true32) {
+ * float32 x (computed in float64) as a dashed line; `label32` names the float32 curve. */
+export function drawResiduals(box, gpu32, js64, true32, label32 = "GPU float32 (CG's own residual)") {
   const [w, h, left, top] = [560, 220, 50, 15];
   const all = [...gpu32, ...js64, true32].filter((v) => v > 0);
   const [lo, hi] = [Math.floor(Math.log10(Math.min(...all))), Math.ceil(Math.log10(Math.max(...all)))];
@@ -164,6 +164,6 @@ export function drawResiduals(box, gpu32, js64, true32) {
   const path = (vals, color) => `<polyline fill="none" stroke="${color}" stroke-width="2" points="${vals.map((v, i) => `${px(i).toFixed(1)},${py(v).toFixed(1)}`).join(" ")}"/>`;
   body += path(gpu32, RED) + path(js64, TEAL) + line(left, py(true32), w - 20, py(true32), RED, `stroke-dasharray="6 4"`);
   body += text(w - 24, py(true32) - 5, "true residual of the float32 x: it stalls here", 11, "end", RED);
-  body += text(w - 24, top + 12, "GPU float32 (CG's own residual)", 11, "end", RED) + text(w - 24, top + 28, "JavaScript float64", 11, "end", TEAL) + text((w + left) / 2, h - 8, "iteration", 11);
-  box.replaceChildren(svg(w, h, `Relative residual of conjugate gradients against the iteration, on a log scale: the float32 recurrence on the GPU goes down to ${Math.min(...gpu32).toExponential(1)}, but the true residual of its x stays at ${true32.toExponential(1)} (dashed); float64 goes on down to ${Math.min(...js64).toExponential(1)}.`, body));
+  body += text(w - 24, top + 12, label32, 11, "end", RED) + text(w - 24, top + 28, "JavaScript float64", 11, "end", TEAL) + text((w + left) / 2, h - 8, "iteration", 11);
+  box.replaceChildren(svg(w, h, `Relative residual of conjugate gradients against the iteration, on a log scale: the float32 recurrence (${label32}) goes down to ${Math.min(...gpu32).toExponential(1)}, but the true residual of its x stays at ${true32.toExponential(1)} (dashed); float64 goes on down to ${Math.min(...js64).toExponential(1)}.`, body));
 }

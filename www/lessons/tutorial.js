@@ -1,17 +1,23 @@
 // The tutorial's frame: the table of contents, the exercises (answer box, Check, hint, solution),
-// presentation mode (one lesson per screen, arrow keys) and the lessons' GPU checks (each fills
-// its lesson's check, timing and shader parts). The lessons' pictures live in pictures.js,
-// texture.js and stepper.js; the checks in checks.js and checks-apps.js; the answers in
-// exercises.js. Nothing here needs the GPU but the checks.
+// presentation mode (one lesson per screen, arrow keys), each lesson's kernel (its shader part,
+// from texla's sources before anything runs) and the lessons' GPU checks (each fills its
+// lesson's check, timing and shader parts). The lessons' pictures live in pictures.js,
+// texture.js and stepper.js; the checks in checks.js and checks-apps.js; the kernels in
+// kernels.js; the answers in exercises.js. Nothing here needs the GPU but the checks.
 
 import { EXERCISES } from "./exercises.js";
 import { CHECKS } from "./checks.js";
-import { drawPictures } from "./pictures.js";
+import { LESSON_KERNELS } from "./kernels.js";
+import { simulatedCg } from "./checks-apps.js";
+import { drawPictures, drawResiduals } from "./pictures.js";
 import { initTexturePicture } from "./texture.js";
 import { initStepper } from "./stepper.js";
 
 const $ = (id) => document.getElementById(id);
 const lessons = () => [...document.querySelectorAll("section.lesson")];
+/** Each lesson's kernel sources (Gpgpu.kernelSources), by lesson name, once texla is loaded. */
+const kernels = new Map();
+const present = () => document.body.classList.contains("present");
 
 /** Sets up everything that works without a GPU: exercises, pictures, presentation mode. */
 export function initTutorial() {
@@ -31,7 +37,8 @@ export function initTutorial() {
   initPresentation();
 }
 
-/** One exercise: its answer is read from the box and judged by EXERCISES[name].check. */
+/** One exercise: its answer is read from the box and judged by EXERCISES[name].judge, which
+ * says why an answer is not accepted (not a number, wrong unit, wrong sign, off by a factor). */
 function initExercise(box) {
   const name = box.dataset.exercise;
   const exercise = EXERCISES[name];
@@ -45,10 +52,10 @@ function initExercise(box) {
       delete feedback.dataset.correct;
       return;
     }
-    const right = exercise.check(text);
+    const { right, reason } = exercise.judge(text);
     feedback.dataset.correct = String(right);
     feedback.className = `feedback ${right ? "ok" : "bad"}`;
-    feedback.textContent = right ? `Right: ${exercise.why}` : "Not yet. Try the hint, or check your units and rounding.";
+    feedback.textContent = right ? `Right: ${exercise.why}` : `Not accepted: ${reason}.`;
   };
   box.querySelector(".check-answer").addEventListener("click", judge);
   input.addEventListener("keydown", (e) => e.key === "Enter" && (e.preventDefault(), judge()));
@@ -115,18 +122,55 @@ function initPresentation() {
   if (new URLSearchParams(location.search).has("present")) enter();
 }
 
+/** In presentation mode, runs the shown lesson's check: app.js calls this once its start-up
+ * work is done (a lesson shown on arrival was shown before the GPU was open). */
+export function checkShownLesson() {
+  if (present()) document.querySelector("section.lesson.current")?.dispatchEvent(new Event("lesson-shown"));
+}
+
+/**
+ * Shows each lesson's kernel from texla's own sources, without a GPU (so that the page and its
+ * printed handout have every lesson's kernel before any check has run), and lesson 9's picture
+ * from CG in JavaScript (float32 simulated) until its check draws the GPU's.
+ */
+export function initKernels(texla) {
+  for (const section of lessons()) {
+    const name = section.dataset.lesson;
+    try {
+      kernels.set(name, LESSON_KERNELS[name].sources(texla));
+      showShaders(section, kernels.get(name));
+    } catch (e) {
+      section.querySelector("[data-part=shader] .shaders").textContent = `The kernel's sources could not be built: ${e.message ?? e}`;
+    }
+  }
+  const picture = document.querySelector("#lesson-solvers [data-part=picture] .picture");
+  try {
+    const cg = simulatedCg(texla);
+    drawResiduals(picture, cg.f32.residuals, cg.f64.residuals, cg.true32, "float32, each operation rounded in JavaScript");
+  } catch (e) {
+    picture.textContent = `The residual curves could not be drawn: ${e.message ?? e}`;
+  }
+}
+
 /**
  * Wires every lesson's "Run the check" button, and the "run every check" button, to the lesson's
  * check on `gpu`; each runs inside `guarded` (app.js: one run at a time, errors shown in place).
  */
 export function initChecks(gpu, texla, guarded) {
+  for (const section of lessons()) if (kernels.has(section.dataset.lesson)) showShaders(section, kernels.get(section.dataset.lesson), { backend: gpu.backend });
   const runOne = async (section) => {
     const name = section.dataset.lesson;
     const part = section.querySelector("[data-part=check]");
     const out = part.querySelector(".check-result");
     delete part.dataset.done;
     out.textContent = "running on your GPU…";
-    const r = await CHECKS[name](gpu, texla, section);
+    part.dataset.running = "true";
+    let r;
+    try {
+      r = await CHECKS[name](gpu, texla, section);
+    } finally {
+      delete part.dataset.running;
+    }
     part.dataset.withinBound = String(r.within);
     if (r.passes !== undefined) part.dataset.passes = String(r.passes);
     part.dataset.done = "true";
@@ -135,14 +179,23 @@ export function initChecks(gpu, texla, guarded) {
       className: k === r.lines.length - 1 ? (r.within ? "ok" : "bad") : "",
     })));
     showTiming(section.querySelector("[data-part=timing]"), r.timing, gpu.backend);
-    showShaders(section.querySelector("[data-part=shader] .shaders"), r.shaders, gpu.backend);
+    const shown = r.shaders ?? kernels.get(name);
+    if (shown) showShaders(section, shown, { backend: gpu.backend, ran: r.kernelRan !== false, title: r.title });
+    section.querySelector("[data-part=shader]").dataset.done = "true";
   };
   for (const section of lessons()) {
     const button = section.querySelector(".run-check");
     const out = section.querySelector(".check-result");
     button.addEventListener("click", () => guarded(out, () => runOne(section)));
-    // Presentation mode runs a lesson's check when it first comes on screen (unless busy).
-    section.addEventListener("lesson-shown", () => !section.querySelector("[data-part=check]").dataset.done && !button.disabled && button.click());
+    // Presentation mode runs a lesson's check when it first comes on screen, or once the GPU is
+    // free if another run holds it, unless the lesson has gone from the screen by then.
+    const check = section.querySelector("[data-part=check]");
+    const runWhenFree = () => {
+      if (!present() || !section.classList.contains("current") || check.dataset.done || check.dataset.running) return;
+      if (button.disabled) setTimeout(runWhenFree, 200);
+      else button.click();
+    };
+    section.addEventListener("lesson-shown", runWhenFree);
   }
   $("run-all-checks").addEventListener("click", () => guarded($("run-all-status"), async () => {
     const all = lessons();
@@ -175,43 +228,55 @@ function showTiming(part, rows, backend) {
   part.dataset.done = "true";
 }
 
-/** Shows a kernel's WGSL and GLSL side by side, marking the one this backend ran. */
-export function showShaders(box, shaders, backend) {
-  if (!shaders) return;
-  const ran = backend === "webgpu" ? "wgsl" : "glsl";
-  const column = (lang, title, source) => {
+const LANGUAGES = [["wgsl", "WGSL (WebGPU)", "webgpu"], ["glsl", "GLSL ES 3.00 (WebGL2)", "webgl2"]];
+
+/**
+ * Shows a lesson's kernel (KernelSources) in its shader part: WGSL and GLSL side by side, each
+ * its kernel's own lines first and the rest of its module (the prelude every kernel shares, the
+ * inputs' accessors, a helper library, the entry point) folded below. Each language is labelled
+ * with whether it ran on `backend` (WGSL on WebGPU, GLSL on WebGL2; the other is its twin, not
+ * run here); `ran` once the lesson's check has run it; a compute kernel has no GLSL twin, and on
+ * WebGL2 the part says it cannot run there.
+ */
+export function showShaders(section, sources, { backend = null, ran = false, title } = {}) {
+  const spec = LESSON_KERNELS[section.dataset.lesson] ?? {};
+  const part = section.querySelector("[data-part=shader]");
+  const box = part.querySelector(".shaders");
+  const cannot = spec.computeOnly && backend === "webgl2";
+  const column = ([lang, label, runsOn]) => {
     const fig = document.createElement("figure");
-    fig.className = `shader-source ${lang === ran ? "ran" : ""}`;
+    const [full, own] = [sources[lang], sources.own?.[lang]];
+    const here = backend === runsOn;
+    const didRun = ran && here && full !== null;
+    fig.className = `shader-source${didRun ? " ran" : ""}${full === null ? " none" : ""}`;
     fig.dataset.lang = lang;
-    const cap = document.createElement("figcaption");
-    cap.append(`${title}${lang === ran ? ": ran here" : ": its twin, for the other backend"}`, Object.assign(document.createElement("span"), { className: "scroll-note", textContent: " (scroll up for the shared prelude)" }));
-    const pre = document.createElement("pre");
-    pre.className = "shader";
-    pre.tabIndex = 0;
-    pre.setAttribute("aria-label", `${title} source`);
-    if (source) {
-      // The prelude (helpers shared by every kernel) comes first; the kernel is marked, shown
-      // from its start on screen and alone in the handout.
-      const lines = source.split("\n");
-      let at = lines.findIndex((l) => !l.trimStart().startsWith("//") && /\bkernel\w*\s*\(|@compute/.test(l));
-      while (at > 0 && lines[at - 1].trimStart().startsWith("//")) at--;
-      at = Math.max(0, at);
-      pre.append(
-        Object.assign(document.createElement("span"), { className: "prelude", textContent: lines.slice(0, at).join("\n") + (at ? "\n" : "") }),
-        Object.assign(document.createElement("span"), { className: "kernel", textContent: lines.slice(at).join("\n") }),
-      );
-    } else {
-      pre.textContent = "none: a compute shader has no GLSL ES 3.00 twin (WebGL2 has no compute shaders)";
+    fig.dataset.ran = String(didRun);
+    const state = full === null ? "none: a compute shader has no GLSL twin"
+      : !backend ? ""
+      : here ? (ran ? "ran here" : "this backend's: the lesson's check runs it")
+      : cannot ? "not run here: WebGL2 has no compute shaders"
+      : "its twin, not run here";
+    const pre = Object.assign(document.createElement("pre"), { className: "shader own", tabIndex: 0 });
+    pre.setAttribute("aria-label", `${label} source: the kernel's own lines`);
+    fig.append(Object.assign(document.createElement("figcaption"), { textContent: state ? `${label}: ${state}` : label }), pre);
+    if (full === null) {
+      pre.textContent = "WebGL2 has no compute shaders, so this kernel has no GLSL ES 3.00 twin.";
+      return fig;
     }
-    fig.append(cap, pre);
+    pre.textContent = own.replace(/\n+$/, "");
+    const at = full.indexOf(own);
+    const rest = at < 0 ? full : `${full.slice(0, at)}// ┄┄ the kernel's own lines, shown above ┄┄\n${full.slice(at + own.length)}`;
+    const folded = Object.assign(document.createElement("details"), { className: "prelude" });
+    const lines = rest.split("\n").length - 1;
+    folded.append(Object.assign(document.createElement("summary"), { textContent: `The shared prelude around them: ${lines} more lines (uniforms, texel fetches, helpers, the entry point)` }),
+      Object.assign(document.createElement("pre"), { className: "shader", textContent: rest, tabIndex: 0 }));
+    fig.append(folded);
     return fig;
   };
-  const name = Object.assign(document.createElement("p"), { className: "kernel-name", textContent: `Kernel: ${shaders.name}` });
-  box.replaceChildren(name, column("wgsl", "WGSL (WebGPU)", shaders.wgsl), column("glsl", "GLSL ES 3.00 (WebGL2)", shaders.glsl));
-  requestAnimationFrame(() => box.querySelectorAll("pre").forEach((pre) => {
-    const kernel = pre.querySelector(".kernel");
-    if (kernel) pre.scrollTop += kernel.getBoundingClientRect().top - pre.getBoundingClientRect().top - 8;
-  }));
-  box.dataset.kernel = shaders.name ?? "";
-  box.closest("[data-part=shader]").dataset.done = "true";
+  const heading = Object.assign(document.createElement("p"), { className: "kernel-name", textContent: `Kernel: ${title ?? spec.title ?? sources.name}` });
+  const notes = cannot ? [Object.assign(document.createElement("p"), { className: "kernel-note", textContent: "WebGL2 has no compute shaders: this kernel does not run here, and this lesson's check ran the fast fragment kernel of lesson 5 instead." })] : [];
+  box.replaceChildren(heading, ...notes, ...LANGUAGES.map(column));
+  box.dataset.kernel = sources.name ?? "";
+  part.querySelector("h3").textContent = ran && !cannot ? "The shader that ran" : "The shader";
+  part.dataset.source = "true";
 }

@@ -33,30 +33,47 @@ export function laplacian64(m) {
   };
 }
 
-/** Conjugate gradients from x = 0; residuals are |r| / |b| per iteration (iteration 0 first). */
-export function cg64(a, b, n, tol, maxIter) {
+/** Conjugate gradients from x = 0; residuals are |r| / |b| per iteration (iteration 0 first).
+ * With `round` (Math.fround) float32 is simulated: every stored value, product and partial sum
+ * is rounded by it, while alpha and beta stay float64, as texla's CG keeps them on the CPU. */
+export function cg64(a, b, n, tol, maxIter, round = null) {
+  const dotR = round ? (u, v) => u.reduce((s, x, i) => round(s + round(x * v[i])), 0) : dot;
+  const apply = round ? (p) => roundedMatvec(a, p, n, round) : (p) => matvec(a, p, n);
+  const keep = round ?? ((v) => v);
   const x = new Float64Array(n);
-  const r = Float64Array.from(b);
-  const p = Float64Array.from(b);
+  const r = Float64Array.from(b, keep);
+  const p = Float64Array.from(r);
   const bNorm = Math.sqrt(dot(b, b)) || 1;
-  let rr = dot(r, r);
+  let rr = dotR(r, r);
   const residuals = [Math.sqrt(rr) / bNorm];
   let k = 0;
   while (Math.sqrt(rr) / bNorm > tol && k < maxIter) {
-    const s = matvec(a, p, n);
-    const alpha = rr / dot(p, s);
+    const s = apply(p);
+    const alpha = rr / dotR(p, s);
     for (let i = 0; i < n; i++) {
-      x[i] += alpha * p[i];
-      r[i] -= alpha * s[i];
+      x[i] = keep(x[i] + keep(alpha * p[i]));
+      r[i] = keep(r[i] - keep(alpha * s[i]));
     }
-    const rrNew = dot(r, r);
+    const rrNew = dotR(r, r);
     const beta = rrNew / rr;
-    for (let i = 0; i < n; i++) p[i] = r[i] + beta * p[i];
+    for (let i = 0; i < n; i++) p[i] = keep(r[i] + keep(beta * p[i]));
     rr = rrNew;
     residuals.push(Math.sqrt(rr) / bNorm);
     k++;
   }
   return { x, residuals, iterations: k };
+}
+
+/** `matvec` with every product and partial sum rounded by `round`. */
+function roundedMatvec(a, x, n, round) {
+  if (typeof a === "function") return Float64Array.from(a(x), round);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < n; j++) s = round(s + round(a[i * n + j] * x[j]));
+    y[i] = s;
+  }
+  return y;
 }
 
 /** Jacobi's method from x = 0, the residual measured before each update as on the GPU. */
