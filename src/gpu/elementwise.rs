@@ -2,7 +2,8 @@
 //! pass with two render targets, in place; and the seed's operation set as expressions
 //! ([`ops`]).
 
-use super::{same_shape, Gpu};
+use super::base::same_shape;
+use super::Gpu;
 use crate::error::{Error, Result};
 use crate::kernels::{self, Expr, Program};
 use crate::layout::Layout;

@@ -19,9 +19,10 @@
 //! `lo`'s cut at the same places (`super::tiles`); every operation then runs tile by tile, the
 //! block sums of a product added in float-float and a dot's tiles summed in float64.
 
+use super::base::same_shape;
 use super::products::{check_inner, check_vector};
 use super::tiles::Grid;
-use super::{same_shape, Gpu, MATVEC_BLOCK};
+use super::{Gpu, MATVEC_BLOCK};
 use crate::error::{Error, Result};
 use crate::kernels::{self, Kernel, Program};
 use crate::layout::Layout;

@@ -1,7 +1,8 @@
 //! Reductions on the GPU: 16-fold passes down to one texel, then its four components; only the
 //! scalar is read back.
 
-use super::{same_shape, Gpu};
+use super::base::same_shape;
+use super::Gpu;
 use crate::error::Result;
 use crate::kernels::Reduction;
 use crate::matrix::Matrix;

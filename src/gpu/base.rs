@@ -1,0 +1,468 @@
+//! [`Gpu`]: opening a backend, running a program, reading back, losing and restoring the GPU.
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::pool::{MemoryStats, Pool, Pooled};
+use crate::backend::{
+    Backend, BackendKind, Capabilities, Draw, DynBackend, Values, WebGl2, WebGpu,
+};
+use crate::error::{Error, Result};
+use crate::kernels::{Kernel, Program};
+use crate::layout::Layout;
+use crate::matrix::Matrix;
+use crate::scene::Scene;
+
+static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// A GPU that stores matrices as textures and computes on them, on WebGPU or WebGL2.
+pub struct Gpu {
+    /// The backend: replaced by a new one of the same kind when [`Gpu::restore`] brings a lost
+    /// GPU back (every call takes its own handle, so a read in flight keeps the old one).
+    pub(super) backend: RefCell<Rc<dyn DynBackend>>,
+    /// The capabilities the GPU opened with: a restored backend must offer at least these.
+    pub(super) caps: Capabilities,
+    /// The backend's scene renderer, for the wall (none for compute-only use).
+    pub(super) renderer: RefCell<Option<Rc<dyn Draw>>>,
+    /// Tags this GPU's matrices, so that a matrix of another GPU is refused.
+    pub(super) id: u32,
+    pub(super) pool: Rc<RefCell<Pool>>,
+    /// The kernel of the last pass, for [`Gpu::last_shader`].
+    pub(super) last_kernel: RefCell<Option<Kernel>>,
+    /// Passes run and read-backs made so far.
+    pub(super) counts: Cell<Counts>,
+    /// The largest texture side used (see [`Gpu::tile_limit`]).
+    pub(super) tile_limit: Cell<usize>,
+}
+
+/// GPU passes run and read-backs made, to show what an algorithm costs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Fragment-shader passes (one render into one texture each).
+    pub passes: u64,
+    /// Read-backs of matrix data (scalars included) to the CPU.
+    pub readbacks: u64,
+}
+
+impl std::ops::Sub for Counts {
+    type Output = Counts;
+
+    fn sub(self, earlier: Counts) -> Counts {
+        Counts {
+            passes: self.passes - earlier.passes,
+            readbacks: self.readbacks - earlier.readbacks,
+        }
+    }
+}
+
+/// Which backend to open: "auto" (WebGPU, else WebGL2), "webgpu" or "webgl2".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// WebGPU if it works, else WebGL2.
+    Auto,
+    /// WebGPU or nothing.
+    Force(BackendKind),
+}
+
+impl std::str::FromStr for Choice {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "" | "auto" => Ok(Choice::Auto),
+            "webgpu" => Ok(Choice::Force(BackendKind::WebGpu)),
+            "webgl2" => Ok(Choice::Force(BackendKind::WebGl2)),
+            other => Err(Error::UnknownBackend(other.into())),
+        }
+    }
+}
+
+/// An open GPU and why its backend was chosen over the other.
+pub struct Opened {
+    /// The GPU.
+    pub gpu: Gpu,
+    /// Why this backend runs and the other one does not, in a sentence for the page.
+    pub reason: String,
+}
+
+impl Gpu {
+    /// Wraps an open backend and, for drawing the wall, its scene renderer.
+    pub fn new<B: Backend>(backend: B, renderer: Option<Rc<dyn Draw>>) -> Self {
+        Gpu {
+            tile_limit: Cell::new(backend.capabilities().max_texture_size as usize),
+            caps: backend.capabilities().clone(),
+            backend: RefCell::new(Rc::new(backend)),
+            renderer: RefCell::new(renderer),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            pool: Pool::new(),
+            last_kernel: RefCell::new(None),
+            counts: Cell::new(Counts::default()),
+        }
+    }
+
+    /// Opens a GPU as `choice` asks; when nothing works the error names what is missing.
+    pub async fn open(choice: Choice) -> Result<Opened> {
+        let webgpu = || async {
+            let b = WebGpu::create().await?;
+            let renderer: Rc<dyn Draw> = Rc::new(b.renderer());
+            Ok::<_, Error>(Gpu::new(b, Some(renderer)))
+        };
+        let webgl2 = || {
+            let b = WebGl2::create()?;
+            let renderer: Rc<dyn Draw> = Rc::new(b.renderer());
+            Ok::<_, Error>(Gpu::new(b, Some(renderer)))
+        };
+        let opened = |gpu, reason: String| Ok(Opened { gpu, reason });
+        match choice {
+            Choice::Force(BackendKind::WebGpu) => opened(
+                webgpu().await?,
+                "WebGPU was asked for by name, so WebGL2 was not tried".into(),
+            ),
+            Choice::Force(BackendKind::WebGl2) => opened(
+                webgl2()?,
+                "WebGL2 was asked for by name, so WebGPU was not tried".into(),
+            ),
+            Choice::Auto => match webgpu().await {
+                Ok(gpu) => opened(
+                    gpu,
+                    "WebGPU works here, so the WebGL2 fallback was not needed".into(),
+                ),
+                Err(gpu_error) => match webgl2() {
+                    Ok(gpu) => opened(gpu, format!("fell back to WebGL2 because {gpu_error}")),
+                    Err(gl_error) => Err(Error::BackendUnavailable(format!(
+                        "no GPU backend works here. {gpu_error}. {gl_error}."
+                    ))),
+                },
+            },
+        }
+    }
+
+    /// Facts about the backend and adapter.
+    pub fn capabilities(&self) -> &Capabilities {
+        &self.caps
+    }
+
+    /// The backend as its own type `B`, if it is one (the native benchmark tunes WebGPU).
+    pub fn backend_as<B: Backend>(&self) -> Option<Rc<B>> {
+        self.backend().as_any_rc().downcast().ok()
+    }
+
+    /// The backend that runs now.
+    pub(super) fn backend(&self) -> Rc<dyn DynBackend> {
+        self.backend.borrow().clone()
+    }
+
+    /// Runs `program` (a kernel of [`crate::kernels`] on concrete shapes) with `inputs` bound,
+    /// into a new matrix of shape `program.output`: how a domain runs a kernel of its own.
+    pub fn run(&self, program: Program, inputs: &[&Matrix]) -> Result<Matrix> {
+        Ok(self.run_multi(program, inputs)?.remove(0))
+    }
+
+    /// Runs `program` into one new matrix per output (render target) of its kernel, in one
+    /// pass.
+    pub fn run_multi(&self, program: Program, inputs: &[&Matrix]) -> Result<Vec<Matrix>> {
+        let textures = inputs
+            .iter()
+            .map(|m| self.texture(m))
+            .collect::<Result<Vec<_>>>()?;
+        let outs = (0..program.kernel.outputs)
+            .map(|_| self.alloc(program.output))
+            .collect::<Result<Vec<_>>>()?;
+        let targets = outs
+            .iter()
+            .map(|m| self.texture(m))
+            .collect::<Result<Vec<_>>>()?;
+        self.backend().run(&program, &textures, &targets)?;
+        *self.last_kernel.borrow_mut() = Some(program.kernel);
+        let mut c = self.counts.get();
+        c.passes += 1;
+        self.counts.set(c);
+        Ok(outs)
+    }
+
+    /// Runs a kernel without parameters whose inputs are `inputs`.
+    pub(super) fn run_kernel(
+        &self,
+        kernel: Kernel,
+        inputs: &[&Matrix],
+        output: Layout,
+    ) -> Result<Matrix> {
+        let layouts = inputs.iter().map(|m| m.layout).collect();
+        self.run(Program::new(kernel, layouts, output), inputs)
+    }
+
+    /// The texture of `m`, if `m` belongs to this GPU and did not go with a lost backend, and
+    /// is one texture (an operation that takes grids of tiles has taken them apart before).
+    pub(super) fn texture<'m>(&self, m: &'m Matrix) -> Result<&'m dyn Any> {
+        if Gpu::is_tiled(m) && m.owner == self.id {
+            return Err(Error::Unsupported(format!(
+                "this operation does not work on a matrix larger than one texture yet (the \
+                 {}x{} matrix is a grid of {} textures of at most {} texels a side)",
+                m.rows(),
+                m.cols(),
+                Gpu::tile_count(m),
+                self.tile_limit()
+            )));
+        }
+        let pooled = m.texture.downcast_ref::<Pooled>();
+        let Some(pooled) = pooled.filter(|_| m.owner == self.id) else {
+            return Err(Error::ForeignMatrix);
+        };
+        if !self.pool.borrow().lent(pooled) {
+            return Err(Error::LostMatrix);
+        }
+        Ok(pooled.texture())
+    }
+
+    /// The layout of a `rows x cols` matrix, if one texture (of at most [`Gpu::tile_limit`]
+    /// texels a side) can hold it.
+    pub(super) fn layout(&self, rows: usize, cols: usize) -> Result<Layout> {
+        Layout::new(rows, cols, self.tile_limit() as u32)
+    }
+
+    /// Fails with [`Error::Lost`] once the GPU went away.
+    pub(super) fn alive(&self) -> Result<()> {
+        self.lost().map_or(Ok(()), |why| Err(Error::Lost(why)))
+    }
+
+    /// Why the GPU went away, if it did (see [`crate::backend::Backend::lost`]).
+    pub fn lost(&self) -> Option<String> {
+        self.backend().lost()
+    }
+
+    /// Makes the GPU go away now (see [`crate::backend::Backend::lose`]).
+    pub fn lose(&self) {
+        self.backend().lose();
+    }
+
+    /// Brings a lost GPU back: a new backend of the same kind (a new WebGL2 context, or a new
+    /// WebGPU adapter and device) replaces the lost one, with an empty pipeline cache and an
+    /// empty texture pool. Every matrix made before fails with [`Error::LostMatrix`] from then
+    /// on; what can be restored has to be uploaded again (the JS API does that from its CPU
+    /// copies). Resolves to `false`, doing nothing, when the GPU was not lost. Fails, leaving
+    /// the GPU lost, when no new backend opens yet or it offers less than the lost one did.
+    /// A loss not reported yet (a WebGPU device destroyed a moment ago, before `device.lost`
+    /// settled) is found by a one-texel round trip first.
+    pub async fn restore(&self) -> Result<bool> {
+        if self.lost().is_none() {
+            let probe = self.upload(&[0.0], 1, 1)?;
+            let _ = self.read(&probe).await;
+        }
+        let Some(why) = self.lost() else {
+            return Ok(false);
+        };
+        let not_yet = |e: Error| Error::Lost(format!("{why}; bringing it back failed: {e}"));
+        let (backend, renderer): (Rc<dyn DynBackend>, Rc<dyn Draw>) = match self.caps.backend {
+            BackendKind::WebGpu => {
+                let b = WebGpu::create().await.map_err(not_yet)?;
+                let r = b.renderer();
+                (Rc::new(b), Rc::new(r))
+            }
+            BackendKind::WebGl2 => {
+                let b = WebGl2::create().map_err(not_yet)?;
+                let r = b.renderer();
+                (Rc::new(b), Rc::new(r))
+            }
+        };
+        let (was, now) = (&self.caps, backend.capabilities());
+        if now.max_texture_size < was.max_texture_size
+            || now.max_render_targets < was.max_render_targets
+            || now.max_workgroup_storage < was.max_workgroup_storage
+            || now.compute != was.compute
+        {
+            return Err(not_yet(Error::Unsupported(format!(
+                "the new {} offers less than the lost one ({}, {} render targets, {} bytes of \
+                 workgroup memory, largest texture {})",
+                self.caps.backend.name(),
+                now.adapter,
+                now.max_render_targets,
+                now.max_workgroup_storage,
+                now.max_texture_size
+            ))));
+        }
+        *self.backend.borrow_mut() = backend;
+        let mut kept = self.renderer.borrow_mut();
+        if kept.is_some() {
+            *kept = Some(renderer);
+        }
+        self.pool.borrow_mut().restart();
+        *self.last_kernel.borrow_mut() = None;
+        Ok(true)
+    }
+
+    /// A matrix of the given shape with a texture from the pool, contents undefined.
+    pub(super) fn alloc(&self, layout: Layout) -> Result<Matrix> {
+        self.alive()?;
+        let texture = Pool::take(
+            &self.pool,
+            self.backend().as_ref(),
+            layout.width(),
+            layout.height(),
+        )?;
+        Ok(Matrix {
+            layout,
+            owner: self.id,
+            texture: Rc::new(texture),
+        })
+    }
+
+    /// Passes run and read-backs made since the GPU opened.
+    pub fn counts(&self) -> Counts {
+        self.counts.get()
+    }
+
+    /// Reads `m` back: exactly `rows * cols` values, row-major.
+    pub async fn read(&self, m: &Matrix) -> Result<Vec<f32>> {
+        Ok(self.read_values(m).await?.into_vec())
+    }
+
+    /// Reads `m` back where the backend puts it (see [`Values`]): for the JS API, which hands
+    /// the values to the page.
+    pub async fn read_values(&self, m: &Matrix) -> Result<Values> {
+        self.alive()?;
+        if Gpu::is_tiled(m) && m.owner == self.id {
+            return Ok(Values::Here(self.read_tiles(m).await?));
+        }
+        let backend = self.backend();
+        let values = backend.read(self.texture(m)?, m.layout).await?;
+        self.count_readback();
+        Ok(values)
+    }
+
+    /// Reads `m` back into `into`, a JavaScript array of exactly `rows * cols` values that the
+    /// caller keeps: no new array (whose fresh pages cost as much as the copy), for a page that
+    /// reads the same matrix again and again.
+    pub async fn read_js(&self, m: &Matrix, into: &js_sys::Float32Array) -> Result<()> {
+        self.alive()?;
+        let n = m.rows() * m.cols();
+        if into.length() as usize != n {
+            return Err(Error::Argument(format!(
+                "the array has {} values, and the {}x{} matrix {n}",
+                into.length(),
+                m.rows(),
+                m.cols()
+            )));
+        }
+        if Gpu::is_tiled(m) && m.owner == self.id {
+            into.copy_from(&self.read_tiles(m).await?);
+            return Ok(());
+        }
+        let backend = self.backend();
+        backend.read_js(self.texture(m)?, m.layout, into).await?;
+        self.count_readback();
+        Ok(())
+    }
+
+    /// Counts one read-back.
+    pub(super) fn count_readback(&self) {
+        let mut c = self.counts.get();
+        c.readbacks += 1;
+        self.counts.set(c);
+    }
+
+    /// Resolves once all GPU work submitted so far has finished.
+    pub async fn finish(&self) -> Result<()> {
+        self.alive()?;
+        let backend = self.backend();
+        backend.finish().await
+    }
+
+    /// Resolves once all GPU work submitted so far has finished, like [`Gpu::finish`], but
+    /// without holding the page while it waits (WebGL2 polls a fence across turns of the event
+    /// loop): what long work calls between its chunks.
+    pub async fn settle(&self) -> Result<()> {
+        self.alive()?;
+        let backend = self.backend();
+        backend.settle().await
+    }
+
+    /// Live and pooled textures, in counts and bytes, and the peak bytes held at once.
+    pub fn memory(&self) -> MemoryStats {
+        self.pool.borrow().stats()
+    }
+
+    /// Frees the pooled (unused) textures, and the buffers kept from large transfers, now.
+    pub fn release_pooled(&self) {
+        self.pool.borrow_mut().clear();
+        self.backend().release_kept();
+    }
+
+    /// Starts a new peak (see [`MemoryStats::peak_bytes`]) from the bytes held now.
+    pub fn reset_peak(&self) {
+        self.pool.borrow_mut().reset_peak();
+    }
+
+    /// Full source (WGSL or GLSL, as the backend runs it) of the last kernel that ran.
+    pub fn last_shader(&self) -> Option<String> {
+        let kernel = self.last_kernel.borrow();
+        let k = kernel.as_ref()?;
+        Some(match self.capabilities().backend {
+            BackendKind::WebGpu => k.wgsl_source(),
+            BackendKind::WebGl2 => k.glsl_source(),
+        })
+    }
+
+    /// Both sources of the last kernel that ran, whichever backend ran it: its WGSL module and
+    /// its GLSL ES 3.00 twin (`None` for a compute kernel, which WebGL2 cannot run).
+    pub fn last_shaders(&self) -> Option<(String, Option<String>)> {
+        let kernel = self.last_kernel.borrow();
+        let k = kernel.as_ref()?;
+        Some((
+            k.wgsl_source(),
+            k.compute.is_none().then(|| k.glsl_source()),
+        ))
+    }
+
+    /// The last kernel that ran (the tutorial shows its sources).
+    pub fn last_kernel(&self) -> Option<Kernel> {
+        self.last_kernel.borrow().clone()
+    }
+
+    /// Draws a scene of lit boxes into [`Gpu::scene_canvas`] (the wall's view).
+    pub fn draw_scene(&self, scenes: &[Scene]) -> Result<()> {
+        self.alive()?;
+        self.renderer()?.draw(scenes)
+    }
+
+    /// The canvas [`Gpu::draw_scene`] draws into, for the page to place and size.
+    pub fn scene_canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+        self.renderer()?.canvas()
+    }
+
+    pub(super) fn renderer(&self) -> Result<Rc<dyn Draw>> {
+        (self.renderer.borrow().clone())
+            .ok_or_else(|| Error::Unsupported("this GPU was opened without a renderer".into()))
+    }
+}
+
+/// A clear error unless `a` and `b` have one shape.
+pub(super) fn same_shape(what: &str, a: &Matrix, b: &Matrix) -> Result<()> {
+    if a.layout == b.layout {
+        Ok(())
+    } else {
+        Err(Error::Shape(format!(
+            "{what} needs matrices of the same shape, got {}x{} and {}x{}",
+            a.rows(),
+            a.cols(),
+            b.rows(),
+            b.cols()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    pub(super) fn backend_names_parse() {
+        assert_eq!("auto".parse(), Ok(Choice::Auto));
+        assert_eq!("".parse(), Ok(Choice::Auto));
+        assert_eq!("webgl2".parse(), Ok(Choice::Force(BackendKind::WebGl2)));
+        assert_eq!("webgpu".parse(), Ok(Choice::Force(BackendKind::WebGpu)));
+        let err = "vulkan".parse::<Choice>().unwrap_err();
+        assert!(err.to_string().contains("\"vulkan\""), "{err}");
+    }
+}

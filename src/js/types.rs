@@ -1,0 +1,208 @@
+//! The TypeScript types of the API's options and results, in the generated `texla.d.ts`.
+
+use wasm_bindgen::prelude::*;
+
+/// The TypeScript types of the API's options and results. It opens the generated `texla.d.ts`,
+/// so its first line may be the directive that gives every class's `[Symbol.dispose]()` (and
+/// `using`) its type under any target, where `lib` lacks `esnext.disposable` (TypeScript 5.2
+/// or later).
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"/// <reference lib="esnext.disposable" />
+
+/** What `Gpgpu.capabilities()` returns: the facts of the page's capability panel. */
+export interface Capabilities {
+  /** "webgpu" or "webgl2". */
+  backend: "webgpu" | "webgl2";
+  /** The adapter (WebGPU) or renderer (WebGL2), as the browser names it. */
+  adapter: string;
+  /** Largest texture side: matrices up to 4*max rows and max columns. */
+  maxTextureSize: number;
+  /** The largest texture side texla uses (the option `tileLimit`, else maxTextureSize): larger
+   *  matrices are grids of tiles. */
+  tileLimit: number;
+  /** Why this backend runs and why the other one was not used. */
+  reason: string;
+  /** The kernel `matmul` and `square` run here by default (kernel "auto"); `mulVec` runs
+   * "compute" where this is "compute", else "blocked". */
+  matmulKernel: "teaching" | "fast" | "compute" | "registers";
+  /** Why that kernel, in a sentence for the page. */
+  matmulReason: string;
+  /** The precision probe run at create: whether this GPU adds, multiplies and stores as IEEE
+   * float32 does (rounding at 2^24, exact integer products, NaN and infinity, 24 stored bits),
+   * how many checks ran and which failed, with what came back. */
+  float32: { ieee: boolean; checks: number; failed: string[] };
+}
+
+/** The kernels of `Gpgpu.matmul` and `Gpgpu.square`: "auto" (the default) runs
+ * `capabilities().matmulKernel`; "compute" and "registers" need WebGPU. */
+export type MatmulKernel = "auto" | "teaching" | "fast" | "compute" | "registers" | "passes";
+/** Options of `Gpgpu.matmul`: the kernel, A^T and/or B^T instead of A and B (not built by the
+ * caller), and the inner indices per pass of kernel "passes" (default 1). */
+export interface MatmulOptions { kernel?: MatmulKernel; transposeA?: boolean; transposeB?: boolean;
+  perPass?: number; }
+/** Options of `Gpgpu.square`: as `MatmulOptions`, without transposes. */
+export interface SquareOptions { kernel?: MatmulKernel; perPass?: number; }
+/** Options of `Gpgpu.mulVec`: the kernel ("auto", the default: "compute" where `matmul` runs
+ * the compute kernel, else "blocked"; "compute" needs WebGPU). */
+export interface MulVecOptions { kernel?: "auto" | "blocked" | "naive" | "compute"; }
+
+/** Options of `Gpgpu.create`: a memory budget in bytes of textures, whether matrices keep
+ * copies to come back after a lost GPU (default true), and a smaller largest texture side. */
+export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean; tileLimit?: number; }
+
+/** What `Gpgpu.counts()` returns: GPU passes run and read-backs made since the Gpgpu opened. */
+export interface Counts { passes: number; readbacks: number; }
+
+/** `GpuMatrix.readInto`, one overload per kind of matrix: a float32 matrix reads into a
+ * Float32Array, a float-float one into a Float64Array (hi + lo); each resolves to `out`. */
+export interface GpuMatrix {
+  /** Reads this float32 matrix back into `out` (exactly rows * cols values, kept by the page:
+   * no new array each time) and resolves to `out`. */
+  readInto(out: Float32Array): Promise<Float32Array>;
+  /** Reads this float-float matrix back into `out` as hi + lo and resolves to `out`. */
+  readInto(out: Float64Array): Promise<Float64Array>;
+}
+
+/** Options of `Gpgpu.cg`. */
+export interface CgOptions { x0?: GpuMatrix; tol?: number; maxIter?: number; fused?: boolean;
+  onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** Options of `Gpgpu.jacobi`. */
+export interface JacobiOptions { tol?: number; maxIter?: number; checkEvery?: number;
+  onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** Options of `Gpgpu.lcpJacobi`; omega is negative (x + omega D (Ax + b)). Kernel "fragment"
+ * (the default) runs a pass per iteration; "compute" (WebGPU) many iterations per dispatch,
+ * shared by `workgroups` (1 needs no GPU-wide barrier; "compute" only), and reports no residual
+ * to `onProgress`. */
+export interface LcpOptions { omega?: number; iterations?: number; x0?: GpuMatrix; residual?: boolean;
+  kernel?: "fragment" | "compute"; workgroups?: number;
+  onProgress?: (iteration: number, of: number, residual: number | null) => void; signal?: AbortSignal; }
+/** What the solvers resolve to: the solution stays on the GPU (float-float, `x.floatFloat`,
+ * where `cg` was given float-float A and b from `uploadFloat64`). */
+export interface SolveResult { x: GpuMatrix; iterations: number; residuals: Float64Array;
+  converged: boolean; passes: number; readbacks: number; }
+/** Options of `Gpgpu.refine` (float-float A and b): the float32 solver of the corrections,
+ * the outer tolerance (float-float relative residual, default 1e-10), each inner solve's
+ * relative tolerance (default 1e-4), outer steps at most (20) and inner iterations per step
+ * (1000). */
+export interface RefineOptions { solver?: "cg" | "jacobi"; tol?: number; innerTol?: number;
+  maxOuter?: number; maxInner?: number;
+  onProgress?: (outer: number, maxOuter: number, residual: number | null) => void; signal?: AbortSignal; }
+/** What `Gpgpu.refine` resolves to: a SolveResult (x float-float, iterations = outer steps)
+ * plus the outer steps, the inner iterations in all and per outer step. */
+export interface RefineResult extends SolveResult { outer: number; inner: number;
+  innerPerOuter: Float64Array; }
+/** Options of `Gpgpu.nmf`. */
+export interface NmfOptions { iterations?: number; rule?: "euclidean" | "divergence";
+  order?: "alternating" | "simultaneous"; normalize?: boolean; u0?: GpuMatrix; v0?: GpuMatrix;
+  eps?: number; seed?: number; checkEvery?: number;
+  onProgress?: (iteration: number, of: number, error: number | null) => void; signal?: AbortSignal; }
+/** What `Gpgpu.nmf` resolves to: U (m x k) and V (n x k) stay on the GPU; errors[i] is
+ * ||F - U V^T||_F^2 after checks[i] iterations. */
+export interface NmfResult { u: GpuMatrix; v: GpuMatrix; errors: Float64Array; checks: Float64Array;
+  iterations: number; passes: number; readbacks: number; msPerIteration: number; }
+/** Options of `LinearExpr.optimize`: the annealer's seed (0 to 2^32 - 1, default 1), moves
+ * (0 to 1,000,000, default 40,000), and history (default false: also return the curves). */
+export interface LinearOptimizeOptions { seed?: number; moves?: number; history?: boolean; }
+/** Options of `Gpgpu.poisson` (seed 001's enhanced block Jacobi solver): the grid (nz = 1: 2D)
+ * and the order of its x-lines. */
+export interface PoissonOptions { nx?: number; ny?: number; nz?: number;
+  ordering?: "natural" | "optimized" | ArrayLike<number>; }
+/** Options of `Gpgpu.wave` (seed 001's 512 x 512 wave). */
+export interface WaveOptions { side?: number; lines?: number; lambda2?: number;
+  ordering?: "natural" | "optimized"; }
+/** Operations and texel fetches of generated kernels, counted in their source text. */
+export interface ShaderCounts { fma: number; mul: number; add: number; dot: number;
+  fetches: number; ops: number; }
+/** One annealing run of `optimize` (the paper's Fig. 8): where it started, and its current cost
+ * before the first move and after every `every` moves. */
+export interface LinearCurve { from: string; every: number; costs: Uint32Array; }
+/** What `LinearExpr.optimize` returns: the cheapest cost found, the permutation that reaches it
+ * (relative to the expression optimised: an argument for `permute`), and where it came from
+ * ("identity", "stride 10", "annealed from ..."). */
+export interface LinearOptimized { cost: number; permutation: Uint32Array; foundBy: string;
+  /** With `history: true`: the restarts' curves. */
+  curves?: LinearCurve[]; }
+/** A test problem with its known solution x. */
+export interface Problem {
+  n: number;
+  /** The side of a 2D Poisson grid, else null. */
+  grid: number | null;
+  /** The matrix, row-major; null for a 2D Poisson grid past 64 x 64 (see `cgPoisson2d`). */
+  a: Float32Array | null;
+  b: Float32Array;
+  x: Float64Array;
+}
+
+/** Where a wall frame's milliseconds went, as the native benchmark reports them. */
+export interface WallParts { contacts: number; assembly: number; step: number; layout: number;
+  upload: number; solve: number; end: number; }
+/** What `Wall.stats()` returns and `Wall.step()` resolves to: what the last frame did. */
+export interface WallStats {
+  frame: number;
+  bodies: number;
+  /** Bodies asleep. */
+  asleep: number;
+  /** Contacts solved (none of a sleeping island). */
+  contacts: number;
+  /** The LCP size of each island, largest first. */
+  islands: number[];
+  lcpSize: number;
+  iterations: number;
+  /** The GPU part, ms: upload to read-back. */
+  solveMs: number;
+  /** The CPU's parts, ms. */
+  cpuMs: number;
+  frameMs: number;
+  parts: WallParts;
+  /** Complementarity residual of the applied impulses (float64), m/s. */
+  residual: number;
+  /** Deepest penetration, m. */
+  penetration: number;
+  /** Energy now and put in so far, J. */
+  energy: number;
+  energyIn: number;
+  mode: "dense" | "blocks";
+  omega: number;
+  solver: "jacobi" | "nesterov";
+  /** The step or relaxation the last frame's solver used (negative, seed convention). */
+  step: number;
+  sleeping: boolean;
+}
+/** What `Wall.lcp()` returns: the last frame's LCP and the GPU's answer, for checking in
+ * float64; unknowns per contact in the order normal, tangent, tangent. */
+export interface WallLcp {
+  contacts: number;
+  size: number;
+  /** The dense size x size matrix, row-major. */
+  a: Float64Array;
+  b: Float64Array;
+  x0: Float64Array;
+  /** The GPU's impulses. */
+  x: Float64Array;
+  mu: number;
+  solver: "jacobi" | "nesterov";
+  omega: number;
+  step: number;
+  iterations: number;
+  /** The island of each contact. */
+  island: Uint32Array;
+}
+
+/** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse, and the most
+ * bytes (live plus pooled) held at once since the Gpgpu opened or since `resetPeak()`. */
+export interface MemoryStats {
+  liveTextures: number;
+  liveBytes: number;
+  pooledTextures: number;
+  pooledBytes: number;
+  peakBytes: number;
+  /** JavaScript memory, not GPU, shared by the page's Gpgpu objects: large copies
+   * (`keepCopies`) that freed or changed matrices let go, kept to take the next copies of
+   * their length (at most 256 MiB; `releasePooled()` drops them). */
+  spareCopyBytes: number;
+  /** The `memoryBudget` asked for at create, or null. */
+  budget: number | null;
+  /** Matrices moved to CPU copies by the budget so far. */
+  evictions: number;
+}
+"#;

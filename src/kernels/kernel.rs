@@ -1,0 +1,342 @@
+//! [`Kernel`] (a kernel described once for every backend: its WGSL body and GLSL twin) and
+//! [`Program`] (one run of a kernel on concrete shapes), with the uniform block they fill.
+
+use std::borrow::Cow;
+
+use super::Template;
+use crate::layout::Layout;
+
+/// Most inputs a kernel may read.
+pub const MAX_INPUTS: usize = 6;
+/// Slots of the shape uniform: the output, the inputs, padding to a power of two.
+pub const SHAPE_SLOTS: usize = 8;
+/// Scalar parameters a run may pass (`param(i)` in a shader).
+pub const MAX_PARAMS: usize = 8;
+/// The names inputs get, in order: kernels with n inputs use the first n.
+pub const INPUT_NAMES: [&str; MAX_INPUTS] = ["a", "b", "c", "d", "e", "f"];
+
+/// A fragment-shader kernel, described once for every backend.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kernel {
+    /// A name for people: debug labels and error messages. Pipelines are cached by
+    /// [`Kernel::key`], computed from the sources, so two kernels may share a name.
+    pub name: Cow<'static, str>,
+    /// Input names; input `a` gets helpers `a_texel(x, y)`, `a_rows()`, `a_cols()`.
+    pub inputs: &'static [&'static str],
+    /// WGSL body defining `fn kernel(texel: vec2<i32>) -> vec4<f32>`.
+    pub wgsl: Cow<'static, str>,
+    /// GLSL ES 3.00 body defining `vec4 kernel(ivec2 texel)`.
+    pub glsl: Cow<'static, str>,
+    /// Render targets written in one pass: 1, or N >= 2 for a kernel returning
+    /// `array<vec4<f32>, N>` (GLSL: filling `out vec4 r[N]`).
+    pub outputs: usize,
+    /// How a compute kernel (WebGPU only; `glsl` is empty) is dispatched. `None` for fragment
+    /// kernels.
+    pub compute: Option<Compute>,
+}
+
+/// How a compute kernel is dispatched, and what it gets beside its textures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compute {
+    /// Output texels one workgroup covers, (columns, texel rows): the dispatch is the output's
+    /// size divided by this, rounded up.
+    pub per_group: (usize, usize),
+    /// 32-bit words of zeroed storage (`scratch`, binding 8) each run gets; 0 for none.
+    pub scratch_words: usize,
+}
+
+impl Kernel {
+    /// The key of the backends' pipeline caches, computed from everything that makes the
+    /// pipeline: both sources, the render targets, the dispatch and the number of inputs. Equal
+    /// keys mean the same pipeline, whatever the name (64-bit FNV-1a: collisions are negligible).
+    pub fn key(&self) -> u64 {
+        let compute = self.compute.map_or([0; 3], |c| {
+            [c.per_group.0, c.per_group.1, c.scratch_words].map(|v| v as u64 + 1)
+        });
+        let mut hash = Fnv::default();
+        hash.write(self.wgsl.as_bytes());
+        hash.write(&[0xff]);
+        hash.write(self.glsl.as_bytes());
+        for v in [self.outputs as u64, self.inputs.len() as u64]
+            .into_iter()
+            .chain(compute)
+        {
+            hash.write(&v.to_le_bytes());
+        }
+        hash.0
+    }
+
+    /// The complete WGSL module: prelude, one accessor block per input, body.
+    pub fn wgsl_source(&self) -> String {
+        let mut src = String::from(include_str!("../../shaders/prelude/prelude.wgsl"));
+        self.push_inputs(&mut src, template!("prelude/input.wgsl"));
+        src.push('\n');
+        src.push_str(&self.wgsl);
+        if self.compute.is_some() {
+            src.push_str(include_str!("../../shaders/prelude/main_compute.wgsl"));
+        } else if self.outputs >= 2 {
+            let n = self.outputs;
+            let fields: Vec<String> = (0..n)
+                .map(|i| format!("    @location({i}) o{i}: vec4<f32>,"))
+                .collect();
+            let values: Vec<String> = (0..n).map(|i| format!("r[{i}]")).collect();
+            src.push_str(
+                &template!("prelude/main_multi.wgsl")
+                    .register("count", n)
+                    .register("fields", fields.join("\n"))
+                    .register("values", values.join(", "))
+                    .complete(),
+            );
+        } else {
+            src.push_str(include_str!("../../shaders/prelude/main.wgsl"));
+        }
+        src
+    }
+
+    /// The complete GLSL ES 3.00 fragment shader: prelude, accessors, body, `main`.
+    pub fn glsl_source(&self) -> String {
+        let mut src = String::from(include_str!("../../shaders/prelude/prelude.glsl"));
+        self.push_inputs(&mut src, template!("prelude/input.glsl"));
+        src.push('\n');
+        src.push_str(&self.glsl);
+        if self.outputs >= 2 {
+            let n = self.outputs;
+            let outs: Vec<String> = (0..n)
+                .map(|i| format!("layout(location = {i}) out vec4 out_{i};"))
+                .collect();
+            let assign: Vec<String> = (0..n).map(|i| format!("    out_{i} = r[{i}];")).collect();
+            src.push_str(
+                &template!("prelude/main_multi.glsl")
+                    .register("count", n)
+                    .register("outs", outs.join("\n"))
+                    .register("assign", assign.join("\n"))
+                    .complete(),
+            );
+        } else {
+            src.push_str(include_str!("../../shaders/prelude/main.glsl"));
+        }
+        src
+    }
+
+    /// The GLSL ES 3.00 vertex shader shared by every kernel.
+    pub fn glsl_vertex_source() -> &'static str {
+        include_str!("../../shaders/prelude/vertex.glsl")
+    }
+
+    /// One accessor block per input, from `template` (`prelude/input.*`).
+    fn push_inputs(&self, src: &mut String, template: Template) {
+        for (i, name) in self.inputs.iter().enumerate() {
+            let block = template
+                .clone()
+                .register("name", name)
+                .register("slot", i + 1);
+            src.push_str(&block.complete());
+        }
+    }
+}
+
+/// One run of a kernel: the kernel, the shapes of its inputs and output, its parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    /// The kernel to run.
+    pub kernel: Kernel,
+    /// Shapes of the inputs, in the order of `kernel.inputs`.
+    pub inputs: Vec<Layout>,
+    /// Shape of the output; one fragment runs per output texel.
+    pub output: Layout,
+    /// Scalar parameters, read in shaders as `param(i)`.
+    pub params: [f32; MAX_PARAMS],
+    /// A compute kernel's workgroups where they are not the output's size divided by
+    /// [`Compute::per_group`] (one per island of contacts); `None` for that rule.
+    pub workgroups: Option<usize>,
+}
+
+/// The uniform block every kernel reads, laid out as the shaders declare it (std140-compatible).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Uniforms {
+    /// `(rows, cols, width, height)` of the output (slot 0) and of each input (1..).
+    pub shapes: [[i32; 4]; SHAPE_SLOTS],
+    /// `param(i)` is `params[i / 4][i % 4]`.
+    pub params: [[f32; 4]; MAX_PARAMS / 4],
+}
+
+impl Program {
+    /// A run of `kernel` without parameters.
+    pub fn new(kernel: Kernel, inputs: Vec<Layout>, output: Layout) -> Self {
+        debug_assert!(kernel.inputs.len() <= MAX_INPUTS);
+        Program {
+            kernel,
+            inputs,
+            output,
+            params: [0.0; MAX_PARAMS],
+            workgroups: None,
+        }
+    }
+
+    /// The same run dispatched as `n` workgroups, whatever the output's size.
+    pub fn with_workgroups(mut self, n: usize) -> Self {
+        self.workgroups = Some(n);
+        self
+    }
+
+    /// The same run with parameters `params` (the rest zero).
+    pub fn with_params(mut self, params: &[f32]) -> Self {
+        self.params[..params.len()].copy_from_slice(params);
+        self
+    }
+
+    /// The uniform block of this run.
+    pub fn uniforms(&self) -> Uniforms {
+        debug_assert_eq!(self.inputs.len(), self.kernel.inputs.len());
+        let mut shapes = [[0; 4]; SHAPE_SLOTS];
+        for (slot, l) in std::iter::once(&self.output)
+            .chain(&self.inputs)
+            .enumerate()
+        {
+            shapes[slot] = [l.rows, l.cols, l.width(), l.height()].map(|v| v as i32);
+        }
+        let mut params = [[0.0; 4]; MAX_PARAMS / 4];
+        for (i, &p) in self.params.iter().enumerate() {
+            params[i / 4][i % 4] = p;
+        }
+        Uniforms { shapes, params }
+    }
+}
+
+/// 64-bit FNV-1a, for [`Kernel::key`]: the same on every run and platform.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::*;
+
+    #[test]
+    fn sources_have_one_accessor_block_per_input() {
+        let wgsl = MATMUL.wgsl_source();
+        assert!(wgsl.contains("@group(0) @binding(1) var a_tex: texture_2d<f32>;"));
+        assert!(wgsl.contains("@group(0) @binding(2) var b_tex: texture_2d<f32>;"));
+        assert!(wgsl.contains("fn kernel(texel: vec2<i32>) -> vec4<f32>"));
+        assert!(!wgsl.contains("{name}") && !wgsl.contains("{slot}"));
+        let glsl = MATMUL.glsl_source();
+        assert!(glsl.starts_with("#version 300 es"));
+        assert!(glsl.contains("uniform sampler2D b_tex;"));
+        assert!(glsl.contains("int a_cols() { return u_shapes[1].y; }"));
+        // main() comes after the body so that `kernel` is declared before use.
+        assert!(glsl.find("vec4 kernel(").unwrap() < glsl.find("void main()").unwrap());
+    }
+
+    #[test]
+    fn repeated_lines_unroll_and_leave_no_placeholder() {
+        assert_eq!(
+            repeat_lines("a\nx{t} = {t};\nb", "{t}", 3),
+            "a\nx0 = 0;\nx1 = 1;\nx2 = 2;\nb\n"
+        );
+        assert_eq!(repeat_lines("x{t}\n", "{t}", 0), "");
+        assert_eq!(
+            repeat_block("a\n// {p} begin\nx[{p}]\ny\n// {p} end\nb", "{p}", 2),
+            "a\nx[0]\ny\nx[1]\ny\nb\n"
+        );
+        for t in 2..=FAST_TARGETS {
+            let k = matmul_fast(t);
+            let (wgsl, glsl) = (k.wgsl_source(), k.glsl_source());
+            for src in [&wgsl, &glsl] {
+                assert!(!src.contains("{t}") && !src.contains("{T}") && !src.contains("{ACCS}"));
+                assert!(
+                    src.contains(&format!("acc{}", t - 1)) && !src.contains(&format!("acc{t} "))
+                );
+            }
+            assert!(wgsl.contains(&format!("@location({}) o{}: vec4<f32>", t - 1, t - 1)));
+            assert!(wgsl.contains(&format!("-> array<vec4<f32>, {t}>")));
+            assert!(glsl.contains(&format!(
+                "layout(location = {}) out vec4 out_{};",
+                t - 1,
+                t - 1
+            )));
+        }
+        for bk in TILED_CHUNKS {
+            let src = matmul_tiled(bk).wgsl_source();
+            assert!(!src.contains("{e}") && !src.contains("{BK}") && !src.contains("{p}"));
+            assert_eq!(src.matches("fetch_a(li + 256 *").count(), 2 * bk / 8);
+            // The chunk's steps written out, no loop over them.
+            assert_eq!(src.matches("let a0 = a_tile[").count(), bk);
+            assert!(src.contains(&format!("b_tile[{}][tx + 16]", bk - 1)));
+            assert!(!src.contains("for (var p"));
+        }
+        let src = lcp_jacobi(512, 4, 7, 100, 25, true).wgsl_source();
+        assert!(!src.contains("{m}") && !src.contains("{XW}") && !src.contains("{REG}"));
+        assert!(src.contains("const FRICTION: bool = true;"));
+        assert!(!src.contains("{p}") && !src.contains("{q}") && src.contains("lane + 15]"));
+        assert!(src.contains("var ra6 = ") && !src.contains("var ra7 = "));
+        assert_eq!(
+            lcp_jacobi(512, 4, 0, 100, 25, false)
+                .compute
+                .unwrap()
+                .per_group,
+            (1, 4)
+        );
+    }
+
+    #[test]
+    fn shape_uniform_lists_output_then_inputs() {
+        let p = Program::new(
+            MATMUL,
+            vec![Layout { rows: 13, cols: 29 }, Layout { rows: 29, cols: 7 }],
+            Layout { rows: 13, cols: 7 },
+        )
+        .with_params(&[1.5, -2.0, 0.0, 0.0, 7.0]);
+        let u = p.uniforms();
+        assert_eq!(
+            &u.shapes[..4],
+            &[[13, 7, 7, 4], [13, 29, 29, 4], [29, 7, 7, 8], [0, 0, 0, 0]]
+        );
+        assert_eq!(u.params, [[1.5, -2.0, 0.0, 0.0], [7.0, 0.0, 0.0, 0.0]]);
+        assert_eq!(std::mem::size_of::<Uniforms>(), 8 * 16 + 2 * 16);
+    }
+
+    /// naga (the WGSL front end and validator wgpu uses) accepts the compute-path products
+    /// and the single-dispatch contact solver as generated, and the factored contact passes,
+    /// so a typo in their unrolled lines fails here, not at pipeline creation.
+    #[cfg(feature = "native")]
+    #[test]
+    fn naga_validates_the_compute_kernels() {
+        let mut kernels = vec![
+            matmul_registers(4, 8),
+            matmul_registers(2, 16),
+            matmul_registers(4, 32),
+            MATVEC_TILED,
+            SUM_SLICES,
+            contact_nesterov_group(256, false),
+            contact_nesterov_group(32, true),
+            CONTACT_VELOCITIES,
+            CONTACT_NESTEROV_FACTORED,
+        ];
+        kernels.extend(TILED_CHUNKS.map(matmul_tiled));
+        for kernel in kernels {
+            let src = kernel.wgsl_source();
+            let module = naga::front::wgsl::parse_str(&src)
+                .unwrap_or_else(|e| panic!("{}: {}", kernel.name, e.emit_to_string(&src)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::all(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", kernel.name));
+        }
+    }
+}
