@@ -18,6 +18,15 @@ export function initWall(gpu) {
   canvas.setAttribute("role", "img");
   canvas.setAttribute("aria-label", "the wall of cubes, drawn by the GPU; drag to orbit, wheel to zoom, click to throw the ball or push a cube");
   $("wall-view").prepend(canvas);
+  // The stats: a corner panel over the view where it is wide, under it where it is narrow
+  // (www/style.css); its button folds it, folded at first on a narrow screen.
+  const statsOpen = (open) => {
+    $("wall-stats").hidden = !open;
+    $("wall-stats-toggle").setAttribute("aria-expanded", String(open));
+    $("wall-stats-toggle").textContent = open ? "Hide stats" : "Stats";
+  };
+  statsOpen(!window.matchMedia("(max-width: 600px)").matches);
+  $("wall-stats-toggle").addEventListener("click", () => statsOpen($("wall-stats").hidden));
   const fit = () => {
     const width = Math.max(320, Math.round($("wall-view").clientWidth * (window.devicePixelRatio || 1)));
     canvas.width = width;
