@@ -1,6 +1,9 @@
 // The collapsing wall (seed 000, Figure 4): 60 cubes whose contacts are solved as an LCP on
-// the GPU every frame, drawn with the same backend. Drag to orbit, wheel to zoom, click to
-// throw the ball (or push a cube). "Verify" solves the frame's LCP again in float64 here.
+// the GPU every frame, drawn with the same backend. Drag to orbit, wheel to zoom, click or tap
+// to throw the ball (or push a cube); from the keyboard, the focused view orbits with the arrow
+// keys, zooms with + and −, and throws at its centre with Space or Enter. Every such input takes
+// effect on the next frame, even while one is being simulated (src/physics/live.rs). "Verify"
+// solves the frame's LCP again in float64 here.
 
 import { verify } from "./reference/contact.js";
 
@@ -15,9 +18,23 @@ export function initWall(gpu) {
   $("wall-status").textContent = `The LCP is solved and the view drawn on ${gpu.backend === "webgpu" ? "WebGPU" : "WebGL2"}.`;
   let canvas = wall.canvas();
   canvas.id = "wall-canvas";
-  canvas.setAttribute("role", "img");
+  // A focusable view that takes its own keys: role "application", described by the keyboard
+  // hint under it.
+  canvas.tabIndex = 0;
+  canvas.setAttribute("role", "application");
+  canvas.setAttribute("aria-roledescription", "3D view");
   canvas.setAttribute("aria-label", "the wall of cubes, drawn by the GPU; drag to orbit, wheel to zoom, click to throw the ball or push a cube");
+  canvas.setAttribute("aria-describedby", "wall-keys");
   $("wall-view").prepend(canvas);
+  // The stats: a corner panel over the view where it is wide, under it where it is narrow
+  // (www/style.css); its button folds it, folded at first on a narrow screen.
+  const statsOpen = (open) => {
+    $("wall-stats").hidden = !open;
+    $("wall-stats-toggle").setAttribute("aria-expanded", String(open));
+    $("wall-stats-toggle").textContent = open ? "Hide stats" : "Stats";
+  };
+  statsOpen(!window.matchMedia("(max-width: 600px)").matches);
+  $("wall-stats-toggle").addEventListener("click", () => statsOpen($("wall-stats").hidden));
   const fit = () => {
     const width = Math.max(320, Math.round($("wall-view").clientWidth * (window.devicePixelRatio || 1)));
     canvas.width = width;
@@ -58,9 +75,10 @@ export function initWall(gpu) {
       ["fps", fps.toFixed(1)], ["residual", s.residual.toExponential(2)],
       ["deepest contact", `${(s.penetration * 1000).toFixed(2)} mm`],
       ["energy", `${s.energy.toFixed(0)} of ${s.energyIn.toFixed(0)} J put in`],
+      ["thrown, pushed", `${s.throws} balls, ${s.pushes} cubes`],
     ];
     $("wall-stats").innerHTML = rows.map(([k, v]) => `<div><b>${k}</b> ${v}</div>`).join("");
-    $("wall-stats").dataset.frame = s.frame;
+    Object.assign($("wall-stats").dataset, { frame: s.frame, throws: s.throws, pushes: s.pushes });
   };
   const step = async () => {
     const s = await wall.step();
@@ -157,9 +175,35 @@ export function initWall(gpu) {
     $("wall-verify-result").innerHTML = verificationTable(verify(lcp));
   });
 
+  // A click, a tap or a key at the canvas point (x, y) in -1..1 (y up): throws the ball or
+  // pushes the cube there, as the "click" control says. The wall keeps it for the next frame
+  // whether or not one is being simulated.
+  const act = (x, y) => {
+    if ($("wall-click").value === "push") {
+      if (!wall.push(x, y)) $("wall-status").textContent = "No cube under the pointer.";
+    } else {
+      wall.throwBall(x, y);
+    }
+    if (!running) { draw(); show(wall.stats()); }
+  };
+  // The keyboard: arrows orbit, + and − zoom, Space and Enter act at the centre.
+  const keys = {
+    ArrowLeft: () => wall.orbit(0.1, 0, 1), ArrowRight: () => wall.orbit(-0.1, 0, 1),
+    ArrowUp: () => wall.orbit(0, 0.05, 1), ArrowDown: () => wall.orbit(0, -0.05, 1),
+    "+": () => wall.orbit(0, 0, 0.9), "=": () => wall.orbit(0, 0, 0.9), "-": () => wall.orbit(0, 0, 1 / 0.9),
+    " ": () => act(0, 0), Enter: () => act(0, 0),
+  };
   // Drag to orbit, wheel to zoom, click (no drag) to throw or push.
   let drag = null;
   const listen = (canvas) => {
+    canvas.addEventListener("keydown", (e) => {
+      const key = keys[e.key];
+      if (!key || e.altKey || e.ctrlKey || e.metaKey) return;
+      e.preventDefault();
+      e.stopPropagation();
+      key();
+      if (!running) draw();
+    });
     canvas.addEventListener("pointerdown", (e) => { drag = { x: e.clientX, y: e.clientY, moved: 0 }; canvas.setPointerCapture(e.pointerId); });
     canvas.addEventListener("pointermove", (e) => {
       if (!drag) return;
@@ -176,12 +220,7 @@ export function initWall(gpu) {
       const r = canvas.getBoundingClientRect();
       const x = ((e.clientX - r.left) / r.width) * 2 - 1;
       const y = 1 - ((e.clientY - r.top) / r.height) * 2;
-      if ($("wall-click").value === "push") {
-        if (!wall.push(x, y)) $("wall-status").textContent = "No cube under the pointer.";
-      } else {
-        wall.throwBall(x, y);
-      }
-      if (!running) draw();
+      act(x, y);
     });
     canvas.addEventListener("wheel", (e) => {
       e.preventDefault();
@@ -197,7 +236,8 @@ export function initWall(gpu) {
     const fresh = wall.canvas();
     if (fresh !== canvas) {
       fresh.id = canvas.id;
-      for (const name of ["role", "aria-label"]) fresh.setAttribute(name, canvas.getAttribute(name));
+      for (const name of ["role", "aria-roledescription", "aria-label", "aria-describedby"]) fresh.setAttribute(name, canvas.getAttribute(name));
+      fresh.tabIndex = 0;
       canvas.replaceWith(fresh);
       canvas = fresh;
       listen(canvas);

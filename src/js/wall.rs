@@ -1,5 +1,7 @@
 //! `Wall`: the collapsing wall of seed 000 as JavaScript sees it: stepping (a frame conducted
-//! by [`crate::physics::gpu_frame`]), drawing, the camera, throwing and the live settings.
+//! by [`crate::physics::gpu_frame`] on a copy of the world, handed back through
+//! [`physics::LiveWorld`] so that a throw, a push or a setting made meanwhile is kept), drawing,
+//! the camera, throwing and the live settings.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -24,10 +26,9 @@ pub struct Wall {
 }
 
 struct WallState {
-    world: physics::World,
+    /// The world, the frame in flight and the inputs made during it.
+    live: physics::LiveWorld,
     camera: physics::Camera,
-    /// Bumped by every reset and cancel, so that a frame started before it is dropped.
-    generation: u64,
     /// The seed the wall was built from.
     seed: u32,
     /// Walls side by side.
@@ -37,7 +38,6 @@ struct WallState {
     /// Where the last frame's milliseconds went.
     parts: physics::FrameTimes,
     frame_ms: f64,
-    stepping: bool,
 }
 
 /// How `step()` rejects when `cancel()` or `reset()` abandoned its frame.
@@ -49,15 +49,13 @@ const MAX_CHECKED_UNKNOWNS: usize = 3000;
 impl Wall {
     pub(super) fn new(gpu: Rc<Gpu>, seed: u32, walls: usize) -> Self {
         let state = WallState {
-            world: Self::world(seed, walls, physics::Settings::default()),
+            live: physics::LiveWorld::new(Self::world(seed, walls, physics::Settings::default())),
             walls,
             camera: physics::Camera::for_walls(walls),
-            generation: 0,
             seed,
             last: None,
             parts: physics::FrameTimes::default(),
             frame_ms: 0.0,
-            stepping: false,
         };
         Wall {
             gpu,
@@ -80,31 +78,24 @@ impl Wall {
     /// Simulates one frame (1/60 s): contacts, the LCP solved on the GPU, impulses,
     /// integration. Resolves to `stats()`; rejects while another step runs, if the simulation
     /// fails (it then stays at the last good frame) or if `cancel()` abandoned the frame.
+    /// The frame steps a copy of the world: a throw, a push or a setting made while it is in
+    /// flight shows at once and is applied to its result too, so the next frame starts with it.
     #[wasm_bindgen(unchecked_return_type = "Promise<WallStats>")]
     pub fn step(&self) -> Promise {
         let gpu = self.gpu.clone();
         let state = self.state.clone();
         future_to_promise(async move {
-            let (mut world, generation) = {
-                let mut s = state.borrow_mut();
-                if s.stepping {
-                    return Err(Error::Simulation("a frame is still being simulated".into()).into());
-                }
-                s.stepping = true;
-                (s.world.clone(), s.generation)
-            };
+            let (frame, mut world) = state.borrow_mut().live.begin()?;
             let start = now_ms();
             // Asked between the chunks of a long solve: `cancel()` or `reset()` stops it there.
-            let current = || state.borrow().generation == generation;
+            let current = || state.borrow().live.is_current(frame);
             let result =
                 physics::gpu_frame_timed(gpu.as_ref(), &mut world, &now_ms, &current).await;
             let mut s = state.borrow_mut();
-            if s.generation != generation {
-                return Err(Error::Simulation(ABANDONED.into()).into());
-            }
-            s.stepping = false;
+            s.live
+                .finish(frame, result.is_ok().then_some(world))
+                .map_err(|_| Error::Simulation(ABANDONED.into()))?;
             let (lcp, impulses, parts) = result?;
-            s.world = world;
             s.last = Some((lcp, impulses));
             s.parts = parts;
             s.frame_ms = now_ms() - start;
@@ -119,18 +110,13 @@ impl Wall {
     /// once (the GPU still finishes the work it was given). Returns whether a frame was
     /// abandoned.
     pub fn cancel(&self) -> bool {
-        let mut s = self.state.borrow_mut();
-        if !s.stepping {
-            return false;
-        }
-        s.generation += 1;
-        s.stepping = false;
-        true
+        self.state.borrow_mut().live.cancel()
     }
 
     /// Back to a standing wall built from `seed` (default: the same one) and `walls` walls one
     /// behind the other (default: as many as now; 1 to 100), keeping the settings; a new
-    /// number of walls also resets the camera to take them in.
+    /// number of walls also resets the camera to take them in. A frame in flight is abandoned,
+    /// as by `cancel()`, and throws or pushes made during it go with the old wall.
     pub fn reset(&self, seed: Option<f64>, walls: Option<f64>) -> Result<(), JsValue> {
         let walls = walls.map(wall_count).transpose()?;
         let seed = seed.map(super::options::seed).transpose()?;
@@ -144,10 +130,8 @@ impl Wall {
                 ..physics::Camera::for_walls(w)
             };
         }
-        s.world = Self::world(s.seed, s.walls, s.world.settings);
-        // A frame under way belongs to the old wall: abandoned, as by `cancel()`.
-        s.generation += 1;
-        s.stepping = false;
+        let world = Self::world(s.seed, s.walls, s.live.world().settings);
+        s.live.replace(world);
         s.last = None;
         Ok(())
     }
@@ -157,7 +141,7 @@ impl Wall {
         let mut s = self.state.borrow_mut();
         let canvas = self.gpu.scene_canvas()?;
         s.camera.aspect = f64::from(canvas.width().max(1)) / f64::from(canvas.height().max(1));
-        let scene = s.camera.scene(&s.world);
+        let scene = s.camera.scene(s.live.world());
         Ok(self.gpu.draw_scene(&scene)?)
     }
 
@@ -181,26 +165,36 @@ impl Wall {
     }
 
     /// Throws the ball ([`physics::BALL`]: 0.5 m, 100 kg, 25 m/s) from the camera through the
-    /// canvas point (x, y), both in -1..1 with y up.
+    /// canvas point (x, y), both in -1..1 with y up. It shows at once and the next frame starts
+    /// with it, even when thrown while a frame is in flight (`stats().throws` counts it).
     #[wasm_bindgen(js_name = throwBall)]
     pub fn throw_ball(&self, x: f64, y: f64) -> Result<(), JsValue> {
         finite(&[("x", x), ("y", y)])?;
         let mut s = self.state.borrow_mut();
         let (origin, dir) = s.camera.ray(x, y);
         let (radius, mass, speed) = physics::BALL;
-        s.world
-            .throw_ball(origin + dir * 1.5, dir * speed, radius, mass);
+        s.live.input(physics::Input::Throw {
+            from: origin + dir * 1.5,
+            velocity: dir * speed,
+            radius,
+            mass,
+        });
         Ok(())
     }
 
     /// Pushes the cube under the canvas point (x, y) with an impulse of `impulse` N s (default
-    /// 60) along the view ray; returns whether a cube was hit.
+    /// 60) along the view ray; returns whether a cube was hit. As a throw, it takes effect on
+    /// the next frame even when made while a frame is in flight (`stats().pushes` counts it).
     pub fn push(&self, x: f64, y: f64, impulse: Option<f64>) -> Result<bool, JsValue> {
         let impulse = impulse.unwrap_or(60.0);
         finite(&[("x", x), ("y", y), ("impulse", impulse)])?;
         let mut s = self.state.borrow_mut();
         let (origin, dir) = s.camera.ray(x, y);
-        Ok(s.world.push(origin, dir, impulse).is_some())
+        Ok(s.live.input(physics::Input::Push {
+            origin,
+            dir,
+            impulse,
+        }))
     }
 
     /// Projected Jacobi relaxation, seed convention (negative; the seed uses -0.1), from -0.18
@@ -216,7 +210,7 @@ impl Wall {
             ))
             .into());
         }
-        self.state.borrow_mut().world.settings.omega = omega;
+        self.state.borrow_mut().live.settings_mut().omega = omega;
         Ok(())
     }
 
@@ -232,7 +226,7 @@ impl Wall {
             0.0..=max as f64,
             &said,
         )?;
-        self.state.borrow_mut().world.settings.iterations = (n > 0.0).then_some(n as usize);
+        self.state.borrow_mut().live.settings_mut().iterations = (n > 0.0).then_some(n as usize);
         Ok(())
     }
 
@@ -240,7 +234,7 @@ impl Wall {
     /// `"jacobi"` (projected Jacobi with `setOmega`'s relaxation: the seed's).
     #[wasm_bindgen(js_name = setSolver)]
     pub fn set_solver(&self, solver: &str) -> Result<(), JsValue> {
-        self.state.borrow_mut().world.settings.method = solver_named(solver)?;
+        self.state.borrow_mut().live.settings_mut().method = solver_named(solver)?;
         Ok(())
     }
 
@@ -259,7 +253,7 @@ impl Wall {
             }
         };
         let mut s = self.state.borrow_mut();
-        let settings = &mut s.world.settings;
+        let settings = s.live.settings_mut();
         (settings.method, settings.omega) = (preset.method, preset.omega);
         (settings.iterations, settings.mode) = (preset.iterations, preset.mode);
         settings.sleeping = preset.sleeping;
@@ -271,7 +265,7 @@ impl Wall {
     /// it (a thrown ball, a pushed cube). Off wakes everything.
     #[wasm_bindgen(js_name = setSleeping)]
     pub fn set_sleeping(&self, on: bool) {
-        self.state.borrow_mut().world.settings.sleeping = on;
+        self.state.borrow_mut().live.settings_mut().sleeping = on;
     }
 
     /// `"dense"` (one (4C) x (4C) matrix) or `"blocks"` (each contact against its neighbours).
@@ -287,7 +281,7 @@ impl Wall {
                 .into())
             }
         };
-        self.state.borrow_mut().world.settings.mode = mode;
+        self.state.borrow_mut().live.settings_mut().mode = mode;
         Ok(())
     }
 
@@ -303,7 +297,8 @@ impl Wall {
 
     /// What the last frame did: `{frame, bodies, asleep, contacts, islands, lcpSize,
     /// iterations, solveMs, cpuMs, frameMs, parts, residual, penetration, energy, energyIn,
-    /// mode, omega, solver, step, sleeping}` (`step`: the step or relaxation the last frame's
+    /// mode, omega, solver, step, sleeping, throws, pushes}` (`throws`: balls thrown since the
+    /// wall was built or reset, one flying at a time; `pushes`: pushes that hit a cube; `step`: the step or relaxation the last frame's
     /// solver used; `asleep`: bodies asleep; `contacts`: those solved, none of a sleeping
     /// island; `solveMs`: the GPU part, upload to read-back; `cpuMs`: the CPU's parts, the
     /// rest; `parts`: where the frame's milliseconds went, `{contacts, assembly, step, layout,
@@ -325,6 +320,7 @@ impl Wall {
         let Some((lcp, x)) = &s.last else {
             return Ok(JsValue::NULL);
         };
+        let world = s.live.world();
         if lcp.size() > MAX_CHECKED_UNKNOWNS {
             return Err(Error::Argument(format!(
                 "this frame's LCP has {} unknowns: too many to copy as a dense float64 matrix for \
@@ -348,10 +344,10 @@ impl Wall {
             ("x0", flat(&lcp.x0).into()),
             ("x", flat(x).into()),
             ("mu", lcp.mu.into()),
-            ("solver", solver_name(s.world.settings.method).into()),
-            ("omega", s.world.settings.omega.into()),
-            ("step", s.world.stats.step.into()),
-            ("iterations", s.world.stats.iterations.into()),
+            ("solver", solver_name(world.settings.method).into()),
+            ("omega", world.settings.omega.into()),
+            ("step", world.stats.step.into()),
+            ("iterations", world.stats.iterations.into()),
             (
                 "island",
                 js_sys::Uint32Array::from(island.as_slice()).into(),
@@ -366,7 +362,8 @@ impl Wall {
     fn per_body(&self, of: impl Fn(&physics::Body) -> glam::DVec3) -> js_sys::Float64Array {
         let s = self.state.borrow();
         let flat: Vec<f64> = s
-            .world
+            .live
+            .world()
             .bodies
             .iter()
             .flat_map(|b| of(b).to_array())
@@ -387,7 +384,7 @@ impl Wall {
     }
 
     fn stats_of(s: &WallState) -> Object {
-        let w = &s.world;
+        let w = s.live.world();
         let islands = js_sys::Array::new();
         for &size in &w.stats.islands {
             islands.push(&size.into());
@@ -420,6 +417,8 @@ impl Wall {
             ("solver", solver_name(w.settings.method).into()),
             ("step", w.stats.step.into()),
             ("sleeping", w.settings.sleeping.into()),
+            ("throws", (w.inputs().throws as f64).into()),
+            ("pushes", (w.inputs().pushes as f64).into()),
         ])
     }
 }

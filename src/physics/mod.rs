@@ -5,7 +5,8 @@
 //! The CPU finds contacts and assembles the LCP in float64 ([`ContactLcp`]); the GPU solves it
 //! by accelerated projected Jacobi, or the seed's projected Jacobi
 //! ([`crate::solver::solve_contacts`], conducted by [`gpu_frame`]); the CPU applies the impulses
-//! and integrates ([`World`]).
+//! and integrates ([`World`]). A frame steps a copy of the world; [`LiveWorld`] hands its result
+//! back with the throws, pushes and settings made while it ran.
 
 mod blocks;
 mod body;
@@ -14,6 +15,7 @@ mod factors;
 mod frame;
 mod jacobian;
 mod lcp;
+mod live;
 mod view;
 mod wall;
 mod world;
@@ -24,9 +26,10 @@ pub use contact::{find_contacts, Contact};
 pub use frame::{gpu_frame, gpu_frame_timed, FrameTimes};
 pub use jacobian::{Jacobian, Run, Side};
 pub use lcp::{ContactLcp, Mode};
+pub use live::{Frame, Input, LiveWorld};
 pub use view::Camera;
 pub use wall::{wall, WallSpec, BALL, WALL_SPACING};
-pub use world::{Settings, Stats, World, MAX_ITERATIONS, MIN_OMEGA, NESTEROV_ITERATIONS};
+pub use world::{Inputs, Settings, Stats, World, MAX_ITERATIONS, MIN_OMEGA, NESTEROV_ITERATIONS};
 
 #[cfg(test)]
 mod tests;

@@ -298,3 +298,105 @@ fn gpu_layouts_hold_the_same_matrix() {
         }
     }
 }
+
+/// A throw along +z into row 4, from `x` m left or right of the middle.
+fn throw_at(x: f64) -> Input {
+    let (radius, mass, speed) = BALL;
+    Input::Throw {
+        from: DVec3::new(x, 2.0, -1.2),
+        velocity: DVec3::new(0.0, 0.0, speed),
+        radius,
+        mass,
+    }
+}
+
+/// The page's loop: a frame steps a copy of the world while the person throws, pushes and
+/// changes settings; the frame hands its result back. Every input shows at once, the next
+/// frame starts with it, and none is lost or applied twice (issue 33: on WebGPU, 0 of 4
+/// clicks on the running wall threw a ball).
+#[test]
+fn inputs_made_while_a_frame_is_in_flight_reach_the_next_frame() {
+    let mut live = LiveWorld::new(standing_wall(1));
+    let cubes = live.world().bodies.len();
+    for k in 0..4 {
+        let (frame, mut copy) = live.begin().unwrap();
+        assert!(live.begin().is_err(), "one frame at a time");
+        let throw = throw_at(0.1 * k as f64);
+        live.input(throw);
+        // Shown at once: the world drawn meanwhile holds the new ball.
+        assert_eq!(live.world().inputs().throws, k + 1);
+        assert_eq!(live.world().bodies.len(), cubes + 1);
+        copy.step_cpu().unwrap();
+        live.finish(frame, Some(copy)).unwrap();
+        let world = live.world();
+        assert_eq!(
+            world.inputs().throws,
+            k + 1,
+            "throw {k}: once, not lost, not twice"
+        );
+        assert_eq!(world.stats.frame, k + 1);
+        // The ball is the one just thrown, where it was thrown from: the next frame moves it.
+        let ball = &world.bodies[world.ball_index().unwrap()];
+        let Input::Throw { from, velocity, .. } = throw else {
+            unreachable!()
+        };
+        assert_eq!((ball.position, ball.velocity), (from, velocity));
+        assert_eq!(world.bodies.len(), cubes + 1, "one ball flies at a time");
+    }
+    // A push and a new setting during a frame are kept as well.
+    let (frame, mut copy) = live.begin().unwrap();
+    let push = Input::Push {
+        origin: DVec3::new(0.3, 1.25, -5.0),
+        dir: DVec3::Z,
+        impulse: 60.0,
+    };
+    assert!(live.input(push), "the ray hits the wall");
+    live.settings_mut().iterations = Some(7);
+    copy.step_cpu().unwrap();
+    live.finish(frame, Some(copy)).unwrap();
+    assert_eq!(live.world().inputs().pushes, 1);
+    assert_eq!(live.world().settings.iterations, Some(7));
+    live.world().clone().step_cpu().unwrap();
+    // With no frame in flight an input applies to the world directly.
+    live.input(throw_at(0.0));
+    assert_eq!(live.world().inputs().throws, 5);
+}
+
+/// A cancelled frame leaves the world with the inputs made during it; a reset abandons the
+/// frame and its inputs go with the old world; a failed frame keeps the world as it is.
+#[test]
+fn cancel_reset_and_failure_during_a_frame_behave() {
+    let mut live = LiveWorld::new(standing_wall(1));
+    let (frame, copy) = live.begin().unwrap();
+    live.input(throw_at(0.0));
+    assert!(live.cancel());
+    assert!(!live.cancel(), "nothing left to cancel");
+    assert!(
+        live.finish(frame, Some(copy)).is_err(),
+        "the abandoned frame is dropped"
+    );
+    assert_eq!(live.world().inputs().throws, 1);
+    assert_eq!(live.world().stats.frame, 0);
+
+    let (frame, mut copy) = live.begin().unwrap();
+    live.input(throw_at(0.2));
+    live.replace(standing_wall(2));
+    copy.step_cpu().unwrap();
+    assert!(live.finish(frame, Some(copy)).is_err());
+    assert_eq!(
+        live.world().inputs().throws,
+        0,
+        "the reset wall has no ball"
+    );
+    assert!(live.world().ball_index().is_none());
+
+    let (frame, _) = live.begin().unwrap();
+    live.input(throw_at(0.0));
+    live.finish(frame, None).unwrap();
+    assert_eq!(
+        live.world().inputs().throws,
+        1,
+        "a failed frame keeps the world and its ball"
+    );
+    assert!(!live.in_flight());
+}

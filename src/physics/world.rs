@@ -129,6 +129,15 @@ pub struct Stats {
     pub asleep: usize,
 }
 
+/// What was done to a world from outside since it was built.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Inputs {
+    /// Balls thrown (one flies at a time: each throw replaces the last ball).
+    pub throws: u64,
+    /// Pushes that hit a cube.
+    pub pushes: u64,
+}
+
 /// A contact remembered for the next frame's warm start.
 #[derive(Debug, Clone, Copy)]
 struct Remembered {
@@ -151,6 +160,8 @@ pub struct World {
     pub stats: Stats,
     /// Energy present at the start plus every joule put in since (throws and pushes), J.
     energy_in: f64,
+    /// Balls thrown and cubes pushed since the start.
+    inputs: Inputs,
     /// Last frame's contacts and those of the sleeping islands.
     remembered: Memory,
 }
@@ -207,6 +218,7 @@ impl World {
             settings,
             stats: Stats::default(),
             energy_in: 0.0,
+            inputs: Inputs::default(),
             remembered: Memory::default(),
         };
         world.energy_in = world.energy();
@@ -224,9 +236,15 @@ impl World {
         self.energy_in
     }
 
+    /// Balls thrown and cubes pushed since the start.
+    pub fn inputs(&self) -> Inputs {
+        self.inputs
+    }
+
     /// Throws the ball (radius `radius` m, `mass` kg) from `from` at `velocity` m/s,
     /// replacing an earlier ball.
     pub fn throw_ball(&mut self, from: DVec3, velocity: DVec3, radius: f64, mass: f64) {
+        self.inputs.throws += 1;
         if let Some(k) = self.ball_index() {
             self.energy_in -= self.bodies[k].energy(self.settings.gravity);
             self.bodies.remove(k);
@@ -260,6 +278,7 @@ impl World {
         let before = self.bodies[k].energy(self.settings.gravity);
         self.bodies[k].apply_impulse(dir * impulse, origin + dir * t);
         self.energy_in += self.bodies[k].energy(self.settings.gravity) - before;
+        self.inputs.pushes += 1;
         Some(k)
     }
 
