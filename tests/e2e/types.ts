@@ -18,6 +18,15 @@ import init, {
   type ShaderCounts,
   type LinearOptimized,
   type LinearCurve,
+  type Counts,
+  type CreateOptions,
+  type MatmulKernel,
+  type MatmulOptions,
+  type SquareOptions,
+  type MulVecOptions,
+  type WallStats,
+  type WallParts,
+  type WallLcp,
 } from "../../pkg/texla.js";
 
 await init();
@@ -27,6 +36,10 @@ const gpu: Gpgpu = await Gpgpu.create();
 await Gpgpu.create("auto");
 await Gpgpu.create("webgpu", { memoryBudget: 1 << 20 });
 await Gpgpu.create("webgl2", { keepCopies: false, tileLimit: 64 });
+const createOptions: CreateOptions = { memoryBudget: 1e6, keepCopies: true, tileLimit: 1024 };
+await Gpgpu.create(undefined, createOptions);
+// @ts-expect-error: the backends are "auto", "webgpu" and "webgl2"
+await Gpgpu.create("vulkan");
 const backend: "webgpu" | "webgl2" = gpu.backend;
 const caps: Capabilities = gpu.capabilities();
 const kernelHere: "teaching" | "fast" | "compute" | "registers" = caps.matmulKernel;
@@ -55,15 +68,31 @@ c = gpu.matmul(a, b, { kernel: "compute" });
 c = gpu.matmul(a, b, { kernel: "registers" });
 c = gpu.matmul(a, b, { kernel: "passes", perPass: 24 });
 c = gpu.matmul(a, a, { kernel: "teaching", transposeB: true });
+const kernels: MatmulKernel[] = ["auto", "teaching", "fast", "compute", "registers", "passes"];
+const matmulOptions: MatmulOptions = { kernel: kernels[0], transposeA: false, transposeB: false, perPass: 1 };
+c = gpu.matmul(a, a, matmulOptions);
+// @ts-expect-error: not a kernel
+gpu.matmul(a, b, { kernel: "tiled" });
+// @ts-expect-error: the old entry points are gone
+gpu.matmulTeaching(a, b);
 c = gpu.square(z);
 c = gpu.square(z, { kernel: "fast" });
 c = gpu.square(z, { kernel: "teaching" });
+c = gpu.square(z, { kernel: "passes", perPass: 2 });
+const squareOptions: SquareOptions = { kernel: "auto" };
+c = gpu.square(z, squareOptions);
+// @ts-expect-error: a square has no transposes
+gpu.square(z, { transposeA: true });
 const x: GpuMatrix = gpu.upload([1, 2, 3], 3, 1);
 c = gpu.mulVec(a, x);
 c = gpu.mulVec(a, x, { kernel: "auto" });
 c = gpu.mulVec(a, x, { kernel: "blocked" });
 c = gpu.mulVec(a, x, { kernel: "naive" });
 c = gpu.mulVec(a, x, { kernel: "compute" });
+const mulVecOptions: MulVecOptions = { kernel: "blocked" };
+c = gpu.mulVec(a, x, mulVecOptions);
+// @ts-expect-error: mulVec's kernels are "auto", "blocked", "naive" and "compute"
+gpu.mulVec(a, x, { kernel: "fast" });
 c = gpu.transpose(a);
 
 // Element-wise operations.
@@ -107,6 +136,8 @@ r = await gpu.lcpJacobi(A, A);
 r = await gpu.lcpJacobi(A, A, { omega: -0.1, iterations: 800, x0: A, residual: true, onProgress: () => {}, signal: controller.signal });
 r = await gpu.lcpJacobi(A, A, { kernel: "fragment" });
 r = await gpu.lcpJacobi(A, A, { kernel: "compute", workgroups: 1, iterations: 64 });
+// @ts-expect-error: lcpJacobi's kernels are "fragment" and "compute"
+await gpu.lcpJacobi(A, A, { kernel: "fast" });
 const solved: [GpuMatrix, number, Float64Array, boolean, number, number] = [r.x, r.iterations, r.residuals, r.converged, r.passes, r.readbacks];
 let refined: RefineResult = await gpu.refine(ff, ff);
 refined = await gpu.refine(ff, ff, {
@@ -192,10 +223,15 @@ await wave.drop(32, 32, 1, 6);
 let wall: Wall = gpu.wall();
 wall = gpu.wall(1);
 wall = gpu.wall(1, 10);
-const stepped = await wall.step();
-const stats = wall.stats();
-const frameStats: number[] = [stepped.frame, stepped.contacts, stats.frameMs, stats.parts.solve];
+const stepped: WallStats = await wall.step();
+const stats: WallStats = wall.stats();
+const parts: WallParts = stats.parts;
+const frameStats: number[] = [stepped.frame, stepped.bodies, stepped.asleep, stepped.contacts, stepped.lcpSize,
+  stepped.iterations, stats.solveMs, stats.cpuMs, stats.frameMs, stats.residual, stats.penetration, stats.energy,
+  stats.energyIn, stats.omega, stats.step, parts.contacts, parts.assembly, parts.step, parts.layout, parts.upload,
+  parts.solve, parts.end];
 const islands: number[] = stats.islands;
+const settings: ["dense" | "blocks", "jacobi" | "nesterov", boolean] = [stats.mode, stats.solver, stats.sleeping];
 const cancelled: boolean = wall.cancel();
 wall.reset();
 wall.reset(2);
@@ -215,13 +251,20 @@ wall.setOmega(-0.1);
 wall.setSleeping(true);
 const positions: Float64Array = wall.positions();
 const velocities: Float64Array = wall.velocities();
-const lcp = wall.lcp();
+const lcp: WallLcp | null = wall.lcp();
+if (lcp) {
+  const lcpArrays: Float64Array[] = [lcp.a, lcp.b, lcp.x0, lcp.x];
+  const lcpNumbers: number[] = [lcp.contacts, lcp.size, lcp.mu, lcp.omega, lcp.step, lcp.iterations];
+  const lcpIsland: Uint32Array = lcp.island;
+  const lcpSolver: "jacobi" | "nesterov" = lcp.solver;
+}
 
 // Memory, counts, shaders, the GPU's state.
 const memory: MemoryStats = gpu.memory();
 const memoryNumbers: number[] = [memory.liveTextures, memory.liveBytes, memory.pooledTextures, memory.pooledBytes, memory.peakBytes, memory.spareCopyBytes, memory.evictions];
 const budget: number | null = memory.budget;
-const passCounts: number[] = [gpu.counts().passes, gpu.counts().readbacks];
+const passCounts: Counts = gpu.counts();
+const passes: number = gpu.counts().passes - passCounts.passes + passCounts.readbacks;
 gpu.resetPeak();
 gpu.releasePooled();
 const lastShader: string | undefined = gpu.lastShader();
@@ -234,9 +277,11 @@ const restored: { restored: number; lost: number } = await gpu.restore();
 // GpuMatrix.
 const shape: number[] = [a.rows, a.cols, a.id];
 const isFloatFloat: boolean = a.floatFloat;
-const values: Float32Array | Float64Array = await a.read();
-const out: Float32Array | Float64Array = await a.readInto(new Float32Array(6));
-await ff.readInto(new Float64Array(4));
+const values: Float32Array = await a.read();
+const wide: Float64Array = await a.readFloat64();
+const ffValues: Float64Array = await ff.readFloat64();
+const out: Float32Array = await a.readInto(new Float32Array(6));
+const ffOut: Float64Array = await ff.readInto(new Float64Array(4));
 const element: number = await a.get(0, 1);
 await a.set(0, 1, 5);
 a.addAssign(a);
@@ -244,6 +289,10 @@ a.scaleMut(2);
 a.addScaledMut(a, 3);
 a.addComponentMulMut(a, a);
 a.free();
+{
+  using temporary = gpu.zeros(2, 2);
+  temporary.scaleMut(2);
+}
 gpu.free();
 
 export {};
