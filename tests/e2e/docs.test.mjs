@@ -96,13 +96,13 @@ test("the fence parser finds blocks inside lists and leaves blocks inside longer
 });
 
 for (const [expected, options] of [["webgpu", { webgpu: true }], ["webgl2", { webgpu: false }]]) {
-  test(`every js block runs as pasted with WebGPU ${options.webgpu ? "on: auto picks webgpu" : "off: auto falls back to webgl2"}`, async (t) => {
+  test(`every js block runs as pasted, WebGPU ${options.webgpu ? "on" : "off"}, auto picking ${expected} (${expected})`, async (t) => {
     const server = await serve();
     const browser = await launch(options);
     try {
       let opened = 0;
       for (const [i, block] of runnable.entries()) {
-        await t.test(`${block.file}:${block.line} on ${expected}`, async () => {
+        await t.test(`${block.file}:${block.line} (${expected})`, async () => {
           const { gpgpus, logs } = await runBlock(browser, server, block, i);
           if (process.env.DOCS_LOG) console.log(`${block.file}:${block.line} on ${expected}\n${logs}`);
           opened += gpgpus.length;
