@@ -3,6 +3,7 @@
 // `tsc -p tsconfig.json` (strict, no output). Nothing here runs: a call the documentation
 // shows that the types refuse, or a result typed otherwise than documented, fails the check.
 import init, {
+  initSync,
   Gpgpu,
   GpuMatrix,
   LinearExpr,
@@ -30,6 +31,8 @@ import init, {
 } from "../../pkg/texla.js";
 
 await init();
+await init({ module_or_path: "./pkg/texla_bg.wasm" });
+initSync({ module: new Uint8Array(0) });
 
 // Opening a GPU.
 const gpu: Gpgpu = await Gpgpu.create();
