@@ -27,7 +27,8 @@ setup_build() {
   fi
 }
 
-# Debian's Chromium and ChromeDriver, and playwright-core for the end-to-end test.
+# Debian's Chromium and ChromeDriver, playwright-core for the end-to-end tests and typescript
+# for the type check (tests/e2e/package-lock.json).
 setup_test() {
   setup_build
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
@@ -35,8 +36,8 @@ setup_test() {
     as_root apt-get update -qq
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver
   fi
-  if [ ! -d tests/e2e/node_modules/playwright-core ]; then
-    step "installing playwright-core (its own browser download is not used)"
+  if [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/typescript ]; then
+    step "installing playwright-core and typescript (playwright's own browser download is not used)"
     (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
 }

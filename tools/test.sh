@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, second command: installs what the tests need and runs every test:
-# native unit tests, browser tests on WebGPU and WebGL2, and the end-to-end page test.
+# native unit tests, browser tests on WebGPU and WebGL2, the type check of the documented API,
+# and the end-to-end tests (the page and the documentation's examples).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/setup.sh
@@ -23,5 +24,8 @@ step "browser tests in headless Chrome, each on WebGPU and on WebGL2"
 WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome
 
 build_pkg
-step "end-to-end: the served page in headless Chromium, on both backends"
-(cd tests/e2e && node --test page.test.mjs tutorial.test.mjs api-fuzz.test.mjs float-float.test.mjs loss.test.mjs)
+step "type check: the calls of docs/api.md against pkg/texla.d.ts"
+(cd tests/e2e && npx tsc -p tsconfig.json)
+
+step "end-to-end: the served page and the documentation's examples in headless Chromium, on both backends"
+(cd tests/e2e && node --test ./*.test.mjs)
