@@ -16,7 +16,7 @@ use glow::HasContext;
 
 use super::{Backend, Capabilities, Values};
 use crate::error::{Error, Result};
-use crate::kernels::{Kernel, Program};
+use crate::kernels::{glsl_messages, Kernel, Language, Program};
 use crate::layout::Layout;
 
 /// Texels from which a read-back first waits for the GPU without holding the page (see
@@ -65,25 +65,52 @@ pub struct Texture {
     framebuffer: glow::Framebuffer,
 }
 
-/// Compiles and links a vertex and a fragment shader; errors carry the GL info log.
-fn link(gl: &glow::Context, what: &str, vertex: &str, fragment: &str) -> Result<glow::Program> {
+/// Why a program was not made: the step that failed and what GL said.
+struct LinkFailure {
+    /// "vertex shader", "fragment shader", "link" or "program".
+    step: &'static str,
+    /// The GL info log (or the error of creating an object).
+    log: String,
+}
+
+impl LinkFailure {
+    /// The failure as one `Error::Gpu` naming `what` failed.
+    fn into_error(self, what: &str) -> Error {
+        Error::Gpu(match self.step {
+            "link" => format!("{what} did not link: {}", self.log),
+            "program" => format!("{what}: {}", self.log),
+            step => format!("{what} did not compile ({step}): {}", self.log),
+        })
+    }
+}
+
+/// Compiles and links a vertex and a fragment shader; a failure carries the GL info log.
+fn link(
+    gl: &glow::Context,
+    vertex: &str,
+    fragment: &str,
+) -> std::result::Result<glow::Program, LinkFailure> {
+    let failed = |step, log| LinkFailure { step, log };
     // SAFETY: shader and program objects of this context, deleted on every error path.
     unsafe {
-        let program = gl.create_program().map_err(Error::Gpu)?;
+        let program = gl.create_program().map_err(|e| failed("program", e))?;
         let mut shaders = Vec::new();
         let mut failure = None;
-        for (stage, source) in [
-            (glow::VERTEX_SHADER, vertex),
-            (glow::FRAGMENT_SHADER, fragment),
+        for (stage, step, source) in [
+            (glow::VERTEX_SHADER, "vertex shader", vertex),
+            (glow::FRAGMENT_SHADER, "fragment shader", fragment),
         ] {
-            let shader = gl.create_shader(stage).map_err(Error::Gpu)?;
+            let shader = match gl.create_shader(stage) {
+                Ok(shader) => shader,
+                Err(e) => {
+                    failure.get_or_insert(failed("program", e));
+                    continue;
+                }
+            };
             gl.shader_source(shader, source);
             gl.compile_shader(shader);
             if !gl.get_shader_compile_status(shader) && failure.is_none() {
-                failure = Some(format!(
-                    "{what} did not compile: {}",
-                    gl.get_shader_info_log(shader)
-                ));
+                failure = Some(failed(step, gl.get_shader_info_log(shader)));
             }
             gl.attach_shader(program, shader);
             shaders.push(shader);
@@ -91,10 +118,7 @@ fn link(gl: &glow::Context, what: &str, vertex: &str, fragment: &str) -> Result<
         if failure.is_none() {
             gl.link_program(program);
             if !gl.get_program_link_status(program) {
-                failure = Some(format!(
-                    "{what} did not link: {}",
-                    gl.get_program_info_log(program)
-                ));
+                failure = Some(failed("link", gl.get_program_info_log(program)));
             }
         }
         for shader in shaders {
@@ -102,9 +126,9 @@ fn link(gl: &glow::Context, what: &str, vertex: &str, fragment: &str) -> Result<
             gl.delete_shader(shader);
         }
         match failure {
-            Some(message) => {
+            Some(failure) => {
                 gl.delete_program(program);
-                Err(Error::Gpu(message))
+                Err(failure)
             }
             None => Ok(program),
         }
@@ -241,18 +265,22 @@ impl WebGl2 {
         ))
     }
 
-    /// The linked program of a kernel, built on first use; errors carry the GL info log.
+    /// The linked program of a kernel, built on first use. A fragment shader that does not
+    /// compile is an [`Error::Compile`] with the compiler's lines mapped to the body's.
     fn program(&self, kernel: &Kernel) -> Result<Rc<GlProgram>> {
         if let Some(p) = self.programs.borrow().get(&kernel.key()) {
             return Ok(p.clone());
         }
         let gl = &self.gl;
-        let program = link(
-            gl,
-            &format!("kernel \"{}\"", kernel.name),
-            Kernel::glsl_vertex_source(),
-            &kernel.glsl_source(),
-        )?;
+        let program =
+            link(gl, Kernel::glsl_vertex_source(), &kernel.glsl_source()).map_err(|failure| {
+                match failure.step {
+                    "fragment shader" => {
+                        kernel.compile_error(Language::Glsl, glsl_messages(&failure.log))
+                    }
+                    _ => failure.into_error(&format!("kernel \"{}\"", kernel.name)),
+                }
+            })?;
         // SAFETY: queries on a program of this context.
         let linked = unsafe {
             GlProgram {
@@ -346,6 +374,16 @@ impl Backend for WebGl2 {
             gl.bind_texture(glow::TEXTURE_2D, None);
         }
         Ok(())
+    }
+
+    async fn compile(&self, kernel: &Kernel) -> Result<()> {
+        if kernel.compute.is_some() {
+            return Err(Error::Unsupported(format!(
+                "\"{}\" is a compute shader, and WebGL2 has none: it needs WebGPU",
+                kernel.name
+            )));
+        }
+        self.program(kernel).map(|_| ())
     }
 
     fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {

@@ -11,6 +11,7 @@ mod gpu_matrix;
 mod linear;
 mod nmf;
 mod options;
+mod own_kernel;
 mod refine;
 mod solve;
 mod stencil;

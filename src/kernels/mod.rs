@@ -8,7 +8,9 @@
 //! The folder is the kernel list, grouped as `shaders/` is: [`products`], [`elementwise`]
 //! (with the expression language of [`expr`] and [`functions`]), [`reduce`], [`lcp`], and
 //! seed 001's `y = A x + b` with baked coefficients ([`linear()`], from the abstract four-wide
-//! program of [`simd`]), and [`float_float`] (hi + lo pairs of float32s, about 48 bits).
+//! program of [`simd`]), and [`float_float`] (hi + lo pairs of float32s, about 48 bits). A
+//! kernel of one's own ([`custom()`]) gets the same prelude, and compilers' messages about any
+//! kernel are mapped to lines of its body ([`Kernel::compile_error`]).
 
 /// A kernel whose body is a file in `shaders/<dir>/`, compiled into the binary.
 macro_rules! shader_kernel {
@@ -36,6 +38,7 @@ macro_rules! shader_kernel {
     };
 }
 
+mod custom;
 mod elementwise;
 mod expr;
 mod float_float;
@@ -47,6 +50,7 @@ mod reduce;
 pub mod simd;
 mod stencil;
 
+pub use custom::{custom, glsl_messages, Language, ModuleMessage, MAX_BODY_BYTES};
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};
 pub use float_float::{
@@ -135,9 +139,7 @@ impl Kernel {
 
     /// The complete WGSL module: prelude, one accessor block per input, body.
     pub fn wgsl_source(&self) -> String {
-        let mut src = String::from(include_str!("../../shaders/prelude/prelude.wgsl"));
-        self.push_inputs(&mut src, include_str!("../../shaders/prelude/input.wgsl"));
-        src.push('\n');
+        let mut src = self.wgsl_head();
         src.push_str(&self.wgsl);
         if self.compute.is_some() {
             src.push_str(include_str!("../../shaders/prelude/main_compute.wgsl"));
@@ -161,9 +163,7 @@ impl Kernel {
 
     /// The complete GLSL ES 3.00 fragment shader: prelude, accessors, body, `main`.
     pub fn glsl_source(&self) -> String {
-        let mut src = String::from(include_str!("../../shaders/prelude/prelude.glsl"));
-        self.push_inputs(&mut src, include_str!("../../shaders/prelude/input.glsl"));
-        src.push('\n');
+        let mut src = self.glsl_head();
         src.push_str(&self.glsl);
         if self.outputs >= 2 {
             let n = self.outputs;
@@ -186,6 +186,22 @@ impl Kernel {
     /// The GLSL ES 3.00 vertex shader shared by every kernel.
     pub fn glsl_vertex_source() -> &'static str {
         include_str!("../../shaders/prelude/vertex.glsl")
+    }
+
+    /// What comes before the WGSL body: the prelude and one accessor block per input.
+    fn wgsl_head(&self) -> String {
+        let mut src = String::from(include_str!("../../shaders/prelude/prelude.wgsl"));
+        self.push_inputs(&mut src, include_str!("../../shaders/prelude/input.wgsl"));
+        src.push('\n');
+        src
+    }
+
+    /// What comes before the GLSL body: the prelude and one accessor block per input.
+    fn glsl_head(&self) -> String {
+        let mut src = String::from(include_str!("../../shaders/prelude/prelude.glsl"));
+        self.push_inputs(&mut src, include_str!("../../shaders/prelude/input.glsl"));
+        src.push('\n');
+        src
     }
 
     fn push_inputs(&self, src: &mut String, template: &str) {
