@@ -11,7 +11,8 @@ import { product } from "./products.js";
 import { initWall } from "./wall.js";
 import { initNmf } from "./nmf.js";
 import { initLinear } from "./linear.js";
-import { explore, OPERATIONS } from "./explorer.js";
+import { explore, explorerKernel, OPERATIONS } from "./explorer.js";
+import { kernelLab, initKernelLabs } from "./kernel-lab.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
 import { MATVEC_SIZES } from "./benchmark/bench.js";
 import { runSolver } from "./solvers.js";
@@ -25,6 +26,8 @@ const params = new URLSearchParams(location.search);
 
 let gpu = null;
 let busy = false;
+/** The explorer's kernel lab (kernel-lab.js): the body of the operation that last ran. */
+let explorerLab = null;
 /** The sections that have shown a result, by name: each runs again after a lost GPU is back. */
 const reruns = new Map();
 
@@ -144,6 +147,9 @@ async function start() {
   });
 
   initChecks(gpu, texla, guarded);
+  initKernelLabs(gpu, guarded).catch((e) => $("lab-multiply").replaceChildren(Object.assign(document.createElement("div"), { className: "error", textContent: `The kernel labs could not start: ${e.message ?? e}` })));
+  explorerLab = kernelLab($("lab-explorer"), { gpu, guarded });
+  explorerLab.unavailable("Run an operation above: the kernel it ran appears here, to edit and run again on the same inputs.");
   initNmf(gpu, texla, guarded);
   initLinear(gpu, texla, guarded, shown);
   $("square-form").addEventListener("submit", (e) => {
@@ -216,7 +222,10 @@ async function runExplorer(texla) {
     const hi = number("explorer-hi", "the upper input bound");
     if (!(lo < hi)) throw new Error(`the input range must have from < to, got [${lo}, ${hi})`);
     const seed = whole("explorer-seed", "seed", 0, 2 ** 32 - 1);
-    await explore(gpu, texla, out, { name: $("explorer-op").value, m, k, n, expr: $("explorer-expr").value, lo, hi, seed });
+    const ran = await explore(gpu, texla, out, { name: $("explorer-op").value, m, k, n, expr: $("explorer-expr").value, lo, hi, seed });
+    const lab = explorerKernel(texla, ran, ULP_FLAG);
+    if (lab.why) explorerLab.unavailable(lab.why);
+    else explorerLab.load(lab.source, lab.problem);
   });
 }
 
