@@ -13,6 +13,7 @@ import { initNmf } from "./nmf.js";
 import { initLinear } from "./linear.js";
 import { explore, explorerKernel, OPERATIONS } from "./explorer.js";
 import { kernelLab, initKernelLabs } from "./kernel-lab.js";
+import { initDownloads } from "./download.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
 import { MATVEC_SIZES } from "./benchmark/bench.js";
 import { runSolver } from "./solvers.js";
@@ -46,6 +47,7 @@ function fatal(message) {
 
 async function start() {
   initTutorial();
+  initDownloads();
   const choice = params.get("backend") ?? "auto";
   $("backend-select").value = ["auto", "webgpu", "webgl2"].includes(choice) ? choice : "auto";
   $("backend-select").addEventListener("change", (e) => {
