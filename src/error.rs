@@ -60,7 +60,17 @@ pub enum Error {
     Simulation(String),
     /// The caller cancelled a long run.
     Cancelled,
-    /// The GPU rejected something: a shader that did not compile, a failed read-back.
+    /// A kernel's source did not compile: what the compiler said, its lines counted in the
+    /// kernel's body (the prelude around it mapped away).
+    Compile {
+        /// The kernel's name.
+        kernel: String,
+        /// The shading language: "WGSL" or "GLSL ES 3.00".
+        language: &'static str,
+        /// The compiler's messages, errors only.
+        messages: Vec<CompileMessage>,
+    },
+    /// The GPU rejected something: a failed read-back, a pipeline it would not build.
     Gpu(String),
     /// The GPU went away (the WebGL2 context or the WebGPU device was lost), with why.
     Lost(String),
@@ -106,6 +116,15 @@ impl fmt::Display for Error {
             Error::Solver(msg) => write!(f, "{msg}"),
             Error::Simulation(msg) => write!(f, "{msg}"),
             Error::Cancelled => write!(f, "cancelled"),
+            Error::Compile {
+                kernel,
+                language,
+                messages,
+            } => {
+                write!(f, "the kernel \"{kernel}\" did not compile ({language}): ")?;
+                let said: Vec<String> = messages.iter().map(ToString::to_string).collect();
+                write!(f, "{}", said.join("; "))
+            }
             Error::Gpu(msg) => write!(f, "GPU error: {msg}"),
             Error::Lost(why) => write!(
                 f,
@@ -123,9 +142,53 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// One message of a shader compiler about a kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileMessage {
+    /// The line of the kernel's body it is about (1-based), or `None` where it names no line
+    /// or a line of texla's code around the body (the text then says which).
+    pub line: Option<usize>,
+    /// The column on that line (1-based, in characters), where the compiler gave one.
+    pub column: Option<usize>,
+    /// What the compiler said.
+    pub text: String,
+}
+
+impl fmt::Display for CompileMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => write!(f, "line {line}, column {column}: {}", self.text),
+            (Some(line), None) => write!(f, "line {line}: {}", self.text),
+            _ => write!(f, "{}", self.text),
+        }
+    }
+}
+
 impl From<Error> for wasm_bindgen::JsValue {
+    /// A JavaScript `Error` with the message; a compile error also carries `messages`
+    /// (`{ line, column, message }`, line and column null where there are none) and `lines`
+    /// (the lines of the body named, each once, in order), for a page to mark them.
     fn from(e: Error) -> Self {
-        js_sys::Error::new(&e.to_string()).into()
+        let error = js_sys::Error::new(&e.to_string());
+        if let Error::Compile { messages, .. } = &e {
+            let number =
+                |v: Option<usize>| v.map_or(wasm_bindgen::JsValue::NULL, |v| (v as f64).into());
+            let list = js_sys::Array::new();
+            for m in messages {
+                let o = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&o, &"line".into(), &number(m.line));
+                let _ = js_sys::Reflect::set(&o, &"column".into(), &number(m.column));
+                let _ = js_sys::Reflect::set(&o, &"message".into(), &m.text.as_str().into());
+                list.push(&o);
+            }
+            let mut named: Vec<usize> = messages.iter().filter_map(|m| m.line).collect();
+            named.sort_unstable();
+            named.dedup();
+            let lines: js_sys::Array = named.iter().map(|&l| number(Some(l))).collect();
+            let _ = js_sys::Reflect::set(&error, &"messages".into(), &list);
+            let _ = js_sys::Reflect::set(&error, &"lines".into(), &lines);
+        }
+        error.into()
     }
 }
 

@@ -11,7 +11,9 @@ import { product } from "./products.js";
 import { initWall } from "./wall.js";
 import { initNmf } from "./nmf.js";
 import { initLinear } from "./linear.js";
-import { explore, OPERATIONS } from "./explorer.js";
+import { explore, explorerKernel, OPERATIONS } from "./explorer.js";
+import { kernelLab, initKernelLabs } from "./kernel-lab.js";
+import { initDownloads } from "./download.js";
 import { measureAccuracy, ULP_FLAG } from "./accuracy.js";
 import { MATVEC_SIZES } from "./benchmark/bench.js";
 import { runSolver } from "./solvers.js";
@@ -25,6 +27,8 @@ const params = new URLSearchParams(location.search);
 
 let gpu = null;
 let busy = false;
+/** The explorer's kernel lab (kernel-lab.js): the body of the operation that last ran. */
+let explorerLab = null;
 /** The sections that have shown a result, by name: each runs again after a lost GPU is back. */
 const reruns = new Map();
 
@@ -34,15 +38,39 @@ function shown(name, run) {
   return run();
 }
 
-function fatal(message) {
-  const box = $("fatal");
-  box.textContent = message;
+/**
+ * Fills an alert at the top of the page (#fatal, #gpu-lost): a headline in plain words, what to
+ * do (items of text and links), the technical reason in a details line, and buttons.
+ */
+function alertAt(box, { headline, todo = [], technical = "", buttons = [] }) {
+  const make = (tag, props = {}, ...children) => {
+    const e = Object.assign(document.createElement(tag), props);
+    e.append(...children);
+    return e;
+  };
+  const parts = [make("p", { className: "headline", textContent: headline })];
+  if (todo.length) parts.push(make("ul", {}, ...todo.map((item) => make("li", {}, ...[item].flat()))));
+  if (technical) parts.push(make("details", {}, make("summary", { textContent: "Technical reason" }), make("pre", { textContent: technical })));
+  if (buttons.length) parts.push(make("p", {}, ...buttons));
+  box.replaceChildren(...parts);
   box.hidden = false;
+}
+
+function fatal(what) {
+  alertAt($("fatal"), what);
   document.body.dataset.state = "error";
+}
+
+/** A link to this page with `backend` instead of the one asked for. */
+function backendLink(backend, text) {
+  const query = new URLSearchParams(location.search);
+  query.set("backend", backend);
+  return Object.assign(document.createElement("a"), { href: `?${query}`, textContent: text });
 }
 
 async function start() {
   initTutorial();
+  initDownloads();
   const choice = params.get("backend") ?? "auto";
   $("backend-select").value = ["auto", "webgpu", "webgl2"].includes(choice) ? choice : "auto";
   $("backend-select").addEventListener("change", (e) => {
@@ -55,7 +83,11 @@ async function start() {
     await texla.default();
   } catch (e) {
     $("cap-backend").textContent = "none";
-    fatal(`The texla module could not be loaded (${e.message}). Build it with the README's first command, which also serves this page.`);
+    fatal({
+      headline: "This page could not start: its program (texla, a WebAssembly module) did not load.",
+      todo: ["Reload the page.", "If you serve the page yourself, build it first with the README's first command, which also serves it."],
+      technical: `The texla module could not be loaded (${e.message}).`,
+    });
     return;
   }
   initKernels(texla);
@@ -63,7 +95,19 @@ async function start() {
     gpu = await texla.Gpgpu.create(choice);
   } catch (e) {
     $("cap-backend").textContent = "none";
-    fatal(`No GPU backend could be started.\n${e.message ?? e}`);
+    const named = { webgpu: "WebGPU", webgl2: "WebGL2" }[choice];
+    fatal({
+      headline: named
+        ? `This page cannot compute here: ${named}, which the address asks for, is not available in this browser.`
+        : "This page cannot compute here: your browser gave it no GPU (neither WebGPU nor WebGL2).",
+      todo: [
+        ...(named ? [["Open the page ", backendLink("auto", "without naming a backend"), `, so that it uses whichever of WebGPU and WebGL2 works.`]] : []),
+        "Switch on hardware (graphics) acceleration in your browser's settings, then reload.",
+        "Use a recent Chrome, Edge, Firefox or Safari: all have WebGL2, most have WebGPU.",
+        "On Linux, Chromium offers WebGPU only when started with --enable-unsafe-webgpu, and WebGL2 only with a working graphics driver.",
+      ],
+      technical: `No GPU backend could be started.\n${e.message ?? e}`,
+    });
     return;
   }
   const caps = gpu.capabilities();
@@ -107,31 +151,42 @@ async function start() {
     if (!why || restoring) return;
     restoring = true;
     const banner = $("gpu-lost");
-    const say = (state, ...parts) => {
+    const say = (state, what) => {
       banner.dataset.state = state;
       banner.classList.toggle("error", state !== "restored");
-      banner.replaceChildren(...parts);
-      banner.hidden = false;
+      alertAt(banner, what);
     };
-    say("restoring", `The GPU went away (${why}). Bringing it back…`);
+    const button = (textContent, onclick) => {
+      const b = Object.assign(document.createElement("button"), { type: "button", textContent, onclick });
+      b.dataset.free = "";
+      return b;
+    };
+    say("restoring", { headline: "Your GPU stopped for a moment (the browser or its driver reset it). The page is bringing it back: wait a few seconds…", technical: `The GPU went away (${why}).` });
     $("cap-backend").textContent = `${backendName} (lost)`;
     for (let attempt = 1; ; attempt++) {
       try {
         const { restored, lost } = await gpu.restore();
         $("cap-backend").textContent = backendName;
         wall?.restored();
-        say("restored", `The GPU went away (${why}) and came back: ${restored} ${restored === 1 ? "matrix" : "matrices"} restored from ${restored === 1 ? "its copy" : "their copies"}, ${lost} lost with it. ` +
-          `The sections that had shown a result ran again (${[...reruns.keys()].join(", ") || "none"}). `,
-          Object.assign(document.createElement("button"), { type: "button", textContent: "Dismiss", onclick: () => (banner.hidden = true) }));
+        say("restored", {
+          headline: "Your GPU stopped for a moment and is back: the results on this page were computed again. Nothing for you to do.",
+          technical: `The GPU went away (${why}) and came back: ${restored} ${restored === 1 ? "matrix" : "matrices"} restored from ${restored === 1 ? "its copy" : "their copies"}, ${lost} lost with it. ` +
+            `The sections that had shown a result ran again (${[...reruns.keys()].join(", ") || "none"}).`,
+          buttons: [button("Dismiss", () => (banner.hidden = true))],
+        });
         for (const rerun of reruns.values()) await rerun();
         break;
       } catch (e) {
         if (attempt === 5) {
-          say("failed", `The GPU went away (${why}) and did not come back (${e.message ?? e}). `,
-            Object.assign(document.createElement("button"), { type: "button", textContent: "Start again", onclick: () => location.reload() }));
+          say("failed", {
+            headline: "Your GPU stopped and did not come back. Reload the page to start again.",
+            todo: ["If it happens again: close other tabs that use the GPU (games, videos, 3D pages), or update your graphics driver."],
+            technical: `The GPU went away (${why}) and did not come back (${e.message ?? e}).`,
+            buttons: [button("Reload the page", () => location.reload())],
+          });
           break;
         }
-        say("restoring", `The GPU went away (${why}). Bringing it back failed (${e.message ?? e}); trying again in ${attempt} s…`);
+        say("restoring", { headline: `Your GPU stopped for a moment. Bringing it back did not work yet; the page tries again in ${attempt} s…`, technical: `The GPU went away (${why}). Bringing it back failed (${e.message ?? e}).` });
         await new Promise((r) => setTimeout(r, 1000 * attempt));
       }
     }
@@ -145,6 +200,9 @@ async function start() {
   });
 
   initChecks(gpu, texla, guarded);
+  initKernelLabs(gpu, guarded).catch((e) => $("lab-multiply").replaceChildren(Object.assign(document.createElement("div"), { className: "error", textContent: `The kernel labs could not start: ${e.message ?? e}` })));
+  explorerLab = kernelLab($("lab-explorer"), { gpu, guarded });
+  explorerLab.unavailable("Run an operation above: the kernel it ran appears here, to edit and run again on the same inputs.");
   initNmf(gpu, texla, guarded);
   initLinear(gpu, texla, guarded, shown);
   $("square-form").addEventListener("submit", (e) => {
@@ -218,7 +276,10 @@ async function runExplorer(texla) {
     const hi = number("explorer-hi", "the upper input bound");
     if (!(lo < hi)) throw new Error(`the input range must have from < to, got [${lo}, ${hi})`);
     const seed = whole("explorer-seed", "seed", 0, 2 ** 32 - 1);
-    await explore(gpu, texla, out, { name: $("explorer-op").value, m, k, n, expr: $("explorer-expr").value, lo, hi, seed });
+    const ran = await explore(gpu, texla, out, { name: $("explorer-op").value, m, k, n, expr: $("explorer-expr").value, lo, hi, seed });
+    const lab = explorerKernel(texla, ran, ULP_FLAG);
+    if (lab.why) explorerLab.unavailable(lab.why);
+    else explorerLab.load(lab.source, lab.problem);
   });
 }
 

@@ -1,7 +1,8 @@
 // The operation explorer: pick an operation and shapes, see the inputs, the output, the shader
 // that ran, the GPU-versus-float64 comparison and the timing.
 
-import { mulberry32, randomMatrix, matmul64, errorStats } from "./reference/products.js";
+import { mulberry32, randomMatrix, matmul64, errorStats, dotErrorBound as dotBound } from "./reference/products.js";
+import { ulpBounds as ulpBoundsOf } from "./kernel-lab.js";
 import { referenceOf } from "./reference/expression.js";
 
 const transpose = (d, r, c) => Float64Array.from({ length: r * c }, (_, i) => d[(i % r) * c + Math.floor(i / r)]);
@@ -118,7 +119,9 @@ function preview(name, data, rows, cols) {
 
 /**
  * Runs operation `name` with shapes (m, k, n) on random inputs in [lo, hi) and renders the
- * result into `out`. Returns the error statistics.
+ * result into `out`. Returns the error statistics, and what the kernel lab needs to run the
+ * same problem again (see `explorerKernel`): the inputs, shapes, float64 result, the passes
+ * the operation ran and the last pass's kernel.
  */
 export async function explore(gpu, texla, out, { name, m, k, n, expr, lo, hi, seed }) {
   const op = OPERATIONS[name];
@@ -127,6 +130,7 @@ export async function explore(gpu, texla, out, { name, m, k, n, expr, lo, hi, se
   const data = shapes.map(([r, c]) => randomMatrix(next, r * c, lo, hi));
   const mats = data.map((d, i) => gpu.upload(d, ...shapes[i]));
   await gpu.finish();
+  const passes = gpu.counts().passes;
   const t0 = performance.now();
   let result;
   try {
@@ -137,6 +141,7 @@ export async function explore(gpu, texla, out, { name, m, k, n, expr, lo, hi, se
     mats.forEach((x) => x.free());
   }
   const t1 = performance.now();
+  const ran = { passes: gpu.counts().passes - passes, kernel: gpu.lastKernel() };
   let values;
   let outShape;
   if (typeof result === "number") {
@@ -167,5 +172,35 @@ export async function explore(gpu, texla, out, { name, m, k, n, expr, lo, hi, se
     </div>
     <details open><summary>The shader that ran (${gpu.backend === "webgpu" ? "WGSL" : "GLSL ES 3.00"}, last pass)</summary><pre id="explorer-shader" class="shader"></pre></details>`;
   out.querySelector("#explorer-shader").textContent = shader;
-  return stats;
+  return { stats, name, data, shapes, exact, outShape, expr, ...ran };
+}
+
+/**
+ * What the kernel lab edits after an explorer run `r` (explore's result): the body of the one
+ * pass the operation ran and the same problem, each element within the bound the lessons use (a
+ * product's 2(k+2)·2⁻²⁴·Σ|a·b|, else the accuracy table's ULP flag); or why there is none.
+ */
+export function explorerKernel(texla, r, ulps) {
+  const k = r.kernel;
+  if (!k || r.passes !== 1 || k.outputs !== 1 || k.compute?.scratch || k.inputs !== r.data.length || k.rows !== r.outShape[0] || k.cols !== r.outShape[1]) {
+    return { why: `${OPERATIONS[r.name].label} ran ${r.passes} passes${k?.outputs > 1 ? ` and its kernel writes ${k.outputs} render targets` : ""}: the kernel lab edits operations of one pass and one output (the expression, A·B, Aᵀ, Aᵀ·B, A·Bᵀ, the naive A·x). Pick one of them and run it.` };
+  }
+  const op = OPERATIONS[r.name];
+  // A product's inner dimension: its bound needs Σ|a·b|, the product of the inputs' absolute values.
+  const inner = { matmul: 1, matmulFast: 1, matmulCompute: 1, mulTr: 1, mulVec: 1, mulVecNaive: 1, mulVecCompute: 1 }[r.name] ? r.shapes[0][1] : r.name === "trMul" ? r.shapes[0][0] : 0;
+  const exact = () => {
+    if (!inner) return ulpBoundsOf(r.exact, ulps);
+    const sums = op.reference(texla, r.data.map((d) => Float64Array.from(d, Math.abs)), r.shapes, r.expr);
+    return { values: r.exact, bounds: Float64Array.from(sums, (s) => dotBound(inner, s)), bound: "the float32 error bound 2(k+2)·2⁻²⁴·Σ|a·b|" };
+  };
+  return {
+    source: { wgsl: k.wgsl, glsl: k.glsl, compute: k.compute, params: k.params, note: [`The body of the kernel "${k.name}" that just ran ${op.label}, in the language your GPU runs. Edit it and run it on the same inputs: each element is checked against float64.`] },
+    problem: () => ({
+      inputs: r.data.map((d, i) => ({ data: d, rows: r.shapes[i][0], cols: r.shapes[i][1] })),
+      rows: r.outShape[0],
+      cols: r.outShape[1],
+      what: `${op.label}, output ${r.outShape[0]} × ${r.outShape[1]}`,
+      exact: async () => exact(),
+    }),
+  };
 }

@@ -6,6 +6,10 @@
 // solves the frame's LCP again in float64 here.
 
 import { verify } from "./reference/contact.js";
+import { downloadCsv } from "./download.js";
+
+/** Frames whose stats are kept for the CSV download: the last minute at 60 fps. */
+export const KEPT_FRAMES = 3600;
 
 const $ = (id) => document.getElementById(id);
 
@@ -80,6 +84,19 @@ export function initWall(gpu) {
     $("wall-stats").innerHTML = rows.map(([k, v]) => `<div><b>${k}</b> ${v}</div>`).join("");
     Object.assign($("wall-stats").dataset, { frame: s.frame, throws: s.throws, pushes: s.pushes });
   };
+  // The last KEPT_FRAMES frames' stats, one row each, for "Frame stats (CSV)".
+  const frames = [];
+  const keep = (s) => {
+    frames.push([s.frame, s.bodies, s.asleep ?? 0, s.contacts, s.lcpSize, s.mode, s.solver, s.iterations, s.frameMs, s.cpuMs, s.solveMs,
+      s.parts.contacts, s.parts.assembly, s.parts.step, s.parts.layout, s.parts.end, s.parts.upload, s.parts.solve, fps, s.residual, s.penetration, s.energy, s.energyIn]);
+    if (frames.length > KEPT_FRAMES) frames.shift();
+    $("wall-stats-csv").dataset.frames = frames.length;
+  };
+  $("wall-stats-csv").addEventListener("click", () => downloadCsv("wall-frames.csv", [
+    ["frame", "bodies", "asleep", "contacts", "lcp_size", "mode", "solver", "iterations", "frame_ms", "cpu_ms", "gpu_ms",
+      "contacts_ms", "assembly_ms", "step_ms", "layout_ms", "integration_ms", "upload_ms", "solve_readback_ms", "fps", "residual", "penetration_m", "energy_j", "energy_in_j"],
+    ...frames,
+  ]));
   const step = async () => {
     const s = await wall.step();
     const now = performance.now();
@@ -87,6 +104,7 @@ export function initWall(gpu) {
     last = now;
     draw();
     show(s);
+    keep(s);
     return s;
   };
   // A frame abandoned by Pause (wall.cancel()) or Reset rejects with this; it is no failure.

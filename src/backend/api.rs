@@ -11,7 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::error::{Error, Result};
-use crate::kernels::Program;
+use crate::kernels::{Kernel, Program};
 use crate::layout::Layout;
 use crate::scene::Scene;
 
@@ -146,6 +146,15 @@ pub trait Backend: Sized + 'static {
         outputs: &[&Self::Texture],
     ) -> Result<()>;
 
+    /// Builds `kernel`'s pipeline now, for a kernel whose source may not compile (one of a
+    /// person's own): one that does not fails with [`Error::Compile`] (the compiler's messages,
+    /// lines in the kernel's body) and leaves the device as it was, every later call working;
+    /// one that does is kept for [`Backend::run`]. By default the pipeline is built by a run.
+    fn compile(&self, kernel: &Kernel) -> impl Future<Output = Result<()>> {
+        let _ = kernel;
+        async { Ok(()) }
+    }
+
     /// Copies the `size = (width, height)` texels of `src` from texel `from = (x, y)` to texel
     /// `to` of `dst`, in order with the runs around it.
     fn copy_texels(
@@ -220,6 +229,8 @@ pub trait DynBackend {
     fn lose(&self);
     /// See [`Backend::run`].
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()>;
+    /// See [`Backend::compile`].
+    fn compile<'a>(&'a self, kernel: &'a Kernel) -> LocalFuture<'a, Result<()>>;
     /// See [`Backend::copy_texels`].
     fn copy_texels(
         &self,
@@ -297,6 +308,10 @@ impl<B: Backend> DynBackend for B {
             &all_typed::<B>(inputs)?,
             &all_typed::<B>(outputs)?,
         )
+    }
+
+    fn compile<'a>(&'a self, kernel: &'a Kernel) -> LocalFuture<'a, Result<()>> {
+        Box::pin(Backend::compile(self, kernel))
     }
 
     fn copy_texels(

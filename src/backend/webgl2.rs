@@ -16,7 +16,7 @@ use glow::HasContext;
 
 use super::{Backend, Capabilities, Values};
 use crate::error::{Error, Result};
-use crate::kernels::{Kernel, Program};
+use crate::kernels::{glsl_messages, Kernel, Language, Program};
 use crate::layout::Layout;
 
 /// Texels from which a read-back first waits for the GPU without holding the page (see
@@ -48,6 +48,9 @@ pub struct WebGl2 {
     was_lost: Rc<Cell<bool>>,
     /// The listener that sets `was_lost`, removed with the backend.
     on_lost: wasm_bindgen::closure::Closure<dyn FnMut()>,
+    /// Whether a kernel was linked since the GPU last went idle: the GPU compiles it before
+    /// running it, so the next read waits for it without holding the page (see `read`).
+    fresh: Cell<bool>,
 }
 
 /// A linked kernel and the locations of its uniforms.
@@ -65,25 +68,52 @@ pub struct Texture {
     framebuffer: glow::Framebuffer,
 }
 
-/// Compiles and links a vertex and a fragment shader; errors carry the GL info log.
-fn link(gl: &glow::Context, what: &str, vertex: &str, fragment: &str) -> Result<glow::Program> {
+/// Why a program was not made: the step that failed and what GL said.
+struct LinkFailure {
+    /// "vertex shader", "fragment shader", "link" or "program".
+    step: &'static str,
+    /// The GL info log (or the error of creating an object).
+    log: String,
+}
+
+impl LinkFailure {
+    /// The failure as one `Error::Gpu` naming `what` failed.
+    fn into_error(self, what: &str) -> Error {
+        Error::Gpu(match self.step {
+            "link" => format!("{what} did not link: {}", self.log),
+            "program" => format!("{what}: {}", self.log),
+            step => format!("{what} did not compile ({step}): {}", self.log),
+        })
+    }
+}
+
+/// Compiles and links a vertex and a fragment shader; a failure carries the GL info log.
+fn link(
+    gl: &glow::Context,
+    vertex: &str,
+    fragment: &str,
+) -> std::result::Result<glow::Program, LinkFailure> {
+    let failed = |step, log| LinkFailure { step, log };
     // SAFETY: shader and program objects of this context, deleted on every error path.
     unsafe {
-        let program = gl.create_program().map_err(Error::Gpu)?;
+        let program = gl.create_program().map_err(|e| failed("program", e))?;
         let mut shaders = Vec::new();
         let mut failure = None;
-        for (stage, source) in [
-            (glow::VERTEX_SHADER, vertex),
-            (glow::FRAGMENT_SHADER, fragment),
+        for (stage, step, source) in [
+            (glow::VERTEX_SHADER, "vertex shader", vertex),
+            (glow::FRAGMENT_SHADER, "fragment shader", fragment),
         ] {
-            let shader = gl.create_shader(stage).map_err(Error::Gpu)?;
+            let shader = match gl.create_shader(stage) {
+                Ok(shader) => shader,
+                Err(e) => {
+                    failure.get_or_insert(failed("program", e));
+                    continue;
+                }
+            };
             gl.shader_source(shader, source);
             gl.compile_shader(shader);
             if !gl.get_shader_compile_status(shader) && failure.is_none() {
-                failure = Some(format!(
-                    "{what} did not compile: {}",
-                    gl.get_shader_info_log(shader)
-                ));
+                failure = Some(failed(step, gl.get_shader_info_log(shader)));
             }
             gl.attach_shader(program, shader);
             shaders.push(shader);
@@ -91,10 +121,7 @@ fn link(gl: &glow::Context, what: &str, vertex: &str, fragment: &str) -> Result<
         if failure.is_none() {
             gl.link_program(program);
             if !gl.get_program_link_status(program) {
-                failure = Some(format!(
-                    "{what} did not link: {}",
-                    gl.get_program_info_log(program)
-                ));
+                failure = Some(failed("link", gl.get_program_info_log(program)));
             }
         }
         for shader in shaders {
@@ -102,9 +129,9 @@ fn link(gl: &glow::Context, what: &str, vertex: &str, fragment: &str) -> Result<
             gl.delete_shader(shader);
         }
         match failure {
-            Some(message) => {
+            Some(failure) => {
                 gl.delete_program(program);
-                Err(Error::Gpu(message))
+                Err(failure)
             }
             None => Ok(program),
         }
@@ -230,6 +257,7 @@ impl WebGl2 {
             canvas: context_canvas,
             was_lost,
             on_lost,
+            fresh: Cell::new(false),
         })
     }
 
@@ -241,18 +269,22 @@ impl WebGl2 {
         ))
     }
 
-    /// The linked program of a kernel, built on first use; errors carry the GL info log.
+    /// The linked program of a kernel, built on first use. A fragment shader that does not
+    /// compile is an [`Error::Compile`] with the compiler's lines mapped to the body's.
     fn program(&self, kernel: &Kernel) -> Result<Rc<GlProgram>> {
         if let Some(p) = self.programs.borrow().get(&kernel.key()) {
             return Ok(p.clone());
         }
         let gl = &self.gl;
-        let program = link(
-            gl,
-            &format!("kernel \"{}\"", kernel.name),
-            Kernel::glsl_vertex_source(),
-            &kernel.glsl_source(),
-        )?;
+        let program =
+            link(gl, Kernel::glsl_vertex_source(), &kernel.glsl_source()).map_err(|failure| {
+                match failure.step {
+                    "fragment shader" => {
+                        kernel.compile_error(Language::Glsl, glsl_messages(&failure.log))
+                    }
+                    _ => failure.into_error(&format!("kernel \"{}\"", kernel.name)),
+                }
+            })?;
         // SAFETY: queries on a program of this context.
         let linked = unsafe {
             GlProgram {
@@ -270,6 +302,7 @@ impl WebGl2 {
         self.programs
             .borrow_mut()
             .insert(kernel.key(), linked.clone());
+        self.fresh.set(true);
         Ok(linked)
     }
 
@@ -346,6 +379,16 @@ impl Backend for WebGl2 {
             gl.bind_texture(glow::TEXTURE_2D, None);
         }
         Ok(())
+    }
+
+    async fn compile(&self, kernel: &Kernel) -> Result<()> {
+        if kernel.compute.is_some() {
+            return Err(Error::Unsupported(format!(
+                "\"{}\" is a compute shader, and WebGL2 has none: it needs WebGPU",
+                kernel.name
+            )));
+        }
+        self.program(kernel).map(|_| ())
     }
 
     fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
@@ -450,12 +493,14 @@ impl Backend for WebGl2 {
 
     async fn read(&self, t: &Texture, layout: Layout) -> Result<Values> {
         let (width, height) = (layout.width(), layout.height());
-        if width * height >= SETTLE_TEXELS {
+        if width * height >= SETTLE_TEXELS || self.fresh.get() {
             // readPixels would hold the page until the GPU has done everything before it (a
             // product of two 1024 x 1024 matrices on a CPU-emulated GPU: about 2 s); a large
             // result mostly follows large work, so its read waits for the GPU first without
-            // holding the page. A small one (a residual, a dot) is read at once: the wait costs
-            // a few ms, which would double a solver's time here.
+            // holding the page. So does a read after kernels new to this context (`fresh`): the
+            // GPU compiles them first (the NMF's first check held the page 200 ms here). A
+            // small one (a residual, a dot) is read at once: the wait costs a few ms, which
+            // would double a solver's time here.
             Backend::settle(self).await?;
         }
         let mut texels = vec![0.0f32; 4 * width * height];
@@ -479,6 +524,11 @@ impl Backend for WebGl2 {
     }
 
     async fn finish(&self) -> Result<()> {
+        // After kernels new to this context the GPU compiles them first: wait without holding
+        // the page, as `read` does.
+        if self.fresh.get() {
+            return Backend::settle(self).await;
+        }
         // gl.finish() returns at once in browsers; a read-back cannot: GL runs commands in order,
         // so reading one texel after clearing the sync texture waits for everything before.
         let mut texel = [0.0f32; 4];
@@ -514,6 +564,8 @@ impl Backend for WebGl2 {
             fence
         }
         .map_err(Error::Gpu)?;
+        // The fence follows every kernel linked so far: once passed, they are compiled.
+        self.fresh.set(false);
         // The first poll comes after one turn of the event loop, later ones after waits that
         // double up to POLL_MS: polling every turn kept a core busy, and on a CPU-emulated GPU
         // (SwiftShader, 2 cores) the fast product of 1024 x 1024 matrices ran 37% slower.

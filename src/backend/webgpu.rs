@@ -447,6 +447,10 @@ impl Backend for WebGpu {
         self.write_matrix_js(t, layout, data)
     }
 
+    async fn compile(&self, kernel: &crate::kernels::Kernel) -> Result<()> {
+        WebGpu::compile(self, kernel).await
+    }
+
     fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
         if program.kernel.compute.is_some() {
             return self.run_compute(program, inputs, outputs[0]);

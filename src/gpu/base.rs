@@ -29,8 +29,8 @@ pub struct Gpu {
     /// Tags this GPU's matrices, so that a matrix of another GPU is refused.
     pub(super) id: u32,
     pub(super) pool: Rc<RefCell<Pool>>,
-    /// The kernel of the last pass, for [`Gpu::last_shader`].
-    pub(super) last_kernel: RefCell<Option<Kernel>>,
+    /// The last pass, for [`Gpu::last_shader`] and [`Gpu::last_program`].
+    pub(super) last_program: RefCell<Option<Program>>,
     /// Passes run and read-backs made so far.
     pub(super) counts: Cell<Counts>,
     /// The largest texture side used (see [`Gpu::tile_limit`]).
@@ -97,7 +97,7 @@ impl Gpu {
             renderer: RefCell::new(renderer),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             pool: Pool::new(),
-            last_kernel: RefCell::new(None),
+            last_program: RefCell::new(None),
             counts: Cell::new(Counts::default()),
         }
     }
@@ -175,7 +175,7 @@ impl Gpu {
             .map(|m| self.texture(m))
             .collect::<Result<Vec<_>>>()?;
         self.backend().run(&program, &textures, &targets)?;
-        *self.last_kernel.borrow_mut() = Some(program.kernel);
+        *self.last_program.borrow_mut() = Some(program);
         let mut c = self.counts.get();
         c.passes += 1;
         self.counts.set(c);
@@ -288,7 +288,7 @@ impl Gpu {
             *kept = Some(renderer);
         }
         self.pool.borrow_mut().restart();
-        *self.last_kernel.borrow_mut() = None;
+        *self.last_program.borrow_mut() = None;
         Ok(true)
     }
 
@@ -396,8 +396,8 @@ impl Gpu {
 
     /// Full source (WGSL or GLSL, as the backend runs it) of the last kernel that ran.
     pub fn last_shader(&self) -> Option<String> {
-        let kernel = self.last_kernel.borrow();
-        let k = kernel.as_ref()?;
+        let program = self.last_program.borrow();
+        let k = &program.as_ref()?.kernel;
         Some(match self.capabilities().backend {
             BackendKind::WebGpu => k.wgsl_source(),
             BackendKind::WebGl2 => k.glsl_source(),
@@ -407,8 +407,8 @@ impl Gpu {
     /// Both sources of the last kernel that ran, whichever backend ran it: its WGSL module and
     /// its GLSL ES 3.00 twin (`None` for a compute kernel, which WebGL2 cannot run).
     pub fn last_shaders(&self) -> Option<(String, Option<String>)> {
-        let kernel = self.last_kernel.borrow();
-        let k = kernel.as_ref()?;
+        let program = self.last_program.borrow();
+        let k = &program.as_ref()?.kernel;
         Some((
             k.wgsl_source(),
             k.compute.is_none().then(|| k.glsl_source()),
@@ -417,7 +417,10 @@ impl Gpu {
 
     /// The last kernel that ran (the tutorial shows its sources).
     pub fn last_kernel(&self) -> Option<Kernel> {
-        self.last_kernel.borrow().clone()
+        self.last_program
+            .borrow()
+            .as_ref()
+            .map(|p| p.kernel.clone())
     }
 
     /// Draws a scene of lit boxes into [`Gpu::scene_canvas`] (the wall's view).

@@ -14,6 +14,7 @@
 
 mod base;
 pub mod construction;
+mod custom;
 pub mod elementwise;
 pub mod float_float;
 mod pool;

@@ -10,6 +10,7 @@ mod gpgpu;
 mod gpu_matrix;
 mod nmf;
 mod options;
+mod own_kernel;
 mod products;
 mod refine;
 mod simd_expr;

@@ -68,9 +68,7 @@ impl Kernel {
 
     /// The complete WGSL module: prelude, one accessor block per input, body.
     pub fn wgsl_source(&self) -> String {
-        let mut src = String::from(include_str!("../../shaders/prelude/prelude.wgsl"));
-        self.push_inputs(&mut src, template!("prelude/input.wgsl"));
-        src.push('\n');
+        let mut src = self.wgsl_head();
         src.push_str(&self.wgsl);
         if self.compute.is_some() {
             src.push_str(include_str!("../../shaders/prelude/main_compute.wgsl"));
@@ -95,9 +93,7 @@ impl Kernel {
 
     /// The complete GLSL ES 3.00 fragment shader: prelude, accessors, body, `main`.
     pub fn glsl_source(&self) -> String {
-        let mut src = String::from(include_str!("../../shaders/prelude/prelude.glsl"));
-        self.push_inputs(&mut src, template!("prelude/input.glsl"));
-        src.push('\n');
+        let mut src = self.glsl_head();
         src.push_str(&self.glsl);
         if self.outputs >= 2 {
             let n = self.outputs;
@@ -124,6 +120,22 @@ impl Kernel {
     }
 
     /// One accessor block per input, from `template` (`prelude/input.*`).
+    /// What comes before the WGSL body: the prelude and one accessor block per input.
+    pub(super) fn wgsl_head(&self) -> String {
+        let mut src = String::from(include_str!("../../shaders/prelude/prelude.wgsl"));
+        self.push_inputs(&mut src, template!("prelude/input.wgsl"));
+        src.push('\n');
+        src
+    }
+
+    /// What comes before the GLSL body: the prelude and one accessor block per input.
+    pub(super) fn glsl_head(&self) -> String {
+        let mut src = String::from(include_str!("../../shaders/prelude/prelude.glsl"));
+        self.push_inputs(&mut src, template!("prelude/input.glsl"));
+        src.push('\n');
+        src
+    }
+
     fn push_inputs(&self, src: &mut String, template: Template) {
         for (i, name) in self.inputs.iter().enumerate() {
             let block = template

@@ -13,7 +13,9 @@
 //! [`simd`]) and its stencil passes (`stencil.rs`: [`line_stencil`]), and `float_float.rs`
 //! (hi + lo pairs of float32s, about 48 bits: [`FF_MATMUL`], ...).
 //! A body with `{placeholders}` is filled through one checked [`Template`], which refuses a
-//! placeholder left unfilled.
+//! placeholder left unfilled. A kernel of one's own ([`custom()`]) gets the same prelude, and
+//! compilers' messages about any kernel are mapped to lines of its body
+//! ([`Kernel::compile_error`]).
 
 /// A kernel whose body is a file in `shaders/<dir>/`, compiled into the binary.
 macro_rules! shader_kernel {
@@ -48,6 +50,7 @@ macro_rules! template {
     };
 }
 
+mod custom;
 mod elementwise;
 mod expr;
 mod float_float;
@@ -62,6 +65,7 @@ mod simd_expr;
 mod stencil;
 mod template;
 
+pub use custom::{custom, glsl_messages, Language, ModuleMessage, MAX_BODY_BYTES};
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};
 pub use float_float::{

@@ -2,6 +2,7 @@
 //! one fused element-wise pass `a * b / (c + eps)` per factor (seed 004, section 5, Figure 9).
 
 use crate::error::{Error, Result};
+use crate::event_loop::next_turn;
 use crate::gpu::{Counts, Gpu, ProductKernel, Transpose};
 use crate::kernels::Expr;
 use crate::kernels::Func2::{Add, Div, Mul};
@@ -120,16 +121,22 @@ pub async fn factorize(
     let mut errors = vec![(0, step.error(&u, &v).await?)];
     let mut done = 0;
     while done < options.iterations {
+        // The page gets a turn after each update (recording them only queues GPU work, so the
+        // GPU never waits for it): the first iteration builds every kernel's pipeline, 10 to
+        // 30 ms of the page's time each here, and in one task they held the page 100 ms.
         (u, v) = match options.order {
             Order::Alternating => {
                 let v = step.update_v(options.rule, &u, &v)?;
+                next_turn().await;
                 (step.update_u(options.rule, &u, &v)?, v)
             }
-            Order::Simultaneous => (
-                step.update_u(options.rule, &u, &v)?,
-                step.update_v(options.rule, &u, &v)?,
-            ),
+            Order::Simultaneous => {
+                let new_u = step.update_u(options.rule, &u, &v)?;
+                next_turn().await;
+                (new_u, step.update_v(options.rule, &u, &v)?)
+            }
         };
+        next_turn().await;
         if options.normalize {
             u = step.normalize(&u)?;
         }
@@ -269,6 +276,11 @@ impl<'a> Step<'a> {
     async fn error(&self, u: &Matrix, v: &Matrix) -> Result<f64> {
         let g = self.gpu;
         let d = g.map(&crate::gpu::ops::sub(), &[self.f, &self.mul_tr(u, v)?])?;
+        // The iterations since the last check and U V^T are queued on the GPU: wait for them
+        // without holding the page (WebGL2 polls a fence), so that the read of the scalar
+        // below waits only for the short reduction. A read at once held the page for as long
+        // as the GPU took: 10 iterations, 5 s on a CPU-emulated GPU.
+        g.settle().await?;
         Ok(f64::from(g.dot(&d, &d).await?))
     }
 }

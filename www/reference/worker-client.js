@@ -28,3 +28,14 @@ export function reference(a, b, m, k, n) {
 export async function referenceTiming(a, b, m, k, n) {
   return (await send({ a, b, m, k, n, timingOnly: true })).ms;
 }
+
+/** NMF's `options.iterations` multiplicative updates of F (m x n) from U (m x k), V (n x k) in
+ * float64 (reference/nmf.js): resolves to {u, error, ms}, ms per iteration. */
+export function nmfReference(f, u, v, m, n, k, options) {
+  return send({ kind: "nmf", f, u, v, m, n, k, options });
+}
+
+/** texla's `Gpgpu.partsImages(count, seed)` (NMF's generated images), made in the worker. */
+export async function partsImages(count, seed) {
+  return (await send({ kind: "parts", count, seed })).images;
+}

@@ -58,7 +58,8 @@ impl Draw for SceneRenderer {
         if self.scene.borrow().is_none() {
             let source = include_str!("../../../shaders/scene/scene.glsl");
             let stage = |define: &str| format!("#version 300 es\n#define {define}\n{source}");
-            let program = link(gl, "the scene shader", &stage("VERTEX"), &stage("FRAGMENT"))?;
+            let program = link(gl, &stage("VERTEX"), &stage("FRAGMENT"))
+                .map_err(|failure| failure.into_error("the scene shader"))?;
             // SAFETY: objects of this context.
             let buffer = unsafe {
                 if let Some(index) = gl.get_uniform_block_index(program, "Scene") {

@@ -5,7 +5,8 @@
 use wgpu::util::DeviceExt;
 
 use super::{Texture, WebGpu, FORMAT};
-use crate::kernels::{Kernel, Program};
+use crate::error::Result;
+use crate::kernels::{Kernel, Language, ModuleMessage, Program};
 
 /// Most uniform buffers kept for reuse.
 const UNIFORM_CACHE: usize = 512;
@@ -28,19 +29,30 @@ impl WebGpu {
         program: &Program,
         key: u64,
     ) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
-        let kernel = &program.kernel;
         if let Some(p) = self.pipelines.borrow().get(&key) {
             return p.clone();
         }
+        let module = self.module(&program.kernel);
+        let entry = self.render_pipeline(&program.kernel, &module);
+        self.pipelines.borrow_mut().insert(key, entry.clone());
+        entry
+    }
+
+    /// A fragment kernel's render pipeline from its compiled `module`.
+    fn render_pipeline(
+        &self,
+        kernel: &Kernel,
+        module: &wgpu::ShaderModule,
+    ) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
         let entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::FRAGMENT);
-        let (module, layout, pipeline_layout) = self.module_and_layouts(kernel, &entries);
+        let (layout, pipeline_layout) = self.layouts(kernel, &entries);
         let pipeline = self
             .device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(&kernel.name),
                 layout: Some(&pipeline_layout),
                 vertex: wgpu::VertexState {
-                    module: &module,
+                    module,
                     entry_point: Some("vs_main"),
                     compilation_options: Default::default(),
                     buffers: &[],
@@ -49,7 +61,7 @@ impl WebGpu {
                 depth_stencil: None,
                 multisample: wgpu::MultisampleState::default(),
                 fragment: Some(wgpu::FragmentState {
-                    module: &module,
+                    module,
                     entry_point: Some("fs_main"),
                     compilation_options: Default::default(),
                     targets: &vec![
@@ -64,32 +76,84 @@ impl WebGpu {
                 multiview_mask: None,
                 cache: None,
             });
-        let entry = (pipeline, layout);
-        self.pipelines.borrow_mut().insert(key, entry.clone());
-        entry
+        (pipeline, layout)
     }
 
-    /// A kernel's compiled module, its bind group layout (`entries`) and its pipeline layout:
-    /// what render and compute pipelines share.
-    pub(super) fn module_and_layouts(
-        &self,
-        kernel: &Kernel,
-        entries: &[wgpu::BindGroupLayoutEntry],
-    ) -> (
-        wgpu::ShaderModule,
-        wgpu::BindGroupLayout,
-        wgpu::PipelineLayout,
-    ) {
+    /// Compiles `kernel` and builds its pipeline with every error of the device's caught (an
+    /// error scope, pushed and popped with no await between, so nothing else's errors fall into
+    /// it): one that does not compile is an [`Error::Compile`] with the compiler's messages,
+    /// their lines in the body, and the device goes on as before; one that does is cached for
+    /// `run`.
+    pub(super) async fn compile(&self, kernel: &Kernel) -> Result<()> {
+        let key = kernel.key();
+        if self.pipelines.borrow().contains_key(&key)
+            || self.compute_pipelines.borrow().contains_key(&key)
+        {
+            return Ok(());
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self.module(kernel);
+        let built = match kernel.compute {
+            None => Built::Render(self.render_pipeline(kernel, &module)),
+            Some(_) => Built::Compute(self.build_compute_pipeline(kernel, &module)),
+        };
+        let caught = scope.pop();
+        let info = module.get_compilation_info().await;
+        let caught = caught.await;
+        let source = kernel.wgsl_source();
+        let errors: Vec<ModuleMessage> = info
+            .messages
+            .into_iter()
+            .filter(|m| m.message_type == wgpu::CompilationMessageType::Error)
+            .map(|m| module_message(&source, m))
+            .collect();
+        if !errors.is_empty() {
+            return Err(kernel.compile_error(Language::Wgsl, errors));
+        }
+        if let Some(error) = caught {
+            let text = match error {
+                wgpu::Error::Validation { description, .. } => description,
+                other => other.to_string(),
+            };
+            let said = ModuleMessage {
+                line: None,
+                column: None,
+                text: text.trim().to_owned(),
+            };
+            return Err(kernel.compile_error(Language::Wgsl, vec![said]));
+        }
+        match built {
+            Built::Render(entry) => {
+                self.pipelines.borrow_mut().insert(key, entry);
+            }
+            Built::Compute(entry) => {
+                self.compute_pipelines.borrow_mut().insert(key, entry);
+            }
+        }
+        Ok(())
+    }
+
+    /// A kernel's compiled module.
+    fn module(&self, kernel: &Kernel) -> wgpu::ShaderModule {
         let descriptor = wgpu::ShaderModuleDescriptor {
             label: Some(&kernel.name),
             source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
         };
-        let module = match self.checks.get() {
+        match self.checks.get() {
             None => self.device.create_shader_module(descriptor),
             // SAFETY: only the native benchmark turns checks off, for texla's own kernels, whose
             // indices stay in bounds (every load is guarded or clamped) and whose loops end.
             Some(checks) => unsafe { self.device.create_shader_module_trusted(descriptor, checks) },
-        };
+        }
+    }
+
+    /// A kernel's bind group layout (`entries`) and its pipeline layout: what render and compute
+    /// pipelines share.
+    fn layouts(
+        &self,
+        kernel: &Kernel,
+        entries: &[wgpu::BindGroupLayoutEntry],
+    ) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
         let layout = self
             .device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -103,7 +167,7 @@ impl WebGpu {
                 bind_group_layouts: &[Some(&layout)],
                 immediate_size: 0,
             });
-        (module, layout, pipeline_layout)
+        (layout, pipeline_layout)
     }
 
     /// The compute pipeline of a compute kernel, built on first use; its output is a storage
@@ -113,10 +177,23 @@ impl WebGpu {
         program: &Program,
         key: u64,
     ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
-        let kernel = &program.kernel;
         if let Some(p) = self.compute_pipelines.borrow().get(&key) {
             return p.clone();
         }
+        let module = self.module(&program.kernel);
+        let entry = self.build_compute_pipeline(&program.kernel, &module);
+        self.compute_pipelines
+            .borrow_mut()
+            .insert(key, entry.clone());
+        entry
+    }
+
+    /// A compute kernel's pipeline from its compiled `module`.
+    fn build_compute_pipeline(
+        &self,
+        kernel: &Kernel,
+        module: &wgpu::ShaderModule,
+    ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
         let mut entries = layout_entries(kernel.inputs.len(), wgpu::ShaderStages::COMPUTE);
         entries.push(wgpu::BindGroupLayoutEntry {
             binding: 7,
@@ -140,22 +217,18 @@ impl WebGpu {
                 count: None,
             });
         }
-        let (module, layout, pipeline_layout) = self.module_and_layouts(kernel, &entries);
+        let (layout, pipeline_layout) = self.layouts(kernel, &entries);
         let pipeline = self
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(&kernel.name),
                 layout: Some(&pipeline_layout),
-                module: &module,
+                module,
                 entry_point: Some("cs_main"),
                 compilation_options: Default::default(),
                 cache: None,
             });
-        let entry = (pipeline, layout);
-        self.compute_pipelines
-            .borrow_mut()
-            .insert(key, entry.clone());
-        entry
+        (pipeline, layout)
     }
 
     /// The bind group of one run: the uniforms (a cached buffer, see `uniform_buffer`), the
@@ -256,6 +329,12 @@ impl WebGpu {
     }
 }
 
+/// A pipeline just built, of either kind.
+enum Built {
+    Render((wgpu::RenderPipeline, wgpu::BindGroupLayout)),
+    Compute((wgpu::ComputePipeline, wgpu::BindGroupLayout)),
+}
+
 /// The bind group layout entries every kernel shares: the uniforms and one texture per input.
 fn layout_entries(
     inputs: usize,
@@ -284,4 +363,24 @@ fn layout_entries(
         });
     }
     entries
+}
+
+/// A WGSL compiler's message as a [`ModuleMessage`]: its line, and its column counted in
+/// characters (wgpu gives bytes).
+fn module_message(source: &str, m: wgpu::CompilationMessage) -> ModuleMessage {
+    let place = m.location.map(|at| {
+        let offset = at.offset as usize;
+        let start = offset.saturating_sub(at.line_position.saturating_sub(1) as usize);
+        let column = source
+            .get(start..offset)
+            .map_or(at.line_position as usize, |before| {
+                before.chars().count() + 1
+            });
+        (at.line_number as usize, column)
+    });
+    ModuleMessage {
+        line: place.map(|p| p.0),
+        column: place.map(|p| p.1),
+        text: m.message,
+    }
 }
