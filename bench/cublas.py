@@ -3,14 +3,14 @@
 cuBLAS FP32 through PyTorch with TF32 off: TFLOPS of C = A B for each n, timed with CUDA events
 after warm-up, median of several batches, checked against float64 on a sample of elements. Then
 the dense LCP of the benchmark (n = 400, 800 projected-Jacobi iterations, the same iteration),
-eager and captured as one CUDA graph. Then seed 004's NMF iteration at the thesis's shape (F 361
+eager and captured as one CUDA graph. Then the thesis's NMF iteration at the thesis's shape (F 361
 x 1024, k = 144; least squares, V then U, as texla's default) in FP32 on the GPU and on the CPU
 (PyTorch's CPU kernels standing in for the thesis's MKL), ms per iteration.
 
-With --figure3: seed 000's Figure 3 in PyTorch (copy, add, multiply,
+With --figure3: the ShaderX2 article's Figure 3 in PyTorch (copy, add, multiply,
 transposed multiply, CG and projected Jacobi at n = 1000, the same problems as texla's, on the
 GPU and the CPU), beside native_bench --figure3's record when --texla FILE names it. With
---sgemv-sweep: seed 003's A x at every order (torch.mv, cuBLAS sgemv) beside native_bench
+--sgemv-sweep: Fujimoto's A x at every order (torch.mv, cuBLAS sgemv) beside native_bench
 --mulvec-sweep's record (--texla FILE). Both write JSON into --out DIR (default .).
 
 Usage: python3 bench/cublas.py [1024,2048,4096,8192] [--nmf-only]
@@ -120,7 +120,7 @@ def nmf(m=361, n=1024, k=144, eps=1e-9):
               f"{device.upper()} ({torch.get_num_threads()} threads): {ms:.3f} ms", flush=True)
 
 
-# ---- The seeds' figures: seed 000's Figure 3 and seed 003's A x at every order -------------
+# ---- The seeds' figures: the ShaderX2 article's Figure 3 and Fujimoto's A x at every order -------------
 
 
 def mulberry32(seed, start, count):
@@ -279,7 +279,7 @@ def figure3_table(rows, texla):
     texla_ms = {r["op"]: r["ms"] for r in (texla or {}).get("rows", [])}
     pairs = [(op, op) for op in ["copy", "add", "multiply", "transposed multiply", "CG", "projected Jacobi"]]
     pairs.append(("projected Jacobi, one dispatch", "projected Jacobi, one CUDA graph"))
-    print(f"\nSeed 000's Figure 3, n = {texla['n'] if texla else '?'}: ms from the call to the end of the "
+    print(f"\nThe ShaderX2 article's Figure 3, n = {texla['n'] if texla else '?'}: ms from the call to the end of the "
           "read-back (medians); ratios of times")
     print(f"{'operation (texla / PyTorch)':58} {'texla':>10} {'torch GPU':>10} {'torch CPU':>10} "
           f"{'texla/GPU':>10} {'CPU/texla':>10}")
@@ -360,7 +360,7 @@ def figures(args):
     print(f"CPU threads: {torch.get_num_threads()}", flush=True)
     if "--figure3" in args:
         n = int(value("--n", texla["n"] if texla else 1000))
-        print(f"\nSeed 000's Figure 3 in PyTorch at n = {n} (TF32 off):", flush=True)
+        print(f"\nThe ShaderX2 article's Figure 3 in PyTorch at n = {n} (TF32 off):", flush=True)
         rows = figure3(n)
         figure3_table(rows, texla)
         with open(os.path.join(out, "torch-figure3.json"), "w") as f:

@@ -1,4 +1,4 @@
-//! Instruction counts of texla's element-wise kernels (seed 004's Table 5 "Count" column),
+//! Instruction counts of texla's element-wise kernels (the thesis's Table 5 "Count" column),
 //! natively only (the `native` feature): the kernel's complete WGSL, as the page's
 //! `gpu.map(expr, inputs)` and `gpu.sincos(a)` build it ([`kernels::map`], [`kernels::map2`],
 //! [`Kernel::wgsl_source`]), compiled by naga (the compiler wgpu itself uses natively) to
@@ -211,7 +211,7 @@ pub fn table5_json(counts: &[Count]) -> String {
         })
         .collect();
     format!(
-        "{{\n  \"what\": \"SPIR-V instructions of the WGSL kernel texla generates for each function of seed 004's Table 5 (www/benchmark/bench.js: gpu.map(expression), gpu.sincos), counted natively by naga {NAGA_VERSION} (src/instructions.rs): instructions inside function bodies; spirvFunction: the expression's helpers and what they call (spirvFunctions functions, each once); spirvKernel: the whole fragment shader, unused functions removed\",\n  \"madeBy\": \"cargo run --release -p native_bench -- --instructions --out www/data\",\n  \"rows\": [\n{}\n  ]\n}}\n",
+        "{{\n  \"what\": \"SPIR-V instructions of the WGSL kernel texla generates for each function of the thesis's Table 5 (www/benchmark/bench.js: gpu.map(expression), gpu.sincos), counted natively by naga {NAGA_VERSION} (src/instructions.rs): instructions inside function bodies; spirvFunction: the expression's helpers and what they call (spirvFunctions functions, each once); spirvKernel: the whole fragment shader, unused functions removed\",\n  \"madeBy\": \"cargo run --release -p native_bench -- --instructions --out www/data\",\n  \"rows\": [\n{}\n  ]\n}}\n",
         rows.join(",\n")
     )
 }

@@ -2,7 +2,7 @@
 //!
 //! An `rows x cols` row-major f32 matrix is stored in an RGBA32F texture of width `cols` and height
 //! `ceil(rows / 4)`: texel `(x, y)` holds the four consecutive rows `4y .. 4y+3` of column `x`
-//! (seed 000, section 2.1). Rows past the end of the matrix are padding and always read as zero.
+//! (the ShaderX2 article, section 2.1). Rows past the end of the matrix are padding and always read as zero.
 //!
 //! ```text
 //!   matrix 6 x 3 (row-major)          texture 3 x 2 (RGBA32F)

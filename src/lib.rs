@@ -4,7 +4,7 @@
 //! ([`layout`]), and are computed on with fragment shaders ([`kernels`], `shaders/`), on WebGPU
 //! (wgpu) or WebGL2 (glow) ([`backend`]). Everything a solver or the wall needs goes through the
 //! one [`gpu::Gpu`] type; nothing above [`backend`] touches wgpu or glow. The JavaScript API is
-//! in [`js`]. [`simd_expr`] (seed 001) counts and cuts the four-wide instructions that evaluate
+//! in [`js`]. [`simd_expr`] (the SIMD-optimization paper) counts and cuts the four-wide instructions that evaluate
 //! `y = A x + b`, in pure Rust; [`stencil`] builds its Poisson solver and wave on them.
 #![warn(missing_docs)]
 

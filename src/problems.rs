@@ -145,7 +145,7 @@ pub fn random_spd(n: usize, seed: u32) -> Problem {
     system(n, a, x)
 }
 
-/// Seed 003's test systems for Jacobi's method: off-diagonal entries uniform in [0, 1], each
+/// Fujimoto's test systems for Jacobi's method: off-diagonal entries uniform in [0, 1], each
 /// diagonal entry `alpha` times the sum of its row's off-diagonal entries, b uniform in
 /// [-0.5, 0.5]. The known solution is computed in float64 by Gauss-Seidel sweeps (the matrix
 /// is strictly diagonally dominant for alpha > 1).

@@ -362,7 +362,7 @@ on_both_backends! {
     }
 
     async fn get_and_set_use_one_read_back_and_one_upload(kind) {
-        // Seed 004's controller: get reads the matrix back once into a CPU copy and serves
+        // The thesis's controller: get reads the matrix back once into a CPU copy and serves
         // every later get from it; set changes the copy, and the texture is brought up to date
         // by one upload before the next GPU use; an in-place operation drops the copy.
         let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();

@@ -1,4 +1,4 @@
-//! Seed 004's Table 5 instruction counts (native only: naga is a dependency of the `native`
+//! The thesis's Table 5 instruction counts (native only: naga is a dependency of the `native`
 //! feature). Run with `cargo test --features native --test instructions`.
 #![cfg(feature = "native")]
 

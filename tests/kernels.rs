@@ -1,5 +1,5 @@
 //! Every kernel texla can build, with representative parameters: products, element-wise
-//! expressions and functions, reductions, contact and LCP solvers, float-float, seed 001's
+//! expressions and functions, reductions, contact and LCP solvers, float-float, the SIMD-optimization paper's
 //! `y = A x + b` and stencil passes; and the shaders the backends draw or copy with (scene,
 //! transfer). Each complete source, WGSL and GLSL, must have every `{placeholder}` filled
 //! (`kernels::Template` refuses one left unfilled as the kernel is built; this checks the
@@ -79,7 +79,7 @@ fn every_kernel() -> Vec<Kernel> {
         &parse("a + 2 * b"),
         &parse("max(a, b) - 0.5"),
     ));
-    // Seed 001's y = A x + b, natural and permuted, and the stencil passes.
+    // The SIMD-optimization paper's y = A x + b, natural and permuted, and the stencil passes.
     for (e, perm) in [
         (runge_kutta_cars(5), (0..20).collect::<Vec<_>>()),
         (poisson_2d_s(), PAPER_2D_PERMUTATION.to_vec()),

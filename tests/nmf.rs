@@ -1,4 +1,4 @@
-//! Browser tests of seed 004's NMF, on both backends against the same updates in float64 from
+//! Browser tests of the thesis's NMF, on both backends against the same updates in float64 from
 //! the same start (`texla::nmf::reference`). Tolerance: every entry of U and V within 1e-3 of
 //! the largest entry after 20 iterations (float32 products of inner dimension <= 60, compounded
 //! over 40 multiplicative updates; measured below 1e-4).

@@ -315,7 +315,7 @@ on_both_backends! {
             let c2 = gpu.read(&gpu.mul_transposed(ProductKernel::Auto, &ga, &bt, Transpose::B).unwrap()).await.unwrap();
             let cmp = compare(&c2, &exact, &bound);
             assert!(cmp.worst_bound_ratio <= 1.0, "mul_tr {m}x{k}x{n}: {cmp:?}");
-            // By accumulation passes: one inner index per pass, seed 000's 24, and all in one
+            // By accumulation passes: one inner index per pass, the ShaderX2 article's 24, and all in one
             // pass; the passes counted.
             for per_pass in [1, 24, k] {
                 let before = gpu.counts().passes;

@@ -1,9 +1,9 @@
 //! Browser tests of iterative refinement (`texla::solver::refine`, `Gpgpu.refine`), on both
 //! backends: float-float residuals with float32 corrections reach a true relative residual of
 //! 1e-10 (computed in float64 on the CPU from the read-back x) with CG corrections on 1D Poisson
-//! n = 512 and with Jacobi corrections on seed 003's diagonally dominant system (n = 512,
+//! n = 512 and with Jacobi corrections on Fujimoto's diagonally dominant system (n = 512,
 //! alpha 1.2, seed 3). Each logs its iterations and time beside float-float CG all the way
-//! (Poisson) and float32 Jacobi alone (seed 003's system), the table of README's "Float-float".
+//! (Poisson) and float32 Jacobi alone (Fujimoto's system), the table of README's "Float-float".
 #![cfg(target_arch = "wasm32")]
 
 mod common;
@@ -98,14 +98,14 @@ on_both_backends! {
         let j_ms = js_sys::Date::now() - start;
         let alone = true_residual(&a64, &b64, &xj);
         log(format!(
-            "{} | seed 003 Jacobi system n = 512 | refinement, Jacobi inner (innerTol 1e-4) | \
+            "{} | Fujimoto's paper Jacobi system n = 512 | refinement, Jacobi inner (innerTol 1e-4) | \
              {} outer, {} inner ({:?}) | {ms:.0} ms | {refined:.1e} | {} passes, {} read-backs | \
              residuals {}",
             kind.name(), s.outer, s.inner, s.inner_per_outer, s.counts.passes, s.counts.readbacks,
             history(&s.residuals)
         ));
         log(format!(
-            "{} | seed 003 Jacobi system n = 512 | float32 Jacobi alone | {} iterations | \
+            "{} | Fujimoto's paper Jacobi system n = 512 | float32 Jacobi alone | {} iterations | \
              {j_ms:.0} ms | {alone:.1e} | {} passes, {} read-backs",
             kind.name(), j.iterations, j.counts.passes, j.counts.readbacks
         ));

@@ -1,4 +1,4 @@
-//! Browser tests of seed 001 on the GPU, on BOTH backends: `y = A x + b` by the kernel generated
+//! Browser tests of the SIMD-optimization paper on the GPU, on BOTH backends: `y = A x + b` by the kernel generated
 //! from the expression's program (coefficients baked in), for the paper's examples and random
 //! sparse expressions, in natural and optimised order, against float64; and the JS API's
 //! `LinearExpr` and `gpu.linear`, their errors included.

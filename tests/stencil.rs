@@ -1,4 +1,4 @@
-//! Browser tests of seed 001's stencil solvers on the GPU, on BOTH backends: the enhanced block
+//! Browser tests of the SIMD-optimization paper's stencil solvers on the GPU, on BOTH backends: the enhanced block
 //! Jacobi Poisson solver (one generated pass per slab) and the wave (eight generated kernels a
 //! step), each against its float64 model run the same number of iterations or steps, in
 //! natural and optimised order; `solve` to a tolerance; the JS API's errors.

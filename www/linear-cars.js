@@ -1,4 +1,4 @@
-// The Runge-Kutta cars of seed 001 (§1.4 item 2, Fig. 6): five cars, bounce and pitch, 20 linear
+// The Runge-Kutta cars of the SIMD-optimization paper (§1.4 item 2, Fig. 6): five cars, bounce and pitch, 20 linear
 // ODEs y' = alpha y + beta. The state lives on the GPU; each frame is one classical RK4 step of
 // h = 1/60 s: four products a, b, c, d = gamma w + delta (gamma = h alpha, delta = h beta; the
 // expression "rk-cars", by gpu.linear in the optimised order) and the element-wise updates

@@ -1,4 +1,4 @@
-// Seed 001's enhanced block Jacobi (EBJ) Poisson solver on the page: the seed's Table 3 with
+// The SIMD-optimization paper's enhanced block Jacobi (EBJ) Poisson solver on the page: the seed's Table 3 with
 // this GPU's numbers. gpu.poisson builds one generated pass per slab of four cells of every
 // x-line (src/stencil/poisson_gpu.rs); natural order against the optimised one (stride 10 on the
 // paper's 40-cell line; the paper's own x~ / x^ order on the 2D 8 x 8 teaching case), beside
@@ -69,7 +69,7 @@ export async function table3(gpu, dims, { maxIter = 20000, gaussSeidel = true } 
     // The generated part of each pass (the shared prelude and input helpers cut off).
     const shaders = slabs.slice(0, 2).map((_, s) => {
       const text = solver.shader(s, lang);
-      return text.slice(Math.max(0, text.indexOf("// One pass of seed 001")));
+      return text.slice(Math.max(0, text.indexOf("// One pass of the SIMD-optimization paper")));
     });
     rows.push({
       name: `EBJ, ${ordering === "natural" ? "natural" : ordering === "optimized" ? `optimised (${solver.ordering})` : "optimised (the paper's x~, x^)"}`,

@@ -1,4 +1,4 @@
-// Seed 001's 512 x 512 wave on the page: gpu.wave runs eight generated kernels a step (one per
+// The SIMD-optimization paper's 512 x 512 wave on the page: gpu.wave runs eight generated kernels a step (one per
 // quadruple of the 32-cell blocks S*, src/stencil/wave.rs); the heights are read back every frame
 // and drawn as a lit height field; a click drops a stone. "Table 4" times a step with and without
 // the read-back, natural against optimised packing, beside a JavaScript float64 step

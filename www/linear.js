@@ -1,4 +1,4 @@
-// Seed 001's linear expressions as a view: an example y = A x + b drawn before and after the
+// The SIMD-optimization paper's linear expressions as a view: an example y = A x + b drawn before and after the
 // optimiser's reordering as the paper's figures draw them (non-zeros filled, 4 x 4 blocks
 // outlined), the cost before -> after and the start that won, the annealing curves (Fig. 8), the
 // generated kernel, gpu.linear checked against float64 A x + b, an autotune that times the

@@ -1,4 +1,4 @@
-// Seed 004's NMF (the thesis's Figure 10 as a view): F = 19 x 19 images as columns, factorised
+// The thesis's NMF (the thesis's Figure 10 as a view): F = 19 x 19 images as columns, factorised
 // on the GPU as U Vᵀ; U's columns are basis images, U Vᵀ's columns the reconstructions, drawn as
 // the iterations run. The images are generated (parts plus noise) or the user's own files.
 // "Check" runs the same 2 iterations in JavaScript float64 from the same start.

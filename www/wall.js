@@ -1,4 +1,4 @@
-// The collapsing wall (seed 000, Figure 4): 60 cubes whose contacts are solved as an LCP on
+// The collapsing wall (the ShaderX2 article, Figure 4): 60 cubes whose contacts are solved as an LCP on
 // the GPU every frame, drawn with the same backend. Drag to orbit, wheel to zoom, click or tap
 // to throw the ball (or push a cube); from the keyboard, the focused view orbits with the arrow
 // keys, zooms with + and −, and throws at its centre with Space or Enter. Every such input takes

@@ -1,4 +1,4 @@
-// Seed 001's measures in headless Chromium on both backends (here SwiftShader, a CPU emulator),
+// The SIMD-optimization paper's measures in headless Chromium on both backends (here SwiftShader, a CPU emulator),
 // through the JS API and the page's own measuring functions (www/linear-poisson.js table3,
 // www/linear-wave.js table4): the examples' y = A x + b by gpu.linear (ms per sweep on 1024
 // vectors, natural against optimised, median of 5 after a warm-up), the seed's Table 3 (EBJ
@@ -46,7 +46,7 @@ const results = await onEachBackend(
   { dims, side },
 );
 const f = (v) => (v === null || v === undefined ? "–" : v.toFixed(v < 10 ? 2 : 1));
-console.log(`Seed 001 in headless Chromium (SwiftShader), ${new Date().toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(`The SIMD-optimization paper in headless Chromium (SwiftShader), ${new Date().toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
 console.log("\nThe examples through gpu.linear, ms per sweep of 1024 vectors");
 console.log("| backend | example | natural: cost, ms | optimised: cost, ms |");
 console.log("|---|---|---|---|");

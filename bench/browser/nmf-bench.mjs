@@ -1,4 +1,4 @@
-// Seed 004's NMF at the thesis's shape (F 361 x 1024 from Gpgpu.partsImages, k = 144; least
+// The thesis's NMF at the thesis's shape (F 361 x 1024 from Gpgpu.partsImages, k = 144; least
 // squares, V then U) in headless Chromium on both backends: ms per iteration of `gpu.nmf`
 // (20 iterations, one error check at the start and one at the end) beside the same iteration in
 // JavaScript float64 (www/reference/nmf.js), and the largest difference of U from float64 after

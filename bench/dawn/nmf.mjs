@@ -1,4 +1,4 @@
-// Seed 004's NMF through Dawn in Node: texla's pkg/ factorises the thesis's shape (F 361 x 1024
+// The thesis's NMF through Dawn in Node: texla's pkg/ factorises the thesis's shape (F 361 x 1024
 // from Gpgpu.partsImages, k = 144; least squares, V then U) and prints ms per iteration (the
 // median of 5 runs of `--iterations`, one error check at the start and one at the end of each).
 //

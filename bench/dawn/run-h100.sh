@@ -10,7 +10,7 @@
 #   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]     (NMF: native_bench, PyTorch, Dawn)
 #   bash .dawn/bench/run-h100.sh --products [bench.mjs options...]   (native and cuBLAS first)
 #   bash .dawn/bench/run-h100.sh --transfer [transfer.mjs options...]   (upload and read-back steps)
-#   bash .dawn/bench/run-h100.sh --figures [native_bench options...]   (seed 000's Figure 3 and seed
+#   bash .dawn/bench/run-h100.sh --figures [native_bench options...]   (the ShaderX2 article's Figure 3 and seed
 #       003's A x at every order: native_bench --figure3 --mulvec-sweep, then bench_cublas.py beside
 #       its records; no node, no Dawn; estimated 3 minutes)
 #   bash .dawn/bench/run-h100.sh --float-float [native_bench options...]   (float-float against
@@ -19,7 +19,7 @@
 #       float-float.mjs, in dawn-float-float.log; no PyTorch)
 #   bash .dawn/bench/run-h100.sh --resident-steps [resident-steps.mjs options...]   (a resident
 #       chain of products at n = 1024 and 2048 step by step: recorded, finished, read back)
-#   bash .dawn/bench/run-h100.sh --linear [native_bench options...]   (seed 001 natively: the four
+#   bash .dawn/bench/run-h100.sh --linear [native_bench options...]   (the SIMD-optimization paper natively: the four
 #       measures, Table 3 on 40 x 80 x 80 and Table 4 on 512 x 512; native_bench --linear, its
 #       tables in native-linear.log and linear.json; no node, no Dawn; about 70 s)
 #
@@ -85,7 +85,7 @@ native() {
   "$work/native_bench" "$@" 2>&1 | tee "$out/$log"
 }
 if [ "${1:-}" = "--figures" ]; then
-  # Seed 000's Figure 3 (n = 1000) and seed 003's A x at every order (16 to 12800) natively, then
+  # The ShaderX2 article's Figure 3 (n = 1000) and Fujimoto's A x at every order (16 to 12800) natively, then
   # the same in PyTorch (GPU and CPU; cuBLAS sgemv), which reads native_bench's JSON records and
   # prints the ratios. The remaining options go to native_bench (say --sweep-max 4096).
   shift
@@ -113,13 +113,13 @@ if [ "${1:-}" = "--float-float" ]; then
   exit 0
 fi
 if [ "${1:-}" = "--linear" ]; then
-  # Seed 001 natively (native_bench --linear): the remaining options go to native_bench (say
+  # The SIMD-optimization paper natively (native_bench --linear): the remaining options go to native_bench (say
   # --linear-grid 40,20,20 --wave-side 256).
   shift
   [ -f "$dawn/native/native_bench.xz" ] || { echo "no native_bench packed: build it, then pack.sh"; exit 1; }
   t1=$(date +%s)
   native native-linear.log --linear --out "$out" "$@"
-  echo "== seed 001 done in $(($(date +%s) - t1)) s"
+  echo "== the SIMD-optimization paper done in $(($(date +%s) - t1)) s"
   sleep 1   # let tee finish the log
   exit 0
 fi
@@ -145,7 +145,7 @@ if [ "${1:-}" = "--transfer" ]; then
   exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-}" = "--nmf" ]; then
-  # Seed 004's NMF at the thesis's shape natively, in PyTorch (GPU and CPU, where python3 has
+  # The thesis's NMF at the thesis's shape natively, in PyTorch (GPU and CPU, where python3 has
   # torch) and through Dawn: the remaining options go to nmf.mjs.
   shift
   native native-nmf.log --no-products --no-lcp --no-wall

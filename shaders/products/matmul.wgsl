@@ -1,6 +1,6 @@
 // C = A * B, one output texel (rows 4y..4y+3 of column x of C) per fragment.
 //
-// The atomic step is seed 000's MOP: a 4x4 block of A (four texels: columns p..p+3, rows
+// The atomic step is the ShaderX2 article's MOP: a 4x4 block of A (four texels: columns p..p+3, rows
 // 4y..4y+3) times a 4-vector of B (one texel: rows p..p+3 of column x).
 fn kernel(texel: vec2<i32>) -> vec4<f32> {
     let x = texel.x;

@@ -1,8 +1,8 @@
-// One accumulation pass of C = A * B (seed 004, section 3.2; seed 000's "MOPs per pass"): the
+// One accumulation pass of C = A * B (the thesis, section 3.2; the ShaderX2 article's "MOPs per pass"): the
 // partial product so far, input c, plus inner indices p0 .. p0 + count - 1 of A B, one output
 // texel (rows 4y..4y+3 of column x) per fragment. A product over k inner indices takes
 // ceil(k / count) such passes, ping-ponging between two textures: count = 1 is the thesis's
-// pass per inner index, count = 24 seed 000's six MOPs of 4 per pass.
+// pass per inner index, count = 24 the ShaderX2 article's six MOPs of 4 per pass.
 // param(0) = p0, param(1) = count.
 vec4 kernel(ivec2 texel) {
     int x = texel.x;

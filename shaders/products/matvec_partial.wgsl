@@ -1,4 +1,4 @@
-// Blocked y = A x, first pass (seed 003): output texel (b, y) is the partial sum over the
+// Blocked y = A x, first pass (Fujimoto's paper): output texel (b, y) is the partial sum over the
 // columns of block b (param(0) columns, a multiple of 4) of A's texel times x's element, for
 // matrix rows 4y..4y+3. Many fragments share the work even when A has few rows.
 fn kernel(texel: vec2<i32>) -> vec4<f32> {

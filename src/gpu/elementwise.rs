@@ -123,7 +123,7 @@ pub mod ops {
         Expr::call2(Func2::Max, input(0), Expr::Const(c))
     }
 
-    /// `a + b * c` (seed 000's `mad(a, b, c)`; with a = this, `this += b * c`).
+    /// `a + b * c` (the ShaderX2 article's `mad(a, b, c)`; with a = this, `this += b * c`).
     pub fn add_scaled(c: f32) -> Expr {
         Expr::call2(
             Func2::Add,
@@ -132,7 +132,7 @@ pub mod ops {
         )
     }
 
-    /// `a + b .* c` (with a = this, seed 000's `this += a .* b`).
+    /// `a + b .* c` (with a = this, the ShaderX2 article's `this += a .* b`).
     pub fn add_component_mul() -> Expr {
         Expr::call2(
             Func2::Add,
@@ -141,7 +141,7 @@ pub mod ops {
         )
     }
 
-    /// `a + (b + c) .* d` (seed 000's `madad`).
+    /// `a + (b + c) .* d` (the ShaderX2 article's `madad`).
     pub fn madad() -> Expr {
         Expr::call2(
             Func2::Add,

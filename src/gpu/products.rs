@@ -24,7 +24,7 @@ pub enum ProductKernel {
     /// The fastest kernel here, as [`Gpu::product_kernel`] chooses it from the capabilities.
     #[default]
     Auto,
-    /// One output texel per fragment: seed 000's MOP (a 4 x 4 block of A times one texel of B)
+    /// One output texel per fragment: the ShaderX2 article's MOP (a 4 x 4 block of A times one texel of B)
     /// for each step of k, the kernel the page teaches with.
     Teaching,
     /// The fast fragment kernel: several output texels per fragment, one per render target, A's
@@ -52,7 +52,7 @@ pub enum ProductKernel {
         /// Columns per invocation, 1 to 32.
         cols: usize,
     },
-    /// Accumulation passes, the way a GPU without loops had to (seed 004, section 3.2; seed
+    /// Accumulation passes, the way a GPU without loops had to (the thesis, section 3.2; seed
     /// 000's MOPs per pass): `ceil(k / per_pass)` passes, each adding `per_pass` inner indices to
     /// the partial product of the pass before (two textures, ping-pong). The teaching path: one
     /// pass is always faster.
@@ -128,7 +128,7 @@ pub enum MatVecKernel {
     /// (two passes).
     #[default]
     Auto,
-    /// Blocked (seed 003): partial sums over blocks of [`MATVEC_BLOCK`] columns in many
+    /// Blocked (Fujimoto's paper): partial sums over blocks of [`MATVEC_BLOCK`] columns in many
     /// fragments, then a reduction pass.
     Blocked,
     /// One fragment per four output rows (the teaching product), for comparison.
@@ -241,7 +241,7 @@ impl Gpu {
 
     /// `op(a) * op(b)` by `kernel`, op transposing where `transpose` says. `a^T b` and `a b^T`
     /// by the teaching kernel run in one pass without building the transpose; by any other
-    /// kernel the transpose is built (one memory-bound pass) and multiplied: seed 004's NMF
+    /// kernel the transpose is built (one memory-bound pass) and multiplied: the thesis's NMF
     /// iteration went from 1.84 to 0.68 ms natively on an H100, and from 248 to 148 ms on
     /// WebGL2 in headless Chromium here, against the one-pass kernels. `a^T b^T` is `(b a)^T`.
     pub fn mul_transposed(

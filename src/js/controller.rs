@@ -1,4 +1,4 @@
-//! Seed 004's controller: an optional GPU memory budget (`Gpgpu.create(backend,
+//! The thesis's controller: an optional GPU memory budget (`Gpgpu.create(backend,
 //! { memoryBudget })`), [`crate::gpu::residency::Budget`]. Past it, the pooled textures go
 //! first; then the least recently used matrices move to CPU copies (one read-back each) and
 //! come back by one upload on their next use, transparently; `memory().evictions` counts them.

@@ -212,7 +212,7 @@ impl Gpgpu {
         self.apply(ops::add_scaled(factor(c)?), &[a, b])
     }
 
-    /// `a + (b + c) .* d`, seed 000's madad.
+    /// `a + (b + c) .* d`, the ShaderX2 article's madad.
     pub fn madad(
         &self,
         a: &GpuMatrix,
@@ -390,7 +390,7 @@ impl Gpgpu {
             .map_or(JsValue::UNDEFINED, |k| super::sources::sources(&k).into())
     }
 
-    /// The collapsing wall of seed 000 (60 cubes, contacts solved as an LCP on this GPU), built
+    /// The collapsing wall of the ShaderX2 article (60 cubes, contacts solved as an LCP on this GPU), built
     /// from `seed` (default 1); `walls` (default 1, at most 100) such walls one behind the other
     /// (the page offers 1, 10 and 100).
     pub fn wall(&self, seed: Option<f64>, walls: Option<f64>) -> Result<Wall, JsValue> {

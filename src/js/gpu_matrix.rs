@@ -1,5 +1,5 @@
 //! `GpuMatrix`: a matrix whose data stays on the GPU until `read()`, with a CPU copy for
-//! `get`/`set` (seed 004's controller: one read-back, then served from the copy until the GPU
+//! `get`/`set` (the thesis's controller: one read-back, then served from the copy until the GPU
 //! side changes; one upload before the next GPU use). Where its values are, and every move
 //! between the GPU and the CPU, is [`crate::gpu::residency`]'s; this is its JavaScript face,
 //! with the copies kept in JavaScript arrays.
@@ -285,13 +285,13 @@ impl GpuMatrix {
         self.update(ops::scale(super::options::factor(c)?), &[])
     }
 
-    /// `this += b * c` for a number c (seed 000's `mad(b, c)`).
+    /// `this += b * c` for a number c (the ShaderX2 article's `mad(b, c)`).
     #[wasm_bindgen(js_name = addScaledMut)]
     pub fn add_scaled_mut(&self, b: &GpuMatrix, c: f32) -> Result<(), JsValue> {
         self.update(ops::add_scaled(super::options::factor(c)?), &[b])
     }
 
-    /// `this += a .* b` (seed 000's `mad(a, b)`).
+    /// `this += a .* b` (the ShaderX2 article's `mad(a, b)`).
     #[wasm_bindgen(js_name = addComponentMulMut)]
     pub fn add_component_mul_mut(&self, a: &GpuMatrix, b: &GpuMatrix) -> Result<(), JsValue> {
         self.update(ops::add_component_mul(), &[a, b])

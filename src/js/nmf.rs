@@ -1,4 +1,4 @@
-//! Seed 004's NMF as a promise: `gpu.nmf(F, k, options)`, and the generated parts images.
+//! The thesis's NMF as a promise: `gpu.nmf(F, k, options)`, and the generated parts images.
 
 use js_sys::{Float32Array, Float64Array, Promise};
 use wasm_bindgen::prelude::*;
@@ -20,7 +20,7 @@ use crate::reference::Rng;
 #[wasm_bindgen]
 impl Gpgpu {
     /// Non-negative matrix factorisation F (m x n) ~ U V^T, U m x k and V n x k non-negative
-    /// (seed 004, section 5). Options: `iterations` (default 100), `rule` ("euclidean", the
+    /// (the thesis, section 5). Options: `iterations` (default 100), `rule` ("euclidean", the
     /// default, or "divergence"), `order` ("alternating", the default: V first, then U from the
     /// new V; or "simultaneous": both from the old factors, as the thesis's Figure 9 is printed),
     /// `normalize` (columns of U scaled to sum 1 after each iteration, as the thesis does),

@@ -16,12 +16,12 @@ use crate::gpu::{Gpu, MatVecKernel, ProductKernel, Transpose};
 impl Gpgpu {
     /// `a * b`, computed on the GPU; the result stays there until read. Options: `kernel`,
     /// "auto" (the default: the fastest kernel here, `capabilities().matmulKernel`, and why,
-    /// `.matmulReason`), "teaching" (one output texel per fragment, seed 000's MOP), "fast"
+    /// `.matmulReason`), "teaching" (one output texel per fragment, the ShaderX2 article's MOP), "fast"
     /// (one output texel per render target, up to 8 per fragment), "compute" (WebGPU: workgroup
     /// tiling, 8 x 8 outputs per thread), "registers" (WebGPU: 16 x 32 outputs per invocation
     /// in registers, no workgroup memory: what a software adapter runs fastest) or "passes"
-    /// (seed 004's accumulation passes: `perPass` inner indices a pass, default 1, the thesis's;
-    /// 24 is seed 000's six MOPs a pass); `transposeA`, `transposeB` multiply by A^T and/or B^T
+    /// (the thesis's accumulation passes: `perPass` inner indices a pass, default 1, the thesis's;
+    /// 24 is the ShaderX2 article's six MOPs a pass); `transposeA`, `transposeB` multiply by A^T and/or B^T
     /// without the caller building them (in one pass by the teaching kernel). Two float-float
     /// matrices give a float-float product (kernel "auto", no transposes).
     pub fn matmul(

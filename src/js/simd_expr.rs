@@ -1,4 +1,4 @@
-//! Seed 001 in JavaScript: `LinearExpr` (an expression `y = A x + b`, its instruction cost,
+//! The SIMD-optimization paper in JavaScript: `LinearExpr` (an expression `y = A x + b`, its instruction cost,
 //! equivalent orders, the abstract program, the generated shader and the optimiser) and
 //! `gpu.linear(expr, x)`, `y = A x + b` on the GPU by that shader.
 
@@ -19,7 +19,7 @@ pub const MAX_MOVES: usize = 1_000_000;
 /// The moves `optimize` takes when none are given (the §1.7 examples reach their optima).
 pub const DEFAULT_MOVES: usize = 40_000;
 
-/// A linear expression `y = A x + b` (seed 001) as JavaScript sees it: `LinearExpr` there.
+/// A linear expression `y = A x + b` (the SIMD-optimization paper) as JavaScript sees it: `LinearExpr` there.
 /// Immutable: `permute` returns a new expression.
 #[wasm_bindgen(js_name = LinearExpr)]
 pub struct LinearExpression {
@@ -50,7 +50,7 @@ impl LinearExpression {
         })
     }
 
-    /// One of seed 001's example expressions (`src/simd_expr/examples.rs`), by name:
+    /// One of the SIMD-optimization paper's example expressions (`src/simd_expr/examples.rs`), by name:
     /// `"rk-cars"` (the Runge-Kutta five-car system, 20 x 20, with b), `"poisson-2d-s"` (the 2D
     /// S block, 8 x 8), `"poisson-3d-s"` (the 3D S block, 40 x 40), `"wave-s-star"` (the wave
     /// sub-block S*, 32 x 32). Throws for another name.
@@ -135,7 +135,7 @@ impl LinearExpression {
     }
 
     /// What the kernel `gpu.linear` runs asks for, counted in its source text (measure 2 of
-    /// seed 001, spec §1.8): `{ wgsl: {fma, mul, add, dot, fetches, ops}, glsl: {...} }`, over
+    /// the SIMD-optimization paper, spec §1.8): `{ wgsl: {fma, mul, add, dot, fetches, ops}, glsl: {...} }`, over
     /// all its cases (a fragment runs one case: the rows of one output texel). A GLSL
     /// `a * b + c` counts as one fma. Throws as `shader` does.
     #[wasm_bindgen(unchecked_return_type = "{ wgsl: ShaderCounts; glsl: ShaderCounts }")]

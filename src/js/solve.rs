@@ -163,7 +163,7 @@ impl Gpgpu {
     }
 
     /// A test problem with a known answer: `kind` "poisson1d" (order n), "poisson2d" (an n x n
-    /// grid), "spd" (random SPD), "jacobi" (seed 003's system with `alpha`), "lcp". Returns
+    /// grid), "spd" (random SPD), "jacobi" (Fujimoto's system with `alpha`), "lcp". Returns
     /// `{n, a, b, x, grid}` with a and b as Float32Array, the known solution x as Float64Array,
     /// and for "poisson2d" the grid's side (else null). A 2D grid past 64 x 64 (up to 1024 x
     /// 1024) comes without its matrix (`a` null: 40,000 unknowns would take 6.4 GB dense), for

@@ -1,4 +1,4 @@
-//! Seed 001's stencil solvers in JavaScript: `gpu.poisson(...)`, the enhanced block Jacobi
+//! The SIMD-optimization paper's stencil solvers in JavaScript: `gpu.poisson(...)`, the enhanced block Jacobi
 //! Poisson solver (`PoissonSolver`), and `gpu.wave(...)`, the wave on a height field
 //! (`WaveSim`), both with their kernels generated from the paper's abstract programs
 //! (`crate::stencil::Ebj`, `crate::stencil::Wave`).
@@ -138,7 +138,7 @@ fn kernel_source(kernel: &Kernel, language: &str) -> Result<String, JsValue> {
 
 #[wasm_bindgen]
 impl Gpgpu {
-    /// The enhanced block Jacobi Poisson solver (seed 001 §4.1) of an `nx x ny x nz` grid
+    /// The enhanced block Jacobi Poisson solver (the SIMD-optimization paper §4.1) of an `nx x ny x nz` grid
     /// (`nz = 1`: the 2D problem; defaults 40 x 80 x 80, the paper's 256,000 unknowns) with its
     /// x-lines in the order `ordering`: `"natural"`, `"optimized"` (the cheapest structured
     /// order of the line block S: stride 10 for 40 cells) or an array (a permutation of
@@ -178,7 +178,7 @@ impl Gpgpu {
         })
     }
 
-    /// The wave of seed 001 §4.2 on a `side x lines` height field (defaults 512 x 512, λ² =
+    /// The wave of the SIMD-optimization paper §4.2 on a `side x lines` height field (defaults 512 x 512, λ² =
     /// 0.25), its lines cut into blocks of 32 in the order `ordering` (`"natural"` or
     /// `"optimized"`: stride 8, the paper's 38 -> 24), at rest. Throws for a side that is not
     /// a multiple of 32 up to 4096, lines outside 2..4096, λ² outside (0, 0.5], another

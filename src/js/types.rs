@@ -103,11 +103,11 @@ export interface NmfResult { u: GpuMatrix; v: GpuMatrix; errors: Float64Array; c
 /** Options of `LinearExpr.optimize`: the annealer's seed (0 to 2^32 - 1, default 1), moves
  * (0 to 1,000,000, default 40,000), and history (default false: also return the curves). */
 export interface LinearOptimizeOptions { seed?: number; moves?: number; history?: boolean; }
-/** Options of `Gpgpu.poisson` (seed 001's enhanced block Jacobi solver): the grid (nz = 1: 2D)
+/** Options of `Gpgpu.poisson` (the SIMD-optimization paper's enhanced block Jacobi solver): the grid (nz = 1: 2D)
  * and the order of its x-lines. */
 export interface PoissonOptions { nx?: number; ny?: number; nz?: number;
   ordering?: "natural" | "optimized" | ArrayLike<number>; }
-/** Options of `Gpgpu.wave` (seed 001's 512 x 512 wave). */
+/** Options of `Gpgpu.wave` (the SIMD-optimization paper's 512 x 512 wave). */
 export interface WaveOptions { side?: number; lines?: number; lambda2?: number;
   ordering?: "natural" | "optimized"; }
 /** Operations and texel fetches of generated kernels, counted in their source text. */

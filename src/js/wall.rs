@@ -1,4 +1,4 @@
-//! `Wall`: the collapsing wall of seed 000 as JavaScript sees it: stepping (a frame conducted
+//! `Wall`: the collapsing wall of the ShaderX2 article as JavaScript sees it: stepping (a frame conducted
 //! by [`crate::physics::gpu_frame`] on a copy of the world, handed back through
 //! [`physics::LiveWorld`] so that a throw, a push or a setting made meanwhile is kept), drawing,
 //! the camera, throwing and the live settings.
@@ -239,7 +239,7 @@ impl Wall {
     }
 
     /// All solver settings at once: `"texla"` (the default: accelerated, 80 iterations,
-    /// blocks, sleeping islands) or `"seed"` (seed 000's way: projected Jacobi, omega = -0.1,
+    /// blocks, sleeping islands) or `"seed"` (the ShaderX2 article's way: projected Jacobi, omega = -0.1,
     /// 2n iterations, the dense matrix, nothing sleeps). The bodies stay as they are.
     pub fn preset(&self, name: &str) -> Result<(), JsValue> {
         let preset = match name {

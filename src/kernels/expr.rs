@@ -1,6 +1,6 @@
 //! Element-wise expressions over matrices, fused into ONE fragment-shader pass.
 //!
-//! `A * cos(B) / sqrt(C)` (seed 004, Figure 5) becomes one kernel that fetches one texel of each
+//! `A * cos(B) / sqrt(C)` (the thesis, Figure 5) becomes one kernel that fetches one texel of each
 //! input and evaluates the whole expression on it, instead of one pass per function with a
 //! temporary texture in between. An [`Expr`] is parsed from text ([`Expr::parse`]) or built in
 //! code, emitted as shader source ([`Expr::shader`], the same text for WGSL and GLSL: each

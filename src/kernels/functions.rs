@@ -1,8 +1,8 @@
-//! The functions an element-wise expression may call (seed 004's VML set and two-argument
+//! The functions an element-wise expression may call (the thesis's VML set and two-argument
 //! operators): their names, their shader helpers (`shaders/elementwise/functions.*`) and their
 //! float64 reference.
 
-/// Functions of one argument (seed 004, Table 2, and a few helpers).
+/// Functions of one argument (the thesis, Table 2, and a few helpers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Func {
     /// -x

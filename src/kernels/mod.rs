@@ -8,7 +8,7 @@
 //! The folder is the kernel list, grouped as `shaders/` is: `products.rs` ([`MATMUL`],
 //! [`matmul_fast`], [`matmul_tiled`], ...), `elementwise.rs` ([`map`], with the expression
 //! language of `expr.rs` ([`Expr`]) and `functions.rs` ([`Func`])), `reduce.rs`
-//! ([`Reduction`]), `lcp.rs` (the contact and LCP solvers' passes), seed 001's `y = A x + b`
+//! ([`Reduction`]), `lcp.rs` (the contact and LCP solvers' passes), the SIMD-optimization paper's `y = A x + b`
 //! with baked coefficients (`simd_expr.rs`: [`linear()`], from the abstract four-wide program of
 //! [`simd`]) and its stencil passes (`stencil.rs`: [`line_stencil`]), and `float_float.rs`
 //! (hi + lo pairs of float32s, about 48 bits: [`FF_MATMUL`], ...).

@@ -9,7 +9,7 @@ use super::{Compute, Kernel, Template};
 /// `C = A * B`: inputs `a` (m x k) and `b` (k x n), output m x n.
 pub const MATMUL: Kernel = shader_kernel!("products", "matmul", &["a", "b"]);
 /// One accumulation pass of `C = A * B`: `c` (the partial product so far) plus the inner
-/// indices `param(0) .. param(0) + param(1)` of `a b` (seed 004's multiplication by passes).
+/// indices `param(0) .. param(0) + param(1)` of `a b` (the thesis's multiplication by passes).
 pub const MATMUL_PASS: Kernel = shader_kernel!("products", "matmul_pass", &["a", "b", "c"]);
 /// Most render targets [`matmul_fast`] writes in one pass.
 pub const FAST_TARGETS: usize = 8;

@@ -1,4 +1,4 @@
-//! The abstract four-wide SIMD program of seed 001 (spec §1.2, the paper's Table 1), as data:
+//! The abstract four-wide SIMD program of the SIMD-optimization paper (spec §1.2, the paper's Table 1), as data:
 //! the instructions `LinearExpr::instructions` (`crate::simd_expr`) generates and the cost counts,
 //! one by one, so that [`super::linear`] can write a shader (WGSL or GLSL) from it, and a
 //! float64 interpreter that checks it. Kept here, beside the kernels made from it, so that

@@ -1,4 +1,4 @@
-//! The kernel of seed 001's `y = A x + b`, generated at run time from the abstract four-wide
+//! The kernel of the SIMD-optimization paper's `y = A x + b`, generated at run time from the abstract four-wide
 //! program ([`super::simd::SimdProgram`]) with every coefficient baked in as a literal (the paper's
 //! "melted into the kernel"): WGSL and its GLSL twin, around `shaders/simd_expr/linear.*`.
 //!

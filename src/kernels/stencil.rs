@@ -1,4 +1,4 @@
-//! The kernels of seed 001's stencil solvers (spec §1.5): one pass writes quadruple `q` of every
+//! The kernels of the SIMD-optimization paper's stencil solvers (spec §1.5): one pass writes quadruple `q` of every
 //! grid line, from the in-line block `S` of the line (block row `q` of its abstract four-wide
 //! program, coefficients baked in, written by [`super::simd_expr`]'s row functions), couplings to
 //! the same quadruple of the neighbouring lines, corner couplings to single lanes, and a last

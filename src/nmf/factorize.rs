@@ -1,5 +1,5 @@
 //! NMF on the GPU: each update is products ([`Gpu::mul`], [`Gpu::mul_transposed`]) and
-//! one fused element-wise pass `a * b / (c + eps)` per factor (seed 004, section 5, Figure 9).
+//! one fused element-wise pass `a * b / (c + eps)` per factor (the thesis, section 5, Figure 9).
 
 use crate::error::{Error, Result};
 use crate::event_loop::next_turn;

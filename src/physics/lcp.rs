@@ -35,7 +35,7 @@ use crate::solver::ContactLayout;
 /// How the LCP is laid out for the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// One dense (4C) x (4C) matrix: every row against every column (seed 000's 400 x 400).
+    /// One dense (4C) x (4C) matrix: every row against every column (the ShaderX2 article's 400 x 400).
     Dense,
     /// Block rows: each contact against the contacts it shares a body with; islands are the
     /// independent groups.

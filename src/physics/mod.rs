@@ -1,4 +1,4 @@
-//! The collapsing wall (seed 000, section 5, Figure 4): rigid cubes on a ground plane whose
+//! The collapsing wall (the ShaderX2 article, section 5, Figure 4): rigid cubes on a ground plane whose
 //! contacts are solved as a linear complementarity problem every frame.
 //!
 //! Units: metres, seconds, kilograms; gravity points along -y and the ground is the plane y = 0.

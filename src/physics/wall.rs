@@ -1,4 +1,4 @@
-//! The scene of seed 000's Figure 4: a wall of 60 cubes on the ground.
+//! The scene of the ShaderX2 article's Figure 4: a wall of 60 cubes on the ground.
 
 use glam::DVec3;
 

@@ -1,4 +1,4 @@
-//! The transformation stage of seed 001 (spec §1.3): search the equivalent expressions
+//! The transformation stage of the SIMD-optimization paper (spec §1.3): search the equivalent expressions
 //! `P A P^T x + P b` for the cheapest, by the paper's simulated annealing (Fig. 4) over
 //! (i,j)-swaps, started from structured candidates and restarted, as §1.7 asks.
 //!

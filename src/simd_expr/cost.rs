@@ -1,4 +1,4 @@
-//! The cost model of seed 001 (spec §1.2): how many four-wide SIMD instructions evaluate
+//! The cost model of the SIMD-optimization paper (spec §1.2): how many four-wide SIMD instructions evaluate
 //! `y = A x + b`, from the non-zero patterns of `A` and `b` alone.
 //!
 //! Per block term `T_ij = A_ij x_j` (§2.3.1 of the paper):

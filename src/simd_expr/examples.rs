@@ -1,4 +1,4 @@
-//! The example expressions of seed 001, built as the spec defines them (§1.4, §1.5, §1.7):
+//! The example expressions of the SIMD-optimization paper, built as the spec defines them (§1.4, §1.5, §1.7):
 //! the Runge-Kutta cars, the S and T blocks of the enhanced block Jacobi Poisson solvers (2D and
 //! 3D), the wave equation's 32 x 32 sub-blocks, and the 8 x 8 wave grid whose paper matrix is
 //! lost. Only the non-zero patterns matter to the cost; the values are the spec's where it gives

@@ -1,4 +1,4 @@
-//! The linear expression `E: y = A x + b` of seed 001 (spec §1.1) and its equivalent forms
+//! The linear expression `E: y = A x + b` of the SIMD-optimization paper (spec §1.1) and its equivalent forms
 //! (§1.3): the same expression with the rows and columns of `A` and the entries of `b` put in
 //! another order.
 

@@ -1,4 +1,4 @@
-//! The SIMD linear-expression optimizer of seed 001, from the paper "SIMD code optimization of
+//! The SIMD linear-expression optimizer of the SIMD-optimization paper, from the paper "SIMD code optimization of
 //! linear expressions for programmable graphics hardware" (Bajaj, Ihm, Min, Oh, Eurographics
 //! 2004; spec `seed-001-simd-linear-expressions.md`): an expression
 //! `y = A x + b` ([`LinearExpr`]), the paper's instruction-count cost model ([`cost`](

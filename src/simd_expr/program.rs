@@ -1,4 +1,4 @@
-//! The code-generation stage of seed 001 (spec §1.2, the paper's code-generation order): the
+//! The code-generation stage of the SIMD-optimization paper (spec §1.2, the paper's code-generation order): the
 //! abstract four-wide program ([`SimdProgram`], defined in [`crate::kernels::simd`] beside the
 //! kernels made from it) that evaluates `y = A x + b`, built from the expression's blocks.
 

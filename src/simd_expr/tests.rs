@@ -1,4 +1,4 @@
-//! Native tests of seed 001's cost model and optimiser: the edge rules of spec §1.2, the
+//! Native tests of the SIMD-optimization paper's cost model and optimiser: the edge rules of spec §1.2, the
 //! program against the cost and against f64 `A x + b`, and the §1.7 table.
 
 use super::examples::*;

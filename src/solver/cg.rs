@@ -1,4 +1,4 @@
-//! Conjugate gradients for symmetric positive definite A (seed 000, section 4.1).
+//! Conjugate gradients for symmetric positive definite A (the ShaderX2 article, section 4.1).
 
 use super::solution::{breathe, check_finite, check_system, Observer, Progress, Solution};
 use crate::error::{Error, Result};

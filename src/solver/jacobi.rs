@@ -1,4 +1,4 @@
-//! Jacobi's method for Ax = b (seed 003, section 4.2): x <- x + D^-1 (b - A x).
+//! Jacobi's method for Ax = b (Fujimoto's paper, section 4.2): x <- x + D^-1 (b - A x).
 
 use super::solution::{
     breathe, check_finite, check_system, inverse_diagonal, Observer, Progress, Solution,

@@ -1,4 +1,4 @@
-//! Projected Jacobi for the linear complementarity problem (seed 000, section 4.2):
+//! Projected Jacobi for the linear complementarity problem (the ShaderX2 article, section 4.2):
 //! find x >= 0 with w = Ax + b >= 0 and x^T w = 0, by x <- max(0, x + omega D (Ax + b)),
 //! D = diag(A)^-1, omega negative in the seed's convention (-0.1 there).
 
@@ -43,7 +43,7 @@ impl Default for LcpOptions {
 pub const JACOBI_STEP: &str = "max(a + (b + c) * d, 0)";
 
 /// Runs projected Jacobi from `x0` (zero if `None`): per iteration w = A x (2 passes) and one
-/// fused pass x = max(x + (b + w) .* d, 0) (seed 000's madad and max in one shader).
+/// fused pass x = max(x + (b + w) .* d, 0) (the ShaderX2 article's madad and max in one shader).
 pub async fn lcp_jacobi(
     gpu: &Gpu,
     a: &Matrix,

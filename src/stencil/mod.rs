@@ -1,4 +1,4 @@
-//! Seed 001's stencil solvers (spec §1.5), built on the SIMD linear-expression optimizer of
+//! The SIMD-optimization paper's stencil solvers (spec §1.5), built on the SIMD linear-expression optimizer of
 //! [`crate::simd_expr`]: the enhanced block Jacobi (EBJ) Poisson solver, in float64
 //! ([`Ebj`], [`PoissonGrid`], Gauss-Seidel for comparison) and on the GPU ([`EbjState`], one
 //! [`Pass`] per slab), and the 512 x 512 wave ([`Wave`]), each pass a kernel made by

@@ -1,4 +1,4 @@
-//! The enhanced block Jacobi (EBJ) Poisson solver of seed 001 (spec §1.5), in float64: the grid
+//! The enhanced block Jacobi (EBJ) Poisson solver of the SIMD-optimization paper (spec §1.5), in float64: the grid
 //! and its matrix, Gauss-Seidel (the paper's CPU competitor), the residual that defines the
 //! tolerance, and the EBJ iteration exactly as the GPU runs it ([`Ebj::sweep`]). The GPU side is
 //! `poisson_gpu.rs`.

@@ -1,4 +1,4 @@
-//! Native tests of seed 001's stencil solvers (`poisson.rs`, `poisson_gpu.rs`, `wave.rs`) and of
+//! Native tests of the SIMD-optimization paper's stencil solvers (`poisson.rs`, `poisson_gpu.rs`, `wave.rs`) and of
 //! the shader counts (`crate::simd_expr::measures`): the paper's instruction counts per elementary product,
 //! the float64 EBJ and Gauss-Seidel against the paper's claims, packing, the errors, and with
 //! the `native` feature naga's view of the generated kernels.

@@ -1,4 +1,4 @@
-//! The 512 x 512 wave of seed 001 (spec §1.4 item 1, §1.5), in float64 and on the GPU:
+//! The 512 x 512 wave of the SIMD-optimization paper (spec §1.4 item 1, §1.5), in float64 and on the GPU:
 //!
 //! ```text
 //!   w_k+1(i, j) = 2(1 - 2λ²) w_k(i, j) + λ² (w_k(i-1, j) + w_k(i+1, j))     in-line: S

@@ -1,5 +1,5 @@
-// The seeds' figures as page benchmarks: seed 000's Figure 3 (each operation at n x n, timed
-// from the call to the end of the read-back, GPU against JavaScript float64) and seed 004's
+// The seeds' figures as page benchmarks: the ShaderX2 article's Figure 3 (each operation at n x n, timed
+// from the call to the end of the read-back, GPU against JavaScript float64) and the thesis's
 // Fig. 8 (x*z by z*y over the given sizes, on the fragment and compute paths, against
 // JavaScript).
 
@@ -27,7 +27,7 @@ function timed(run) {
 }
 
 /**
- * Seed 000's Figure 3 at order n: copy, add, multiply, transposed multiply, CG (random SPD, to
+ * The ShaderX2 article's Figure 3 at order n: copy, add, multiply, transposed multiply, CG (random SPD, to
  * 1e-5 relative residual) and projected Jacobi (an LCP, 2n iterations), data on the GPU before
  * the call; JavaScript float64 on the same data.
  */
@@ -70,7 +70,7 @@ export async function runFigure3(gpu, texla, n, progress = () => {}) {
 }
 
 /**
- * Seed 004's Fig. 8: for every x, z, y in `sizes`, (x x z)(z x y) from the call to the end of
+ * The thesis's Fig. 8: for every x, z, y in `sizes`, (x x z)(z x y) from the call to the end of
  * the read-back on the fragment path (matmul's kernel "fast") and, on WebGPU, the compute path, against
  * JavaScript float64; the thesis quotes GPU/CPU extremes of 6.8x, 0.08x and 1.49x.
  */

@@ -120,7 +120,7 @@ export async function runBenchmark(gpu, sizes, progress = () => {}) {
 }
 
 /**
- * Functions timed by `runFunctionBenchmark` (seed 004's Table 5 and more): [name, the GPU's
+ * Functions timed by `runFunctionBenchmark` (the thesis's Table 5 and more): [name, the GPU's
  * expression, the input ranges inside the domain (one per input), the JavaScript twin].
  * "sincos" is two outputs of one pass (`gpu.sincos`).
  */
@@ -164,7 +164,7 @@ async function functionRate(gpu, [name, expr, ranges, js], side) {
 
 /**
  * Elements per second of each function on a `side x side` matrix, on the GPU (resident: 10
- * passes, then one finish) and in a JavaScript loop over Float32Arrays (seed 004, Table 5).
+ * passes, then one finish) and in a JavaScript loop over Float32Arrays (the thesis, Table 5).
  */
 export async function runFunctionBenchmark(gpu, side = 512, progress = () => {}) {
   const rows = [];
@@ -176,7 +176,7 @@ export async function runFunctionBenchmark(gpu, side = 512, progress = () => {})
 }
 
 /**
- * Seed 004's Fig. 7: elements per second of sqrt and sinh (unary), div and pow (binary) against
+ * The thesis's Fig. 7: elements per second of sqrt and sinh (unary), div and pow (binary) against
  * the element count (side² for each side in `sides`): where the GPU levels off, the per-pass
  * cost no longer dominating.
  */
@@ -201,7 +201,7 @@ export const MATVEC_SIZES = [16, 31, 64, 100, 128, 250, 256, 500, 512, 1000, 102
 /**
  * GFLOPS (2 n^2 per product) of y = A x for n x n A: blocked (partial sums, then a reduction),
  * naive (one fragment per four rows), the compute path (WebGPU only, else null), all resident
- * (10 products, one finish), and JavaScript float64 (seed 003's comparison).
+ * (10 products, one finish), and JavaScript float64 (Fujimoto's comparison).
  */
 export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = () => {}) {
   const rows = [];
@@ -241,8 +241,8 @@ export async function runMatvecBenchmark(gpu, sizes = MATVEC_SIZES, progress = (
 
 /**
  * Milliseconds per iteration of the solvers, GPU against JavaScript float64 on the same
- * problem: CG (plain and fused) and projected Jacobi at n = `dense` (1000 as in seed 000,
- * Figure 3), and Jacobi at each n of `sizes` (seed 003). Fixed iteration counts, so both do the
+ * problem: CG (plain and fused) and projected Jacobi at n = `dense` (1000 as in the ShaderX2 article,
+ * Figure 3), and Jacobi at each n of `sizes` (Fujimoto's paper). Fixed iteration counts, so both do the
  * same work.
  */
 export async function runSolverBenchmark(gpu, texla, sizes, progress = () => {}, dense = 1000) {
@@ -335,8 +335,8 @@ export async function runLcpBenchmark(gpu, texla, sizes, progress = () => {}) {
 }
 
 /**
- * Seed 004's lesson, multiplication by accumulation passes: for each n, A B (n x n) by
- * `matmul`'s kernel "passes" with 1, 4, 24 (seed 000's six MOPs) and n inner indices per pass, beside
+ * The thesis's lesson, multiplication by accumulation passes: for each n, A B (n x n) by
+ * `matmul`'s kernel "passes" with 1, 4, 24 (the ShaderX2 article's six MOPs) and n inner indices per pass, beside
  * `matmul` in one pass: ms (resident, the read-back awaited), passes counted, GFLOPS.
  */
 export async function runPassesBenchmark(gpu, sizes, progress = () => {}) {

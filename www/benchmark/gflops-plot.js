@@ -24,7 +24,7 @@ async function loadRecorded(path) {
 export const loadRecordedPeers = () => loadRecorded("../data/peers-swiftshader.json");
 
 /**
- * The recorded instruction counts of seed 004's Table 5 (SPIR-V of each function's WGSL kernel,
+ * The recorded instruction counts of the thesis's Table 5 (SPIR-V of each function's WGSL kernel,
  * counted natively by naga: `native_bench --instructions`), or null.
  */
 export const loadRecordedInstructions = () => loadRecorded("../data/table5-instructions.json");

@@ -1,4 +1,4 @@
-// The checks of lessons 9 to 12 (solvers, the LCP, seed 001's linear expressions, seed 004's
+// The checks of lessons 9 to 12 (solvers, the LCP, the SIMD-optimization paper's linear expressions, the thesis's
 // NMF): each a small run on the user's GPU against the same algorithm in JavaScript float64, in
 // the form checks.js describes. CG (fused update), projected Jacobi and NMF run their lesson's
 // kernel inside a loop, so their checks give no `shaders`: the lesson shows the kernel's

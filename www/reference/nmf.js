@@ -1,4 +1,4 @@
-// Seed 004's NMF in JavaScript float64: the same multiplicative updates as `gpu.nmf` (same
+// The thesis's NMF in JavaScript float64: the same multiplicative updates as `gpu.nmf` (same
 // rule, order, normalisation and eps), for the page's check and the benchmark. Matrices are
 // row-major Float64Arrays: F m x n, U m x k, V n x k.
 

@@ -1,4 +1,4 @@
-// Float64 references of seed 001's stencil solvers, as src/stencil/poisson.rs and wave.rs define
+// Float64 references of the SIMD-optimization paper's stencil solvers, as src/stencil/poisson.rs and wave.rs define
 // them: the Poisson grid's matrix (zero Dirichlet outside the two x-planes, zero Neumann in y and
 // z: a neighbour outside is the cell itself), its relative residual, Gauss-Seidel (the paper's
 // CPU solver) and one step of the wave (zero Dirichlet along a line, zero Neumann across lines).

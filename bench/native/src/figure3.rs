@@ -1,4 +1,4 @@
-//! `--figure3`: seed 000's Figure 3 natively. Copy, add, multiply, transposed multiply, CG and
+//! `--figure3`: the ShaderX2 article's Figure 3 natively. Copy, add, multiply, transposed multiply, CG and
 //! projected Jacobi on a 1000 x 1000 matrix (`--figure3-n`), the page's problems
 //! (www/benchmark/bench-figures.js, `runFigure3`): A and B uniform in [-1, 1) from the generator seeded
 //! with n, each scaled to infinity norm 1; CG on `problems::random_spd(n, 1)` to a relative
@@ -85,7 +85,7 @@ fn to_read_back(
 pub fn figure3(gpu: &Gpu, o: &Options) -> Result<()> {
     let (n, runs) = (o.figure3_n, o.figure3_runs);
     println!(
-        "\nSeed 000's Figure 3 at n = {n}: ms from the call to the end of the read-back (median of {runs} runs after a warm-up; data on the GPU before the call)"
+        "\nThe ShaderX2 article's Figure 3 at n = {n}: ms from the call to the end of the read-back (median of {runs} runs after a warm-up; data on the GPU before the call)"
     );
     let mut rng = Rng::new(n as u32);
     let (a, b) = (normalised(&mut rng, n), normalised(&mut rng, n));
@@ -245,7 +245,7 @@ fn print_and_record(gpu: &Gpu, o: &Options, rows: &[Row]) -> Result<()> {
         })
         .collect();
     let json = format!(
-        "{{\n  \"what\": \"seed 000's Figure 3 natively (native_bench --figure3): ms from the call to the end of the read-back, median of {} runs\",\n  \"adapter\": \"{}\",\n  \"n\": {n},\n  \"productKernel\": \"{}\",\n  \"rows\": [\n{}\n  ]\n}}\n",
+        "{{\n  \"what\": \"the ShaderX2 article's Figure 3 natively (native_bench --figure3): ms from the call to the end of the read-back, median of {} runs\",\n  \"adapter\": \"{}\",\n  \"n\": {n},\n  \"productKernel\": \"{}\",\n  \"rows\": [\n{}\n  ]\n}}\n",
         o.figure3_runs,
         gpu.capabilities().adapter.replace('"', "'"),
         gpu.product_kernel().0.name(),

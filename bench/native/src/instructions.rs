@@ -1,4 +1,4 @@
-//! `--instructions`: seed 004's Table 5 "Count" column for texla. For each function the page's
+//! `--instructions`: the thesis's Table 5 "Count" column for texla. For each function the page's
 //! Table 5 benchmark times, the SPIR-V instructions naga makes of the WGSL kernel texla
 //! generates for it (`texla::instructions`), beside the thesis's count of ps_2_0 instructions.
 //! Needs no GPU. Writes `table5-instructions.json` into `--out` (the record the page shows is
@@ -29,7 +29,7 @@ fn thesis_count(name: &str) -> Option<u32> {
 pub fn instructions(out: &str) -> Result<()> {
     let counts = table5()?;
     println!(
-        "\nSeed 004's Table 5, instruction counts: SPIR-V instructions (inside function bodies) \
+        "\nThe thesis's Table 5, instruction counts: SPIR-V instructions (inside function bodies) \
          of the WGSL kernel texla generates, compiled by naga {NAGA_VERSION}. function: the \
          expression's helpers and the functions they call; kernel: the whole fragment shader"
     );

@@ -1,4 +1,4 @@
-//! `--linear`: seed 001's four measures natively (issue 15, items 3 to 5; spec §1.8), natural
+//! `--linear`: the SIMD-optimization paper's four measures natively (issue 15, items 3 to 5; spec §1.8), natural
 //! against optimised order:
 //! 1. the paper's abstract cost and the multiplications' share of the lanes;
 //! 2. the generated kernels counted: naga 30.0.1's IR of the WGSL (fma, mul, add, dot,
@@ -91,7 +91,7 @@ fn opt(v: Option<usize>) -> String {
 pub fn linear(gpu: &Gpu, o: &Options) -> Result<()> {
     let mut json = String::from("{\n");
     // Measures 1 to 3 for the paper's examples, through gpu.linear.
-    println!("\nSeed 001: the examples through gpu.linear (y = A x + b on {} vectors), natural against optimised", o.linear_cols);
+    println!("\nThe SIMD-optimization paper: the examples through gpu.linear (y = A x + b on {} vectors), natural against optimised", o.linear_cols);
     println!("| example | order | cost C(E) | mult. / lanes | WGSL (naga) | GLSL (text) | ms per sweep |");
     println!("|---|---|---|---|---|---|---|");
     json.push_str("  \"examples\": [\n");

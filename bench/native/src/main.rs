@@ -20,12 +20,12 @@
 //! `--wall-cpu` (the wall's awake scenes only; every wall line is followed by its frame's parts).
 //!
 //! The seeds' figures (only these run when one is named; README, "Native benchmark"):
-//! `--instructions` (seed 004's Table 5 instruction counts, no GPU; `instructions.rs`),
-//! `--figure3` (seed 000's Figure 3 at n = 1000; `figure3.rs`) and `--mulvec-sweep` (seed 003's
+//! `--instructions` (the thesis's Table 5 instruction counts, no GPU; `instructions.rs`),
+//! `--figure3` (the ShaderX2 article's Figure 3 at n = 1000; `figure3.rs`) and `--mulvec-sweep` (Fujimoto's
 //! A x at orders 16 to 12800; `mulvec_sweep.rs`), each writing a JSON record into `--out DIR`,
 //! and `--float-float` (float-float against float32: products, A x and dot; `float_float.rs`,
 //! sizes by `--ff-sizes 256,512`, `--ff-mv-sizes 1024`, `--ff-dot-n 1048576`; prints a table),
-//! and `--linear` (seed 001's measures, Table 3 and Table 4: `linear.rs`; `--linear-grid 40,80,80`,
+//! and `--linear` (the SIMD-optimization paper's measures, Table 3 and Table 4: `linear.rs`; `--linear-grid 40,80,80`,
 //! `--linear-cols 4096`, `--linear-max-iter 20000`, `--wave-side 512`; writes linear.json).
 
 mod figure3;

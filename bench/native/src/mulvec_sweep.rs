@@ -1,4 +1,4 @@
-//! `--mulvec-sweep`: seed 003's claim, stable A x performance for every matrix order from 16 to
+//! `--mulvec-sweep`: Fujimoto's claim, stable A x performance for every matrix order from 16 to
 //! 12800 (CUBLAS 1.1 dipped off multiples of 16), for texla's default A x (`Gpu::mul_vec`, the
 //! JavaScript `mulVec`: the compute kernel on a hardware adapter, the blocked fragment path
 //! elsewhere).
@@ -6,7 +6,7 @@
 //! Orders: every order from 16 to `--sweep-dense-max` (2048), then windows of 17 consecutive
 //! orders, c - 8 ..= c + 8, around every multiple c of 256 up to `--sweep-max` (12800): 2033 +
 //! 706 orders. Each window holds one multiple of 16 (c), two "half" orders (c +- 8, where
-//! seed 003 saw CUBLAS at its slowest) and 14 others.
+//! Fujimoto's paper saw CUBLAS at its slowest) and 14 others.
 //!
 //! A is resident: one `sweep-max` x `sweep-max` matrix of uniform [-1, 1) values is uploaded
 //! once, and each order's A is its top-left n x n corner, copied on the GPU by one pass of a
@@ -86,7 +86,7 @@ pub fn sweep(gpu: &Gpu, o: &Options) -> Result<()> {
     let orders = orders(o.sweep_dense_max, o.sweep_max);
     let big_n = *orders.last().expect("at least order 16");
     println!(
-        "\nSeed 003's A x at {} orders from 16 to {big_n} (every order to {}, then c-8..c+8 around multiples of 256), texla's default A x ({}), resident; GB/s = 4 n^2 / time",
+        "\nFujimoto's A x at {} orders from 16 to {big_n} (every order to {}, then c-8..c+8 around multiples of 256), texla's default A x ({}), resident; GB/s = 4 n^2 / time",
         orders.len(),
         o.sweep_dense_max.min(big_n),
         path(gpu)
@@ -138,7 +138,7 @@ pub fn sweep(gpu: &Gpu, o: &Options) -> Result<()> {
     );
     report(&orders, &gbs);
     let json = format!(
-        "{{\n  \"what\": \"seed 003's A x at every order (native_bench --mulvec-sweep): texla's default A x, resident, GB/s = 4 n^2 / time per product\",\n  \"adapter\": \"{}\",\n  \"path\": \"{}\",\n  \"worstErrorOfBound\": {worst:.3e},\n  \"orders\": [{}],\n  \"gbs\": [{}]\n}}\n",
+        "{{\n  \"what\": \"Fujimoto's A x at every order (native_bench --mulvec-sweep): texla's default A x, resident, GB/s = 4 n^2 / time per product\",\n  \"adapter\": \"{}\",\n  \"path\": \"{}\",\n  \"worstErrorOfBound\": {worst:.3e},\n  \"orders\": [{}],\n  \"gbs\": [{}]\n}}\n",
         gpu.capabilities().adapter.replace('"', "'"),
         path(gpu),
         orders.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),

@@ -1,4 +1,4 @@
-//! Seed 004's NMF at the thesis's shape (F 361 x 1024, k = 144): ms per iteration of texla's
+//! The thesis's NMF at the thesis's shape (F 361 x 1024, k = 144): ms per iteration of texla's
 //! default update (least squares, V then U) on the GPU, beside the same iteration in float64 on
 //! one CPU core (`texla::nmf::reference`), and the thesis's 100 ms (its GPU) and 162 ms (MKL).
 

@@ -21,7 +21,7 @@ pub struct Options {
     pub wall_copies: bool,
     /// `--wall-cpu`: the wall's awake scenes only, for the parts of their frames.
     pub wall_cpu: bool,
-    /// Seed 004's NMF.
+    /// The thesis's NMF.
     pub nmf: bool,
     /// Fewer product variants.
     pub quick: bool,
@@ -31,15 +31,15 @@ pub struct Options {
     pub lcp_n: usize,
     /// Projected-Jacobi iterations of the dense LCP.
     pub lcp_iterations: usize,
-    /// `--instructions`: seed 004's Table 5 instruction counts (no GPU needed).
+    /// `--instructions`: the thesis's Table 5 instruction counts (no GPU needed).
     pub instructions: bool,
-    /// `--figure3`: seed 000's Figure 3.
+    /// `--figure3`: the ShaderX2 article's Figure 3.
     pub figure3: bool,
     /// `--figure3-n`: its matrix order (1000 as in the seed).
     pub figure3_n: usize,
     /// `--figure3-runs`: timed runs per operation (the median is reported).
     pub figure3_runs: usize,
-    /// `--mulvec-sweep`: seed 003's A x at every order.
+    /// `--mulvec-sweep`: Fujimoto's A x at every order.
     pub mulvec_sweep: bool,
     /// `--sweep-max`: the largest order of the sweep (12800 as in the seed).
     pub sweep_max: usize,
@@ -55,7 +55,7 @@ pub struct Options {
     pub ff_dot_n: usize,
     /// `--out`: the folder the figures' JSON records go to.
     pub out: String,
-    /// `--linear`: seed 001's measures, Table 3 and Table 4 (`linear.rs`).
+    /// `--linear`: the SIMD-optimization paper's measures, Table 3 and Table 4 (`linear.rs`).
     pub linear: bool,
     /// `--linear-grid nx,ny,nz`: the EBJ grid (40,80,80 as in the seed).
     pub linear_grid: (usize, usize, usize),

@@ -33,7 +33,7 @@ struct Case {
 /// 600 cubes; 100 walls are 6000 cubes, 42,000 contacts, wrapped into several texel columns)
 /// awake (sleeping off), awake with the ball thrown into it (the 12 frames of its flight
 /// untimed), asleep (the default, after 3 s standing) and in the 2 s after the ball hits the
-/// sleeping wall; seed 000's preset (projected Jacobi, omega -0.1, 2n iterations) in both
+/// sleeping wall; the ShaderX2 article's preset (projected Jacobi, omega -0.1, 2n iterations) in both
 /// layouts for one wall. `--wall-cpu`: the two awake scenes only. Frames timed: 60 awake for
 /// one wall, 20 for more (5 past 10 walls), 60 asleep, 120 after the ball, or `--wall-frames`
 /// for every case. Each line: ms per whole frame and of its GPU part (medians, and the slowest

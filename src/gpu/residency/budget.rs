@@ -1,4 +1,4 @@
-//! [`Budget`]: seed 004's controller, an optional budget of GPU memory. Past it, the pooled
+//! [`Budget`]: the thesis's controller, an optional budget of GPU memory. Past it, the pooled
 //! textures go first; then the least recently used matrices move to CPU copies (one read-back
 //! each, none where `get`/`set` made one) and come back by one upload on their next use.
 
