@@ -69,6 +69,14 @@ impl Capabilities {
     }
 }
 
+/// Whether an adapter or renderer description names a software renderer.
+pub(crate) fn is_software(description: &str) -> bool {
+    let d = description.to_lowercase();
+    ["swiftshader", "llvmpipe", "lavapipe", "software"]
+        .iter()
+        .any(|s| d.contains(s))
+}
+
 /// A matrix read back, row-major: in this program's memory, or (WebGPU in a browser) straight
 /// in a JavaScript array, copied once out of the mapped buffer and never through wasm memory.
 #[derive(Debug)]

@@ -380,16 +380,6 @@ impl Gpgpu {
         self.gpu.last_shader()
     }
 
-    /// Both sources of the last kernel that ran, whichever backend ran it (the tutorial shows
-    /// them side by side): `{ name, wgsl, glsl, own: { wgsl, glsl } }` as `kernelSources`
-    /// gives them; `glsl` is null for a compute kernel.
-    #[wasm_bindgen(js_name = lastShaders, unchecked_return_type = "KernelSources | undefined")]
-    pub fn last_shaders(&self) -> JsValue {
-        self.gpu
-            .last_kernel()
-            .map_or(JsValue::UNDEFINED, |k| super::sources::sources(&k).into())
-    }
-
     /// The collapsing wall of the ShaderX2 article (60 cubes, contacts solved as an LCP on this GPU), built
     /// from `seed` (default 1); `walls` (default 1, at most 100) such walls one behind the other
     /// (the page offers 1, 10 and 100).

@@ -149,4 +149,14 @@ impl Gpgpu {
     ) -> Result<Object, JsValue> {
         Ok(sources(&kernel_of(operation, &options)?))
     }
+
+    /// Both sources of the last kernel that ran, whichever backend ran it (the tutorial shows
+    /// them side by side): `{ name, wgsl, glsl, own: { wgsl, glsl } }` as `kernelSources`
+    /// gives them; `glsl` is null for a compute kernel.
+    #[wasm_bindgen(js_name = lastShaders, unchecked_return_type = "KernelSources | undefined")]
+    pub fn last_shaders(&self) -> JsValue {
+        self.gpu
+            .last_kernel()
+            .map_or(JsValue::UNDEFINED, |k| sources(&k).into())
+    }
 }

@@ -91,3 +91,6 @@ pub use simd_expr::{
 };
 pub use stencil::{line_stencil, Corner, Last, LineStencil};
 pub use template::{placeholders, repeat_block, repeat_lines, Template};
+
+#[cfg(test)]
+mod tests;

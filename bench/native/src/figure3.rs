@@ -17,7 +17,8 @@ use texla::matrix::Matrix;
 use texla::reference::Rng;
 use texla::solver::{self, CgOptions, LcpOptions};
 
-use super::{block_on, median, Options};
+use crate::common::{block_on, median};
+use crate::options::Options;
 
 /// One operation's measurement.
 struct Row {

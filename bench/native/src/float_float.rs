@@ -18,7 +18,8 @@ use texla::error::Result;
 use texla::gpu::{Gpu, ProductKernel};
 use texla::reference::Rng;
 
-use super::{block_on, time, Options};
+use crate::common::{block_on, time};
+use crate::options::Options;
 
 /// One line of the table.
 struct Line {

@@ -23,7 +23,8 @@ use texla::simd_expr::measures::{naga_counts, source_counts, ShaderCounts};
 use texla::simd_expr::{examples, LinearExpr};
 use texla::stencil::{Ebj, PoissonGrid, Wave};
 
-use super::{block_on, time, Options};
+use crate::common::{block_on, time};
+use crate::options::Options;
 
 /// The tolerances of Table 3.
 const TOLS: [f64; 3] = [1e-3, 1e-4, 1e-5];

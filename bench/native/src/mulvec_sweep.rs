@@ -25,7 +25,8 @@ use texla::layout::Layout;
 use texla::matrix::Matrix;
 use texla::reference::{dot_error_bound, Rng};
 
-use super::{block_on, median, Options};
+use crate::common::{block_on, median};
+use crate::options::Options;
 
 /// The top-left corner of input `a`, as large as the output (rows past it masked to zero).
 fn corner_kernel() -> Kernel {

@@ -9,7 +9,7 @@ use texla::gpu::Gpu;
 use texla::nmf::{self, reference, NmfOptions};
 use texla::reference::Rng;
 
-use super::block_on;
+use crate::common::block_on;
 
 /// Times `iterations` NMF iterations (one check at the start and one at the end, each one
 /// read-back) and one float64 iteration, and compares the float32 factors with float64 after

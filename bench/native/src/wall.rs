@@ -12,7 +12,8 @@ use texla::physics::{
 };
 use texla::solver::ContactMethod;
 
-use super::{block_on, median, Options};
+use crate::common::{block_on, median};
+use crate::options::Options;
 
 /// One scene of the wall, timed frame after frame.
 struct Case {

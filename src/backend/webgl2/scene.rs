@@ -6,12 +6,12 @@ use std::rc::Rc;
 
 use glow::HasContext;
 
-use super::{gl_errors, link};
+use super::gl::{gl_errors, link};
 use crate::backend::Draw;
 use crate::error::{Error, Result};
 use crate::scene::{Scene, BALL_VERTICES, BOX_VERTICES};
 
-/// Draws the wall with the context that computes it. Made by [`super::WebGl2::renderer`].
+/// Draws the wall with the context that computes it. Made by `WebGl2::renderer`.
 pub struct SceneRenderer {
     gl: Rc<glow::Context>,
     canvas: web_sys::HtmlCanvasElement,

@@ -2,9 +2,12 @@
 //! uniform buffers by content. Iterative solvers run the same few programs thousands of times,
 //! so every per-pass object that can be reused is.
 
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
 use wgpu::util::DeviceExt;
 
-use super::{Texture, WebGpu, FORMAT};
+use super::texture::{Texture, FORMAT};
 use crate::error::Result;
 use crate::kernels::{Kernel, Language, ModuleMessage, Program};
 
@@ -16,25 +19,60 @@ const BIND_GROUP_CACHE: usize = 1024;
 
 /// What makes a bind group: the pipeline, the uniforms' bytes, the textures' ids in binding order.
 #[derive(PartialEq, Eq, Hash)]
-pub(super) struct BindGroupKey {
+struct BindGroupKey {
     pipeline: u64,
     uniforms: Vec<u8>,
     textures: Vec<u64>,
 }
 
-impl WebGpu {
+/// The pipelines, uniform buffers and bind groups of a device's runs, built on first use.
+pub(super) struct Pipelines {
+    device: wgpu::Device,
+    render: RefCell<HashMap<u64, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
+    compute: RefCell<HashMap<u64, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
+    /// Uniform buffers by content (see `uniform_buffer`).
+    uniforms: RefCell<HashMap<Vec<u8>, wgpu::Buffer>>,
+    /// Bind groups of runs (see `cached_bind_group`).
+    bind_groups: RefCell<HashMap<BindGroupKey, wgpu::BindGroup>>,
+    /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
+    /// where the native benchmark measures what they cost).
+    checks: Cell<Option<wgpu::ShaderRuntimeChecks>>,
+}
+
+impl Pipelines {
+    /// Empty caches of `device`.
+    pub(super) fn new(device: &wgpu::Device) -> Self {
+        Pipelines {
+            device: device.clone(),
+            render: RefCell::new(HashMap::new()),
+            compute: RefCell::new(HashMap::new()),
+            uniforms: RefCell::new(HashMap::new()),
+            bind_groups: RefCell::new(HashMap::new()),
+            checks: Cell::new(None),
+        }
+    }
+
+    /// Chooses the run-time checks wgpu builds into shaders; pipelines built so far are dropped.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn set_runtime_checks(&self, checks: wgpu::ShaderRuntimeChecks) {
+        self.checks.set(Some(checks));
+        self.render.borrow_mut().clear();
+        self.compute.borrow_mut().clear();
+        self.bind_groups.borrow_mut().clear();
+    }
+
     /// The pipeline of a kernel, built on first use.
     pub(super) fn pipeline(
         &self,
         program: &Program,
         key: u64,
     ) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
-        if let Some(p) = self.pipelines.borrow().get(&key) {
+        if let Some(p) = self.render.borrow().get(&key) {
             return p.clone();
         }
         let module = self.module(&program.kernel);
         let entry = self.render_pipeline(&program.kernel, &module);
-        self.pipelines.borrow_mut().insert(key, entry.clone());
+        self.render.borrow_mut().insert(key, entry.clone());
         entry
     }
 
@@ -86,9 +124,7 @@ impl WebGpu {
     /// `run`.
     pub(super) async fn compile(&self, kernel: &Kernel) -> Result<()> {
         let key = kernel.key();
-        if self.pipelines.borrow().contains_key(&key)
-            || self.compute_pipelines.borrow().contains_key(&key)
-        {
+        if self.render.borrow().contains_key(&key) || self.compute.borrow().contains_key(&key) {
             return Ok(());
         }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -124,10 +160,10 @@ impl WebGpu {
         }
         match built {
             Built::Render(entry) => {
-                self.pipelines.borrow_mut().insert(key, entry);
+                self.render.borrow_mut().insert(key, entry);
             }
             Built::Compute(entry) => {
-                self.compute_pipelines.borrow_mut().insert(key, entry);
+                self.compute.borrow_mut().insert(key, entry);
             }
         }
         Ok(())
@@ -177,14 +213,12 @@ impl WebGpu {
         program: &Program,
         key: u64,
     ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
-        if let Some(p) = self.compute_pipelines.borrow().get(&key) {
+        if let Some(p) = self.compute.borrow().get(&key) {
             return p.clone();
         }
         let module = self.module(&program.kernel);
         let entry = self.build_compute_pipeline(&program.kernel, &module);
-        self.compute_pipelines
-            .borrow_mut()
-            .insert(key, entry.clone());
+        self.compute.borrow_mut().insert(key, entry.clone());
         entry
     }
 
@@ -274,7 +308,7 @@ impl WebGpu {
     /// The uniform buffer holding `program`'s shapes and parameters. Iterative solvers run the
     /// same program thousands of times per frame (the wall: 2n passes), so buffers are kept by
     /// content and reused; a new buffer per pass exhausted the browser's mapping memory.
-    pub(super) fn uniform_buffer(&self, program: &Program) -> wgpu::Buffer {
+    fn uniform_buffer(&self, program: &Program) -> wgpu::Buffer {
         let key = bytemuck::bytes_of(&program.uniforms()).to_vec();
         let mut cache = self.uniforms.borrow_mut();
         if let Some(buffer) = cache.get(&key) {

@@ -5,7 +5,8 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
-use super::{extent, take_errors};
+use super::context::take_errors;
+use super::texture::extent;
 use crate::backend::Draw;
 use crate::error::{Error, Result};
 use crate::scene::{Scene, BALL_VERTICES, BOX_VERTICES};
@@ -20,7 +21,7 @@ const FRAMES_IN_FLIGHT: usize = 2;
 /// Bytes of one [`Scene`] (the uniform block).
 const SCENE_BYTES: u64 = std::mem::size_of::<Scene>() as u64;
 
-/// Draws the wall with the device that computes it. Made by [`super::WebGpu::renderer`].
+/// Draws the wall with the device that computes it. Made by `WebGpu::renderer`.
 pub struct SceneRenderer {
     device: wgpu::Device,
     queue: wgpu::Queue,

@@ -16,15 +16,17 @@
 //!
 //! In a browser a large upload goes into a kept upload buffer that is mapped already, from a
 //! JavaScript array or from wasm memory, with one copy in JavaScript (see
-//! [`WebGpu::write_mapped`]).
+//! [`Transfer::write_mapped`]).
 //!
 //! Large transfers keep their buffers for the next one: a new buffer costs its creation and
 //! Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small ones leave them alone, so that
 //! reading a scalar between two large reads does not free them.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
-use super::{extent, Texture, WebGpu, TEXEL_BYTES};
+use super::context::Context;
+use super::texture::{extent, Texture, FORMAT, TEXEL_BYTES};
 use crate::backend::Values;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -35,10 +37,13 @@ const LARGE: u64 = 1 << 20;
 /// A compute pipeline and its bind group layout.
 type Pipeline = (wgpu::ComputePipeline, wgpu::BindGroupLayout);
 
-/// The transfer kernels, built at first use, and the kept buffers (each taken while a transfer
-/// uses it).
-#[derive(Default)]
+/// Upload and read-back through `context`: the transfer kernels, built at first use, and the
+/// kept buffers (each taken while a transfer uses it).
 pub(super) struct Transfer {
+    context: Rc<Context>,
+    /// Whether large matrices are (un)packed on the GPU: on a hardware adapter; on a software
+    /// one the CPU's own loop is faster.
+    pub(super) on_gpu: Cell<bool>,
     pack: RefCell<Option<Pipeline>>,
     unpack: RefCell<Option<Pipeline>>,
     /// The last large upload buffer.
@@ -47,7 +52,7 @@ pub(super) struct Transfer {
     rows: RefCell<Option<wgpu::Buffer>>,
     /// The last large mappable buffer.
     staging: RefCell<Option<wgpu::Buffer>>,
-    /// Upload buffers the page writes into (see [`WebGpu::write_matrix_js`]).
+    /// Upload buffers the page writes into (see [`Transfer::write_matrix_js`]).
     #[cfg(target_arch = "wasm32")]
     mapped: RefCell<Vec<Mapped>>,
 }
@@ -64,12 +69,28 @@ struct Mapped {
     ready: std::rc::Rc<std::cell::Cell<bool>>,
 }
 
-impl WebGpu {
+impl Transfer {
+    /// Transfers through `context`, (un)packing large matrices on the GPU if `on_gpu`.
+    pub(super) fn new(context: Rc<Context>, on_gpu: bool) -> Self {
+        Transfer {
+            context,
+            on_gpu: Cell::new(on_gpu),
+            pack: RefCell::default(),
+            unpack: RefCell::default(),
+            upload: RefCell::default(),
+            rows: RefCell::default(),
+            staging: RefCell::default(),
+            #[cfg(target_arch = "wasm32")]
+            mapped: RefCell::default(),
+        }
+    }
+
     /// Whether a matrix of `bytes` is (un)packed on the GPU: on a hardware adapter (see
-    /// `gpu_transfers`), large, and within one storage binding.
+    /// `on_gpu`), large, and within one storage binding.
     fn packs_on_gpu(&self, bytes: u64) -> bool {
-        self.gpu_transfers.get()
-            && (LARGE..=self.device.limits().max_storage_buffer_binding_size).contains(&bytes)
+        self.on_gpu.get()
+            && (LARGE..=self.context.device.limits().max_storage_buffer_binding_size)
+                .contains(&bytes)
     }
 
     /// Writes the matrix `layout` from row-major `data` into `t`: see the module's text.
@@ -77,11 +98,11 @@ impl WebGpu {
         // A queue write lands before the next submission: recorded work that reads or writes
         // this texture (a pooled one may have been freed and reused) or the kept upload buffer
         // must be submitted first.
-        self.flush();
+        self.context.flush();
         let bytes = std::mem::size_of_val(data) as u64;
         if !self.packs_on_gpu(bytes) {
             let (width, height) = (layout.width(), layout.height());
-            self.queue.write_texture(
+            self.context.queue.write_texture(
                 t.texture.as_image_copy(),
                 bytemuck::cast_slice(&layout.pack(data)),
                 wgpu::TexelCopyBufferLayout {
@@ -104,7 +125,8 @@ impl WebGpu {
             return Ok(());
         }
         self.pack_upload(t, layout, bytes, |upload| {
-            self.queue
+            self.context
+                .queue
                 .write_buffer(upload, 0, bytemuck::cast_slice(data));
             Ok(())
         })
@@ -120,20 +142,20 @@ impl WebGpu {
         fill: impl FnOnce(&wgpu::Buffer) -> Result<()>,
     ) -> Result<()> {
         let upload = self.take_buffer(
-            &self.transfer.upload,
+            &self.upload,
             bytes,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         );
         fill(&upload)?;
         self.transfer_pass(
-            &self.transfer.pack,
+            &self.pack,
             "pack",
             include_str!("../../../shaders/transfer/pack.wgsl"),
             (&upload, bytes),
             t,
             layout,
         );
-        *self.transfer.upload.borrow_mut() = Some(upload);
+        *self.upload.borrow_mut() = Some(upload);
         Ok(())
     }
 
@@ -148,10 +170,15 @@ impl WebGpu {
         data: &js_sys::Float32Array,
     ) -> Result<()> {
         let bytes = u64::from(data.byte_length());
-        let Some(queue) = self.queue.as_webgpu().filter(|_| self.packs_on_gpu(bytes)) else {
+        let Some(queue) = self
+            .context
+            .queue
+            .as_webgpu()
+            .filter(|_| self.packs_on_gpu(bytes))
+        else {
             return self.write_matrix(t, layout, &data.to_vec());
         };
-        self.flush();
+        self.context.flush();
         if self.write_mapped(t, layout, bytes, |mapped| mapped.set(data, 0))? {
             return Ok(());
         }
@@ -196,19 +223,19 @@ impl WebGpu {
         }
         mapped.buffer.unmap();
         self.pack_upload(t, layout, bytes, |upload| {
-            self.record(|encoder| {
+            self.context.record(|encoder| {
                 encoder.copy_buffer_to_buffer(&mapped.buffer, 0, upload, 0, bytes)
             });
             Ok(())
         })?;
         // A buffer must not be mapped (or waiting for its mapping) when its copy is submitted.
-        self.flush();
+        self.context.flush();
         mapped.ready.set(false);
         let ready = mapped.ready.clone();
         mapped
             .buffer
             .map_async(wgpu::MapMode::Write, .., move |r| ready.set(r.is_ok()));
-        self.transfer.mapped.borrow_mut().push(mapped);
+        self.mapped.borrow_mut().push(mapped);
         Ok(true)
     }
 
@@ -217,7 +244,7 @@ impl WebGpu {
     /// small; else none.
     #[cfg(target_arch = "wasm32")]
     fn take_mapped(&self, bytes: u64) -> Option<Mapped> {
-        let mut kept = self.transfer.mapped.borrow_mut();
+        let mut kept = self.mapped.borrow_mut();
         if let Some(i) = kept
             .iter()
             .position(|m| m.ready.get() && m.buffer.size() >= bytes)
@@ -228,7 +255,7 @@ impl WebGpu {
             let small = kept.iter().position(|m| m.ready.get())?;
             kept.swap_remove(small).buffer.destroy();
         }
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+        let buffer = self.context.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("upload"),
             size: bytes,
             usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
@@ -258,29 +285,30 @@ impl WebGpu {
             (padded_row * layout.height()) as u64
         };
         let staging = self.take_buffer(
-            &self.transfer.staging,
+            &self.staging,
             size,
             wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
         );
         let rows = direct.then(|| {
             self.take_buffer(
-                &self.transfer.rows,
+                &self.rows,
                 bytes,
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             )
         });
         if let Some(rows) = &rows {
             self.transfer_pass(
-                &self.transfer.unpack,
+                &self.unpack,
                 "unpack",
                 include_str!("../../../shaders/transfer/unpack.wgsl"),
                 (rows, bytes),
                 t,
                 layout,
             );
-            self.record(|encoder| encoder.copy_buffer_to_buffer(rows, 0, &staging, 0, bytes));
+            self.context
+                .record(|encoder| encoder.copy_buffer_to_buffer(rows, 0, &staging, 0, bytes));
         } else {
-            self.record(|encoder| {
+            self.context.record(|encoder| {
                 encoder.copy_texture_to_buffer(
                     t.texture.as_image_copy(),
                     wgpu::TexelCopyBufferInfo {
@@ -295,9 +323,9 @@ impl WebGpu {
                 );
             });
         }
-        self.flush();
+        self.context.flush();
         if rows.is_some() {
-            *self.transfer.rows.borrow_mut() = rows;
+            *self.rows.borrow_mut() = rows;
         }
         let (tx, rx) = futures_channel::oneshot::channel();
         staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
@@ -305,15 +333,15 @@ impl WebGpu {
         });
         let destination =
             direct.then(|| into.unwrap_or_else(|| destination(layout.rows * layout.cols)));
-        self.wait()?;
+        self.context.wait()?;
         let mapped = match rx.await {
             Ok(mapped) => mapped.map_err(|e| Error::Gpu(format!("read-back failed: {e}"))),
             Err(_) => Err(Error::Gpu("read-back was cancelled".into())),
         };
-        self.idle();
-        self.check_errors()?;
+        self.context.idle();
+        self.context.check_errors()?;
         if let Err(failure) = mapped {
-            return Err(self.lost_or(failure).await);
+            return Err(self.context.lost_or(failure).await);
         }
         let values = {
             let view = staging
@@ -330,7 +358,7 @@ impl WebGpu {
             }
         };
         staging.unmap();
-        keep(&self.transfer.staging, staging, size);
+        keep(&self.staging, staging, size);
         Ok(values)
     }
 
@@ -349,25 +377,28 @@ impl WebGpu {
             .borrow_mut()
             .get_or_insert_with(|| self.transfer_pipeline(name, shader))
             .clone();
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(name),
-            layout: &bind_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(bytes),
-                    }),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(&t.view),
-                },
-            ],
-        });
-        self.record(|encoder| {
+        let bind_group = self
+            .context
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(name),
+                layout: &bind_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(bytes),
+                        }),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::TextureView(&t.view),
+                    },
+                ],
+            });
+        self.context.record(|encoder| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(name),
                 timestamp_writes: None,
@@ -386,17 +417,16 @@ impl WebGpu {
     /// The pipeline of a transfer shader: binding 0 the row-major buffer, binding 1 the texture
     /// (read by unpack, written as a storage texture by pack).
     fn transfer_pipeline(&self, name: &str, shader: &str) -> Pipeline {
+        let device = &self.context.device;
         let packs = name == "pack";
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(name),
-                source: wgpu::ShaderSource::Wgsl(shader.into()),
-            });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(name),
+            source: wgpu::ShaderSource::Wgsl(shader.into()),
+        });
         let texture = if packs {
             wgpu::BindingType::StorageTexture {
                 access: wgpu::StorageTextureAccess::WriteOnly,
-                format: super::FORMAT,
+                format: FORMAT,
                 view_dimension: wgpu::TextureViewDimension::D2,
             }
         } else {
@@ -417,40 +447,30 @@ impl WebGpu {
             has_dynamic_offset: false,
             min_binding_size: None,
         };
-        let layout = self
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(name),
-                entries: &[entry(0, buffer), entry(1, texture)],
-            });
-        let pipeline_layout = self
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(name),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(name),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some("cs_main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(name),
+            entries: &[entry(0, buffer), entry(1, texture)],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(name),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(name),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("cs_main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
         (pipeline, layout)
     }
 
     /// Frees the kept buffers (after the work that may use them is submitted).
-    pub(super) fn release_transfer_buffers(&self) {
-        self.flush();
-        let slots = [
-            &self.transfer.upload,
-            &self.transfer.rows,
-            &self.transfer.staging,
-        ];
+    pub(super) fn release_buffers(&self) {
+        self.context.flush();
+        let slots = [&self.upload, &self.rows, &self.staging];
         for buffer in slots
             .into_iter()
             .filter_map(|slot| slot.borrow_mut().take())
@@ -458,7 +478,7 @@ impl WebGpu {
             buffer.destroy();
         }
         #[cfg(target_arch = "wasm32")]
-        for mapped in self.transfer.mapped.borrow_mut().drain(..) {
+        for mapped in self.mapped.borrow_mut().drain(..) {
             mapped.buffer.destroy();
         }
     }
@@ -479,7 +499,7 @@ impl WebGpu {
             Some(kept) if kept.size() >= size => kept,
             other => {
                 other.inspect(wgpu::Buffer::destroy);
-                self.device.create_buffer(&wgpu::BufferDescriptor {
+                self.context.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("read-back"),
                     size,
                     usage,

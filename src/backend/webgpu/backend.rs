@@ -6,27 +6,17 @@
 //! unfilterable float textures and read with `textureLoad`, never sampled. The wall's renderer is
 //! in `webgpu/scene.rs`.
 
-mod pipelines;
-mod scene;
-mod transfer;
-
-use pipelines::BindGroupKey;
-pub use scene::SceneRenderer;
-use transfer::Transfer;
-
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
-use super::{Backend, BackendKind, Capabilities, Values};
+use super::context::Context;
+use super::pipelines::Pipelines;
+use super::scene::SceneRenderer;
+use super::texture::{extent, Texture, TEXEL_BYTES};
+use super::transfer::Transfer;
+use crate::backend::{is_software, Backend, BackendKind, Capabilities, Values};
 use crate::error::{Error, Result};
-use crate::kernels::Program;
+use crate::kernels::{Kernel, Program};
 use crate::layout::Layout;
-
-const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
-const TEXEL_BYTES: usize = 16;
 
 fn unavailable(why: &str) -> Error {
     Error::BackendUnavailable(format!("WebGPU unavailable: {why}"))
@@ -34,83 +24,20 @@ fn unavailable(why: &str) -> Error {
 
 /// A WebGPU device that runs texla programs.
 pub struct WebGpu {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
+    /// The device and queue, and the work recorded for them.
+    context: Rc<Context>,
     capabilities: Capabilities,
-    pipelines: RefCell<HashMap<u64, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
-    compute_pipelines: RefCell<HashMap<u64, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
-    /// Errors the device reported outside any error scope; surfaced at the next read or finish.
-    errors: Arc<Mutex<Vec<String>>>,
-    /// Why the device was lost, once it was.
-    lost: Arc<Mutex<Option<String>>>,
-    /// Uniform buffers by content (see `uniform_buffer`).
-    uniforms: RefCell<HashMap<Vec<u8>, wgpu::Buffer>>,
-    /// Bind groups of runs (see `cached_bind_group`).
-    bind_groups: RefCell<HashMap<BindGroupKey, wgpu::BindGroup>>,
+    /// Pipelines, uniform buffers and bind groups of runs.
+    pipelines: Pipelines,
     /// Upload's and read-back's kernels and kept buffers.
     transfer: Transfer,
-    /// Passes and copies recorded but not yet submitted (see [`WebGpu::record`]).
-    pending: RefCell<Option<wgpu::CommandEncoder>>,
-    /// How many are recorded in `pending`.
-    pending_count: Cell<usize>,
-    /// How many records the next submission waits for (see [`WebGpu::record`]).
-    batch: Cell<usize>,
-    /// What textures share with the backend: whether work is pending, and the textures dropped
-    /// meanwhile, destroyed after the next submission.
-    shared: Rc<Shared>,
-    /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
-    /// where the native benchmark measures what they cost).
-    checks: Cell<Option<wgpu::ShaderRuntimeChecks>>,
-    /// Whether large matrices are (un)packed on the GPU (see `transfer`): on a hardware
-    /// adapter; on a software one the CPU's own loop is faster.
-    gpu_transfers: Cell<bool>,
-}
-
-/// Most passes recorded into one command buffer before it is submitted. One submission per pass
-/// cost about as much as the pass itself through Dawn; more than this would keep the GPU waiting
-/// for the first submission of a long solver loop.
-const BATCH: usize = 32;
-
-/// Milliseconds a failed read-back waits for `device.lost` to settle (see [`WebGpu::lost_or`]).
-const LOSS_WAIT_MS: f64 = 100.0;
-
-/// The state textures share with their backend.
-#[derive(Default)]
-struct Shared {
-    /// Whether recorded work waits to be submitted.
-    pending: Cell<bool>,
-    /// Textures dropped while work was pending (it may use them): destroyed after it is submitted.
-    dropped: RefCell<Vec<wgpu::Texture>>,
-}
-
-/// Ids of textures, never reused (see `cached_bind_group`).
-static NEXT_TEXTURE: AtomicU64 = AtomicU64::new(1);
-
-/// An `Rgba32Float` texture and the view every pass uses.
-pub struct Texture {
-    texture: wgpu::Texture,
-    view: wgpu::TextureView,
-    /// Names this texture in the bind group cache.
-    id: u64,
-    shared: Rc<Shared>,
 }
 
 impl Drop for WebGpu {
     /// Frees the device's memory now rather than whenever the page's garbage collector gets to
     /// it: a page (or a test run) that opens device after device would otherwise hold them all.
     fn drop(&mut self) {
-        self.device.destroy();
-    }
-}
-
-impl Drop for Texture {
-    fn drop(&mut self) {
-        // Its memory goes now, unless a pass waiting to be submitted may still use it.
-        if self.shared.pending.get() {
-            self.shared.dropped.borrow_mut().push(self.texture.clone());
-        } else {
-            self.texture.destroy();
-        }
+        self.context.device.destroy();
     }
 }
 
@@ -187,22 +114,7 @@ impl WebGpu {
             })
             .await
             .map_err(|e| unavailable(&format!("the adapter refused a device ({e})")))?;
-        let errors = Arc::new(Mutex::new(Vec::new()));
-        let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            if let Ok(mut list) = sink.lock() {
-                list.push(e.to_string());
-            }
-        }));
-        let lost = Arc::new(Mutex::new(None));
-        let why = lost.clone();
-        device.set_device_lost_callback(move |reason, message| {
-            if let Ok(mut why) = why.lock() {
-                why.get_or_insert(format!(
-                    "the WebGPU device was lost ({reason:?}: {message})"
-                ));
-            }
-        });
+        let context = Rc::new(Context::new(device, queue));
         let info = adapter.get_info();
         if !info.name.is_empty() {
             adapter_name.insert(0, info.name);
@@ -215,10 +127,10 @@ impl WebGpu {
         } else {
             adapter_name.join(", ")
         };
-        let limits = device.limits();
+        let limits = context.device.limits();
         let capabilities = Capabilities {
             backend: BackendKind::WebGpu,
-            software: info.device_type == wgpu::DeviceType::Cpu || super::is_software(&name),
+            software: info.device_type == wgpu::DeviceType::Cpu || is_software(&name),
             adapter: name,
             max_texture_size: limits.max_texture_dimension_2d,
             max_render_targets: (limits.max_color_attachments as usize)
@@ -228,28 +140,20 @@ impl WebGpu {
             compute: true,
         };
         Ok(WebGpu {
-            gpu_transfers: Cell::new(!capabilities.software),
-            device,
-            queue,
+            pipelines: Pipelines::new(&context.device),
+            transfer: Transfer::new(context.clone(), !capabilities.software),
+            context,
             capabilities,
-            pipelines: RefCell::new(HashMap::new()),
-            compute_pipelines: RefCell::new(HashMap::new()),
-            errors,
-            lost,
-            uniforms: RefCell::new(HashMap::new()),
-            bind_groups: RefCell::new(HashMap::new()),
-            transfer: Transfer::default(),
-            pending: RefCell::new(None),
-            pending_count: Cell::new(0),
-            batch: Cell::new(1),
-            shared: Rc::default(),
-            checks: Cell::new(None),
         })
     }
 
     /// The scene renderer of this device (see `SceneRenderer`).
     pub fn renderer(&self) -> SceneRenderer {
-        SceneRenderer::new(&self.device, &self.queue, &self.errors)
+        SceneRenderer::new(
+            &self.context.device,
+            &self.context.queue,
+            &self.context.errors,
+        )
     }
 
     /// Chooses the run-time checks wgpu builds into shaders (bounds checks, loop bounding,
@@ -257,88 +161,13 @@ impl WebGpu {
     /// native benchmark can measure what they cost. Pipelines built so far are dropped.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn set_runtime_checks(&self, checks: wgpu::ShaderRuntimeChecks) {
-        self.checks.set(Some(checks));
-        self.pipelines.borrow_mut().clear();
-        self.compute_pipelines.borrow_mut().clear();
-        self.bind_groups.borrow_mut().clear();
+        self.pipelines.set_runtime_checks(checks);
     }
 
     /// Chooses whether large matrices are (un)packed on the GPU (by default only on a hardware
     /// adapter), so that tests on a software adapter cover both ways.
     pub fn set_gpu_transfers(&self, on: bool) {
-        self.gpu_transfers.set(on);
-    }
-
-    /// Waits for the GPU natively, where callbacks run only from a poll (the browser runs them
-    /// from its event loop).
-    fn wait(&self) -> Result<()> {
-        #[cfg(not(target_arch = "wasm32"))]
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu(format!("waiting for the GPU failed: {e}")))?;
-        Ok(())
-    }
-
-    /// Turns errors reported since the last check into one `Error::Gpu`.
-    fn check_errors(&self) -> Result<()> {
-        take_errors(&self.errors)
-    }
-
-    /// `failure` (a read-back that failed), or [`Error::Lost`] where the device was lost: a
-    /// device destroyed from outside fails its read-backs a turn or two before `device.lost`
-    /// settles, so this gives the event loop turns for up to [`LOSS_WAIT_MS`] for it to say so.
-    pub(crate) async fn lost_or(&self, failure: Error) -> Error {
-        let start = crate::event_loop::now_ms();
-        // (Natively the clock stands still and a turn passes at once: the count bounds it.)
-        for _ in 0..1000 {
-            if let Some(why) = Backend::lost(self) {
-                return Error::Lost(why);
-            }
-            if crate::event_loop::now_ms() - start > LOSS_WAIT_MS {
-                break;
-            }
-            crate::event_loop::next_turn().await;
-        }
-        failure
-    }
-
-    /// Records work (a pass or a copy) into the pending command buffer, submitted before anything
-    /// that must see its results ([`WebGpu::flush`]) and whenever `batch` records wait: 1 after
-    /// the GPU went idle (a read-back or `finish` waited for it), doubled by every submission up
-    /// to [`BATCH`]. So the GPU starts on the first pass of a chain while the CPU records the
-    /// next ones, and long loops still pay few submissions. With a fixed batch of 32, a chain of
-    /// 10 products at n = 1024 (20 passes) was all recorded before the GPU got any of it: through
-    /// Dawn on the H100 the chain took 1.61-1.75 ms to `finish`, 1.03 ms with this.
-    fn record(&self, work: impl FnOnce(&mut wgpu::CommandEncoder)) {
-        {
-            let mut pending = self.pending.borrow_mut();
-            let encoder = pending
-                .get_or_insert_with(|| self.device.create_command_encoder(&Default::default()));
-            work(encoder);
-        }
-        self.shared.pending.set(true);
-        self.pending_count.set(self.pending_count.get() + 1);
-        if self.pending_count.get() >= self.batch.get() {
-            self.flush();
-        }
-    }
-
-    /// Notes that the GPU has done everything submitted: the next record is submitted at once.
-    fn idle(&self) {
-        self.batch.set(1);
-    }
-
-    /// Submits the recorded work, then destroys the textures dropped while it waited.
-    fn flush(&self) {
-        if let Some(encoder) = self.pending.borrow_mut().take() {
-            self.queue.submit([encoder.finish()]);
-            self.batch.set((2 * self.batch.get()).min(BATCH));
-        }
-        self.pending_count.set(0);
-        self.shared.pending.set(false);
-        for texture in self.shared.dropped.borrow_mut().drain(..) {
-            texture.destroy();
-        }
+        self.transfer.on_gpu.set(on);
     }
 
     /// Dispatches a compute kernel: one workgroup per block of output texels.
@@ -346,10 +175,10 @@ impl WebGpu {
         let compute = program.kernel.compute.expect("a compute kernel");
         let (per_x, per_y) = compute.per_group;
         let key = program.kernel.key();
-        let (pipeline, layout) = self.compute_pipeline(program, key);
+        let (pipeline, layout) = self.pipelines.compute_pipeline(program, key);
         // New buffers start zeroed: the kernel's counters start at 0 on every run.
         let scratch = (compute.scratch_words > 0).then(|| {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
+            self.context.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("scratch"),
                 size: (4 * compute.scratch_words) as u64,
                 usage: wgpu::BufferUsages::STORAGE,
@@ -358,10 +187,15 @@ impl WebGpu {
         });
         let bind_group = match &scratch {
             // A run with scratch storage gets a new buffer, so a bind group of its own.
-            Some(buffer) => self.bind_group(program, &layout, inputs, Some(output), Some(buffer)),
-            None => self.cached_bind_group(program, key, &layout, inputs, Some(output)),
+            Some(buffer) => {
+                self.pipelines
+                    .bind_group(program, &layout, inputs, Some(output), Some(buffer))
+            }
+            None => self
+                .pipelines
+                .cached_bind_group(program, key, &layout, inputs, Some(output)),
         };
-        self.record(|encoder| {
+        self.context.record(|encoder| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(&program.kernel.name),
                 timestamp_writes: None,
@@ -382,20 +216,6 @@ impl WebGpu {
     }
 }
 
-/// Turns the errors in `log` into one `Error::Gpu` and empties it.
-fn take_errors(log: &Mutex<Vec<String>>) -> Result<()> {
-    let mut list = log
-        .lock()
-        .map_err(|_| Error::Gpu("error log poisoned".into()))?;
-    if list.is_empty() {
-        Ok(())
-    } else {
-        let all = list.join("; ");
-        list.clear();
-        Err(Error::Gpu(all))
-    }
-}
-
 impl Backend for WebGpu {
     type Texture = Texture;
 
@@ -404,51 +224,36 @@ impl Backend for WebGpu {
     }
 
     fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
-        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("matrix"),
-            size: extent(width, height),
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: FORMAT,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::RENDER_ATTACHMENT
-                | wgpu::TextureUsages::COPY_SRC
-                | wgpu::TextureUsages::COPY_DST
-                | wgpu::TextureUsages::STORAGE_BINDING,
-            view_formats: &[],
-        });
-        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        Ok(Texture {
-            texture,
-            view,
-            id: NEXT_TEXTURE.fetch_add(1, Ordering::Relaxed),
-            shared: self.shared.clone(),
-        })
+        Ok(Texture::new(
+            &self.context.device,
+            &self.context.shared,
+            width,
+            height,
+        ))
     }
 
     fn lost(&self) -> Option<String> {
-        self.lost.lock().ok().and_then(|why| why.clone())
+        self.context.lost()
     }
 
     fn lose(&self) {
-        if let Ok(mut why) = self.lost.lock() {
+        if let Ok(mut why) = self.context.lost.lock() {
             why.get_or_insert("the WebGPU device was destroyed on request".into());
         }
-        self.device.destroy();
+        self.context.device.destroy();
     }
 
     fn write(&self, t: &Texture, layout: Layout, data: &[f32]) -> Result<()> {
-        self.write_matrix(t, layout, data)
+        self.transfer.write_matrix(t, layout, data)
     }
 
     #[cfg(target_arch = "wasm32")]
     fn write_js(&self, t: &Texture, layout: Layout, data: &js_sys::Float32Array) -> Result<()> {
-        self.write_matrix_js(t, layout, data)
+        self.transfer.write_matrix_js(t, layout, data)
     }
 
-    async fn compile(&self, kernel: &crate::kernels::Kernel) -> Result<()> {
-        WebGpu::compile(self, kernel).await
+    async fn compile(&self, kernel: &Kernel) -> Result<()> {
+        self.pipelines.compile(kernel).await
     }
 
     fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
@@ -456,9 +261,11 @@ impl Backend for WebGpu {
             return self.run_compute(program, inputs, outputs[0]);
         }
         let key = program.kernel.key();
-        let (pipeline, layout) = self.pipeline(program, key);
-        let bind_group = self.cached_bind_group(program, key, &layout, inputs, None);
-        self.record(|encoder| {
+        let (pipeline, layout) = self.pipelines.pipeline(program, key);
+        let bind_group = self
+            .pipelines
+            .cached_bind_group(program, key, &layout, inputs, None);
+        self.context.record(|encoder| {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some(&program.kernel.name),
                 color_attachments: &outputs
@@ -505,7 +312,7 @@ impl Backend for WebGpu {
             },
             aspect: wgpu::TextureAspect::All,
         };
-        self.record(|encoder| {
+        self.context.record(|encoder| {
             encoder.copy_texture_to_texture(
                 at(&src.texture, from),
                 at(&dst.texture, to),
@@ -516,7 +323,7 @@ impl Backend for WebGpu {
     }
 
     async fn read(&self, t: &Texture, layout: Layout) -> Result<Values> {
-        self.read_matrix(t, layout, None).await
+        self.transfer.read_matrix(t, layout, None).await
     }
 
     #[cfg(target_arch = "wasm32")]
@@ -528,28 +335,35 @@ impl Backend for WebGpu {
     ) -> Result<()> {
         // A large matrix is copied out of the mapping into `into` itself; a small one comes
         // back in this program's memory.
-        if let Values::Here(values) = self.read_matrix(t, layout, Some(into.clone())).await? {
+        if let Values::Here(values) = self
+            .transfer
+            .read_matrix(t, layout, Some(into.clone()))
+            .await?
+        {
             into.copy_from(&values);
         }
         Ok(())
     }
 
     fn release_kept(&self) {
-        self.release_transfer_buffers();
+        self.transfer.release_buffers();
     }
 
     async fn finish(&self) -> Result<()> {
-        self.flush();
+        self.context.flush();
         let (tx, rx) = futures_channel::oneshot::channel();
-        self.queue.on_submitted_work_done(move || {
+        self.context.queue.on_submitted_work_done(move || {
             let _ = tx.send(());
         });
-        self.wait()?;
+        self.context.wait()?;
         if rx.await.is_err() {
-            return Err(self.lost_or(Error::Gpu("the device was lost".into())).await);
+            return Err(self
+                .context
+                .lost_or(Error::Gpu("the device was lost".into()))
+                .await);
         }
-        self.idle();
-        self.check_errors()
+        self.context.idle();
+        self.context.check_errors()
     }
 }
 
@@ -578,12 +392,4 @@ async fn browser_adapter_info(gpu: &wasm_bindgen::JsValue) -> Vec<String> {
         .filter_map(|k| get(&info, k)?.as_string())
         .filter(|s| !s.is_empty())
         .collect()
-}
-
-fn extent(width: usize, height: usize) -> wgpu::Extent3d {
-    wgpu::Extent3d {
-        width: width as u32,
-        height: height as u32,
-        depth_or_array_layers: 1,
-    }
 }

@@ -1,0 +1,81 @@
+//! The WebGPU backend's matrix texture, and what its pieces share about textures: the format,
+//! the texel size, and the state a texture shares with its device's recorded work.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub(super) const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+pub(super) const TEXEL_BYTES: usize = 16;
+
+/// The state textures share with their backend.
+#[derive(Default)]
+pub(super) struct Shared {
+    /// Whether recorded work waits to be submitted.
+    pub(super) pending: Cell<bool>,
+    /// Textures dropped while work was pending (it may use them): destroyed after it is submitted.
+    pub(super) dropped: RefCell<Vec<wgpu::Texture>>,
+}
+
+/// Ids of textures, never reused (see `Pipelines::cached_bind_group`).
+static NEXT_TEXTURE: AtomicU64 = AtomicU64::new(1);
+
+/// An `Rgba32Float` texture and the view every pass uses.
+pub struct Texture {
+    pub(super) texture: wgpu::Texture,
+    pub(super) view: wgpu::TextureView,
+    /// Names this texture in the bind group cache.
+    pub(super) id: u64,
+    shared: Rc<Shared>,
+}
+
+impl Texture {
+    /// A new `width x height` texture of `device`, sharing `shared` with it.
+    pub(super) fn new(
+        device: &wgpu::Device,
+        shared: &Rc<Shared>,
+        width: usize,
+        height: usize,
+    ) -> Texture {
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("matrix"),
+            size: extent(width, height),
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: FORMAT,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::COPY_DST
+                | wgpu::TextureUsages::STORAGE_BINDING,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Texture {
+            texture,
+            view,
+            id: NEXT_TEXTURE.fetch_add(1, Ordering::Relaxed),
+            shared: shared.clone(),
+        }
+    }
+}
+
+impl Drop for Texture {
+    fn drop(&mut self) {
+        // Its memory goes now, unless a pass waiting to be submitted may still use it.
+        if self.shared.pending.get() {
+            self.shared.dropped.borrow_mut().push(self.texture.clone());
+        } else {
+            self.texture.destroy();
+        }
+    }
+}
+
+pub(super) fn extent(width: usize, height: usize) -> wgpu::Extent3d {
+    wgpu::Extent3d {
+        width: width as u32,
+        height: height as u32,
+        depth_or_array_layers: 1,
+    }
+}

@@ -1,0 +1,117 @@
+//! Tests of kernels' sources: the accessors, the unrolled lines, the shape uniforms, and naga's
+//! validation of the compute kernels.
+
+use super::*;
+use crate::layout::Layout;
+
+#[test]
+fn sources_have_one_accessor_block_per_input() {
+    let wgsl = MATMUL.wgsl_source();
+    assert!(wgsl.contains("@group(0) @binding(1) var a_tex: texture_2d<f32>;"));
+    assert!(wgsl.contains("@group(0) @binding(2) var b_tex: texture_2d<f32>;"));
+    assert!(wgsl.contains("fn kernel(texel: vec2<i32>) -> vec4<f32>"));
+    assert!(!wgsl.contains("{name}") && !wgsl.contains("{slot}"));
+    let glsl = MATMUL.glsl_source();
+    assert!(glsl.starts_with("#version 300 es"));
+    assert!(glsl.contains("uniform sampler2D b_tex;"));
+    assert!(glsl.contains("int a_cols() { return u_shapes[1].y; }"));
+    // main() comes after the body so that `kernel` is declared before use.
+    assert!(glsl.find("vec4 kernel(").unwrap() < glsl.find("void main()").unwrap());
+}
+
+#[test]
+fn repeated_lines_unroll_and_leave_no_placeholder() {
+    assert_eq!(
+        repeat_lines("a\nx{t} = {t};\nb", "{t}", 3),
+        "a\nx0 = 0;\nx1 = 1;\nx2 = 2;\nb\n"
+    );
+    assert_eq!(repeat_lines("x{t}\n", "{t}", 0), "");
+    assert_eq!(
+        repeat_block("a\n// {p} begin\nx[{p}]\ny\n// {p} end\nb", "{p}", 2),
+        "a\nx[0]\ny\nx[1]\ny\nb\n"
+    );
+    for t in 2..=FAST_TARGETS {
+        let k = matmul_fast(t);
+        let (wgsl, glsl) = (k.wgsl_source(), k.glsl_source());
+        for src in [&wgsl, &glsl] {
+            assert!(!src.contains("{t}") && !src.contains("{T}") && !src.contains("{ACCS}"));
+            assert!(src.contains(&format!("acc{}", t - 1)) && !src.contains(&format!("acc{t} ")));
+        }
+        assert!(wgsl.contains(&format!("@location({}) o{}: vec4<f32>", t - 1, t - 1)));
+        assert!(wgsl.contains(&format!("-> array<vec4<f32>, {t}>")));
+        assert!(glsl.contains(&format!(
+            "layout(location = {}) out vec4 out_{};",
+            t - 1,
+            t - 1
+        )));
+    }
+    for bk in TILED_CHUNKS {
+        let src = matmul_tiled(bk).wgsl_source();
+        assert!(!src.contains("{e}") && !src.contains("{BK}") && !src.contains("{p}"));
+        assert_eq!(src.matches("fetch_a(li + 256 *").count(), 2 * bk / 8);
+        // The chunk's steps written out, no loop over them.
+        assert_eq!(src.matches("let a0 = a_tile[").count(), bk);
+        assert!(src.contains(&format!("b_tile[{}][tx + 16]", bk - 1)));
+        assert!(!src.contains("for (var p"));
+    }
+    let src = lcp_jacobi(512, 4, 7, 100, 25, true).wgsl_source();
+    assert!(!src.contains("{m}") && !src.contains("{XW}") && !src.contains("{REG}"));
+    assert!(src.contains("const FRICTION: bool = true;"));
+    assert!(!src.contains("{p}") && !src.contains("{q}") && src.contains("lane + 15]"));
+    assert!(src.contains("var ra6 = ") && !src.contains("var ra7 = "));
+    assert_eq!(
+        lcp_jacobi(512, 4, 0, 100, 25, false)
+            .compute
+            .unwrap()
+            .per_group,
+        (1, 4)
+    );
+}
+
+#[test]
+fn shape_uniform_lists_output_then_inputs() {
+    let p = Program::new(
+        MATMUL,
+        vec![Layout { rows: 13, cols: 29 }, Layout { rows: 29, cols: 7 }],
+        Layout { rows: 13, cols: 7 },
+    )
+    .with_params(&[1.5, -2.0, 0.0, 0.0, 7.0]);
+    let u = p.uniforms();
+    assert_eq!(
+        &u.shapes[..4],
+        &[[13, 7, 7, 4], [13, 29, 29, 4], [29, 7, 7, 8], [0, 0, 0, 0]]
+    );
+    assert_eq!(u.params, [[1.5, -2.0, 0.0, 0.0], [7.0, 0.0, 0.0, 0.0]]);
+    assert_eq!(std::mem::size_of::<Uniforms>(), 8 * 16 + 2 * 16);
+}
+
+/// naga (the WGSL front end and validator wgpu uses) accepts the compute-path products
+/// and the single-dispatch contact solver as generated, and the factored contact passes,
+/// so a typo in their unrolled lines fails here, not at pipeline creation.
+#[cfg(feature = "native")]
+#[test]
+fn naga_validates_the_compute_kernels() {
+    let mut kernels = vec![
+        matmul_registers(4, 8),
+        matmul_registers(2, 16),
+        matmul_registers(4, 32),
+        MATVEC_TILED,
+        SUM_SLICES,
+        contact_nesterov_group(256, false),
+        contact_nesterov_group(32, true),
+        CONTACT_VELOCITIES,
+        CONTACT_NESTEROV_FACTORED,
+    ];
+    kernels.extend(TILED_CHUNKS.map(matmul_tiled));
+    for kernel in kernels {
+        let src = kernel.wgsl_source();
+        let module = naga::front::wgsl::parse_str(&src)
+            .unwrap_or_else(|e| panic!("{}: {}", kernel.name, e.emit_to_string(&src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}: {e:?}", kernel.name));
+    }
+}
