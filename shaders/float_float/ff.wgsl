@@ -84,7 +84,7 @@ fn ff_two_prod(a: vec4<f32>, b: vec4<f32>) -> Ff {
 // after cancellation the high part may be the smaller one). The three low parts are summed
 // with each partial sum opaque: NVIDIA's Vulkan driver otherwise regroups that sum with the
 // two-sums around it, and products and A x lost about one float32 rounding per element
-// (2e-9 relative on the H100; 2e-15 with the opaque sums, benchmarks/h100/float-float/).
+// (2e-9 relative on the H100; 2e-15 with the opaque sums, bench/records/h100/float-float/).
 fn ff_add(a: Ff, b: Ff) -> Ff {
     let s = ff_two_sum(a.hi, b.hi);
     let t = ff_two_sum(a.lo, b.lo);

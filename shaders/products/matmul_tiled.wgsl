@@ -15,7 +15,7 @@
 // between the two marker comments below). On an H100 the driver then gives a thread 161
 // registers, not 128, so one workgroup fits an SM instead of two, and the kernel still runs 15%
 // faster: 44.6 TFLOPS at n = 4096 and 31.6 at 8192, against 38.9 and 29.1 with the steps in a
-// loop (benchmarks/h100/products/native-kernel-variants-2026-11-24.log).
+// loop (bench/records/h100/products/native-kernel-variants-2026-11-24.log).
 //
 // Split k: where C has too few blocks to fill the GPU, the output is `slices` partial products
 // stacked, each ceil(texel rows of C / 32) * 32 texel rows high, slice s summing its own range of

@@ -71,7 +71,7 @@ impl ProductKernel {
     /// The compute kernel as [`ProductKernel::Auto`] runs it: chunks of 16, measured fastest on
     /// an H100 while the steps of a chunk were a loop (the native benchmark tries the others:
     /// twice in one lease, 38.9 TFLOPS at n = 4096 against 37.3 for 8 and 34.1 for 32, and 36.7
-    /// against 35.3 and 32.6 at 2048; `benchmarks/h100/products/native-chunk-depths-2026-11-23b.log`).
+    /// against 35.3 and 32.6 at 2048; `bench/records/h100/products/native-chunk-depths-2026-11-23b.log`).
     /// With the steps written out, 16 makes 44.6-44.8 at 4096 and 8 and 32 44.2, 32.3-32.9 at
     /// 8192 against 31.7 and 32.5 (`native-kernel-variants-2026-11-24.log`,
     /// `native-unrolled-chunks-2026-11-24.log`). The inner dimension is split by size.
@@ -83,7 +83,7 @@ impl ProductKernel {
     /// The registers kernel as [`ProductKernel::Auto`] runs it: 4 texel rows x 32 columns of C
     /// per invocation. In headless Chromium on SwiftShader (2 cores) 4 x 32 beat 4 x 16 by
     /// 11-14% at n = 1024, and 8 x 16 and 8 x 32 by 1-10%
-    /// (`benchmarks/browser/registers-blocks-2026-11-24.log`).
+    /// (`bench/records/browser/registers-blocks-2026-11-24.log`).
     pub const REGISTERS: ProductKernel = ProductKernel::Registers { rows: 4, cols: 32 };
 
     /// Accumulation passes of one inner index each, the thesis's.

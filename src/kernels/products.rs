@@ -49,7 +49,7 @@ pub fn tiled_workgroup_bytes(bk: usize) -> usize {
 /// workgroup memory, each chunk's `bk` steps written out; 8 x 8 outputs per thread in
 /// registers. Each chunk depth's source is built once and kept: building it on every call was
 /// the largest of texla's own costs in recording a product (a profile through Dawn on
-/// SwiftShader); with it kept, and the submissions of `backend/webgpu.rs`, recording a product
+/// SwiftShader); with it kept, and the submissions of `backend/webgpu/`, recording a product
 /// through Dawn on the H100 took 53 us, not 77.
 pub fn matmul_tiled(bk: usize) -> Kernel {
     static SOURCES: [OnceLock<String>; TILED_CHUNKS.len()] = [const { OnceLock::new() }; 3];
