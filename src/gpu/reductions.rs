@@ -15,6 +15,22 @@ impl Gpu {
         self.reduced(Reduction::Dot, a, Some(b)).await
     }
 
+    /// [`Gpu::dot`] for work whose passes may take long (a check inside a long factorisation):
+    /// the reduction is recorded, then the GPU is waited for without holding the page
+    /// ([`Gpu::settle`]), and only then is the scalar read, so the read waits for nothing. A
+    /// read at once holds the page on WebGL2 until everything queued before it has run, new
+    /// kernels compiled first.
+    pub async fn dot_settled(&self, a: &Matrix, b: &Matrix) -> Result<f32> {
+        same_shape("dot", a, b)?;
+        if Gpu::is_tiled(a) {
+            self.settle().await?;
+            return self.reduced(Reduction::Dot, a, Some(b)).await;
+        }
+        let s = self.reduce(Reduction::Dot, a, Some(b))?;
+        self.settle().await?;
+        self.read_scalar(s).await
+    }
+
     /// The sum of all elements, reduced on the GPU.
     pub async fn sum_all(&self, a: &Matrix) -> Result<f32> {
         self.reduced(Reduction::Sum, a, None).await

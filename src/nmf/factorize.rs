@@ -276,11 +276,10 @@ impl<'a> Step<'a> {
     async fn error(&self, u: &Matrix, v: &Matrix) -> Result<f64> {
         let g = self.gpu;
         let d = g.map(&crate::gpu::ops::sub(), &[self.f, &self.mul_tr(u, v)?])?;
-        // The iterations since the last check and U V^T are queued on the GPU: wait for them
-        // without holding the page (WebGL2 polls a fence), so that the read of the scalar
-        // below waits only for the short reduction. A read at once held the page for as long
-        // as the GPU took: 10 iterations, 5 s on a CPU-emulated GPU.
-        g.settle().await?;
-        Ok(f64::from(g.dot(&d, &d).await?))
+        // The iterations since the last check, U V^T and the reduction are queued on the GPU:
+        // wait for them without holding the page (WebGL2 polls a fence) before the scalar is
+        // read. A read at once held the page for as long as the GPU took: 10 iterations, 5 s on
+        // a CPU-emulated GPU (and the reduction's kernels compiled first, at the first check).
+        Ok(f64::from(g.dot_settled(&d, &d).await?))
     }
 }

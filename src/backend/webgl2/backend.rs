@@ -46,9 +46,6 @@ pub struct WebGl2 {
     was_lost: Rc<Cell<bool>>,
     /// The listener that sets `was_lost`, removed with the backend.
     on_lost: wasm_bindgen::closure::Closure<dyn FnMut()>,
-    /// Whether a kernel was linked since the GPU last went idle: the GPU compiles it before
-    /// running it, so the next read waits for it without holding the page (see `read`).
-    fresh: Cell<bool>,
 }
 
 /// A linked kernel and the locations of its uniforms.
@@ -185,7 +182,6 @@ impl WebGl2 {
             canvas: context_canvas,
             was_lost,
             on_lost,
-            fresh: Cell::new(false),
         })
     }
 
@@ -230,7 +226,6 @@ impl WebGl2 {
         self.programs
             .borrow_mut()
             .insert(kernel.key(), linked.clone());
-        self.fresh.set(true);
         Ok(linked)
     }
 
@@ -409,14 +404,12 @@ impl Backend for WebGl2 {
 
     async fn read(&self, t: &Texture, layout: Layout) -> Result<Values> {
         let (width, height) = (layout.width(), layout.height());
-        if width * height >= SETTLE_TEXELS || self.fresh.get() {
+        if width * height >= SETTLE_TEXELS {
             // readPixels would hold the page until the GPU has done everything before it (a
             // product of two 1024 x 1024 matrices on a CPU-emulated GPU: about 2 s); a large
             // result mostly follows large work, so its read waits for the GPU first without
-            // holding the page. So does a read after kernels new to this context (`fresh`): the
-            // GPU compiles them first (the NMF's first check held the page 200 ms here). A
-            // small one (a residual, a dot) is read at once: the wait costs a few ms, which
-            // would double a solver's time here.
+            // holding the page. A small one (a residual, a dot) is read at once: the wait costs
+            // a few ms, which would double a solver's time here.
             Backend::settle(self).await?;
         }
         let mut texels = vec![0.0f32; 4 * width * height];
@@ -440,11 +433,6 @@ impl Backend for WebGl2 {
     }
 
     async fn finish(&self) -> Result<()> {
-        // After kernels new to this context the GPU compiles them first: wait without holding
-        // the page, as `read` does.
-        if self.fresh.get() {
-            return Backend::settle(self).await;
-        }
         // gl.finish() returns at once in browsers; a read-back cannot: GL runs commands in order,
         // so reading one texel after clearing the sync texture waits for everything before.
         let mut texel = [0.0f32; 4];
@@ -480,8 +468,6 @@ impl Backend for WebGl2 {
             fence
         }
         .map_err(Error::Gpu)?;
-        // The fence follows every kernel linked so far: once passed, they are compiled.
-        self.fresh.set(false);
         // The first poll comes after one turn of the event loop, later ones after waits that
         // double up to POLL_MS: polling every turn kept a core busy, and on a CPU-emulated GPU
         // (SwiftShader, 2 cores) the fast product of 1024 x 1024 matrices ran 37% slower.
