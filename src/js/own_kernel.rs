@@ -12,30 +12,6 @@ use crate::error::Error;
 use crate::kernels;
 use crate::matrix::Matrix;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_OWN_KERNEL: &'static str = r#"
-/** A kernel of your own for `Gpgpu.runKernel`: its body in the language of the backend that
- * runs (both may be given). The WGSL body defines `fn kernel(texel: vec2<i32>) -> vec4<f32>`,
- * the GLSL ES 3.00 one `vec4 kernel(ivec2 texel)`, returning output texel `texel` (rows
- * 4 texel.y .. +3 of column texel.x); inputs are `a`, `b`, ... with `a_texel(x, y)`, `a_rows()`,
- * `a_cols()`, `a_width()`, `a_height()`; `out_rows()`, `out_cols()`, `param(i)` and
- * `mask_padding(y, v)` come with the prelude (shaders/README.md). With `compute` (WebGPU only)
- * the WGSL body is a compute shader instead: `@compute @workgroup_size(..) fn cs_main(...)`
- * storing texels into `out_tex` with `textureStore`, dispatched as the output's texels divided
- * by `perGroup` (columns, texel rows per workgroup). */
-export interface KernelSource { wgsl?: string; glsl?: string;
-  compute?: { perGroup: [number, number] } | null; }
-/** Options of `Gpgpu.runKernel`: the output's shape, and up to 8 numbers for `param(i)`. */
-export interface RunKernelOptions { rows: number; cols: number; params?: ArrayLike<number>; }
-/** What `Gpgpu.lastKernel` returns: the last pass's kernel, its bodies (not the whole modules:
- * see `lastShaders`), the inputs it read, its render targets, its compute dispatch (null for a
- * fragment kernel; `scratch`: it also had scratch storage, which `runKernel` does not give),
- * its output's shape and its parameters. */
-export interface LastKernel { name: string; wgsl: string; glsl: string; inputs: number;
-  outputs: number; compute: { perGroup: [number, number]; scratch: boolean } | null;
-  rows: number; cols: number; params: number[]; }
-"#;
-
 #[wasm_bindgen]
 impl Gpgpu {
     /// Runs a kernel of your own on `inputs` (named `a`, `b`, ... in order, at most 6) into a

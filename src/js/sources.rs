@@ -13,18 +13,6 @@ use crate::gpu::ops;
 use crate::kernels::{self, Expr, Kernel, Reduction};
 use crate::{nmf, solver};
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
-/** A kernel's sources: the complete WGSL module and its GLSL ES 3.00 twin (null for a compute
- *  kernel), and in `own` the kernel's own lines of each (no prelude, accessors, helper library
- *  or entry point). */
-export interface KernelSources { name: string; wgsl: string; glsl: string | null;
-  own: { wgsl: string; glsl: string | null }; }
-/** Options of `Gpgpu.kernelSources`. */
-export interface KernelSourcesOptions { expr?: string; kernel?: "teaching" | "fast" | "compute";
-  targets?: number; chunk?: number; last?: boolean; }
-"#;
-
 /// `{ name, wgsl, glsl, own: { wgsl, glsl } }` of `kernel`.
 pub(super) fn sources(kernel: &Kernel) -> Object {
     let glsl = |s: String| {

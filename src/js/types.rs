@@ -1,4 +1,6 @@
-//! The TypeScript types of the API's options and results, in the generated `texla.d.ts`.
+//! The TypeScript types of the API's options and results: the one custom section of the
+//! generated `texla.d.ts`, so that it opens the file (its first line is a `/// <reference lib>`
+//! directive, which TypeScript reads only before any declaration).
 
 use wasm_bindgen::prelude::*;
 
@@ -205,4 +207,34 @@ export interface MemoryStats {
   /** Matrices moved to CPU copies by the budget so far. */
   evictions: number;
 }
+
+/** A kernel of your own for `Gpgpu.runKernel`: its body in the language of the backend that
+ * runs (both may be given). The WGSL body defines `fn kernel(texel: vec2<i32>) -> vec4<f32>`,
+ * the GLSL ES 3.00 one `vec4 kernel(ivec2 texel)`, returning output texel `texel` (rows
+ * 4 texel.y .. +3 of column texel.x); inputs are `a`, `b`, ... with `a_texel(x, y)`, `a_rows()`,
+ * `a_cols()`, `a_width()`, `a_height()`; `out_rows()`, `out_cols()`, `param(i)` and
+ * `mask_padding(y, v)` come with the prelude (shaders/README.md). With `compute` (WebGPU only)
+ * the WGSL body is a compute shader instead: `@compute @workgroup_size(..) fn cs_main(...)`
+ * storing texels into `out_tex` with `textureStore`, dispatched as the output's texels divided
+ * by `perGroup` (columns, texel rows per workgroup). */
+export interface KernelSource { wgsl?: string; glsl?: string;
+  compute?: { perGroup: [number, number] } | null; }
+/** Options of `Gpgpu.runKernel`: the output's shape, and up to 8 numbers for `param(i)`. */
+export interface RunKernelOptions { rows: number; cols: number; params?: ArrayLike<number>; }
+/** What `Gpgpu.lastKernel` returns: the last pass's kernel, its bodies (not the whole modules:
+ * see `lastShaders`), the inputs it read, its render targets, its compute dispatch (null for a
+ * fragment kernel; `scratch`: it also had scratch storage, which `runKernel` does not give),
+ * its output's shape and its parameters. */
+export interface LastKernel { name: string; wgsl: string; glsl: string; inputs: number;
+  outputs: number; compute: { perGroup: [number, number]; scratch: boolean } | null;
+  rows: number; cols: number; params: number[]; }
+
+/** A kernel's sources: the complete WGSL module and its GLSL ES 3.00 twin (null for a compute
+ *  kernel), and in `own` the kernel's own lines of each (no prelude, accessors, helper library
+ *  or entry point). */
+export interface KernelSources { name: string; wgsl: string; glsl: string | null;
+  own: { wgsl: string; glsl: string | null }; }
+/** Options of `Gpgpu.kernelSources`. */
+export interface KernelSourcesOptions { expr?: string; kernel?: "teaching" | "fast" | "compute";
+  targets?: number; chunk?: number; last?: boolean; }
 "#;
