@@ -8,7 +8,7 @@
 //! per-iteration paths (`lcp.rs`); then frames of the collapsing wall as the page runs them
 //! (`wall.rs`: the default solver for 60 and 600 cubes, or the scenes of `--walls 1,10,100`,
 //! awake, asleep and hit by the ball; the seed's preset in both layouts), beside the float64
-//! solve of the same LCP; then seed 004's NMF at the thesis's shape (`nmf.rs`).
+//! solve of the same LCP; then the thesis's NMF at its shape (`nmf.rs`).
 //!
 //! Timing (`common.rs`): every operation runs once to build its pipeline, then in batches of
 //! back-to-back runs between two waits for the GPU (`finish` polls the device until the queue
