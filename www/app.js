@@ -200,7 +200,7 @@ async function start() {
   });
 
   initChecks(gpu, texla, guarded);
-  initKernelLabs(gpu, guarded).catch((e) => $("lab-multiply").replaceChildren(Object.assign(document.createElement("div"), { className: "error", textContent: `The kernel labs could not start: ${e.message ?? e}` })));
+  initKernelLabs(texla, gpu, guarded).catch((e) => $("lab-multiply").replaceChildren(Object.assign(document.createElement("div"), { className: "error", textContent: `The kernel labs could not start: ${e.message ?? e}` })));
   explorerLab = kernelLab($("lab-explorer"), { gpu, guarded });
   explorerLab.unavailable("Run an operation above: the kernel it ran appears here, to edit and run again on the same inputs.");
   initNmf(gpu, texla, guarded);

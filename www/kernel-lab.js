@@ -315,17 +315,17 @@ function uses(compute) {
   return d;
 }
 
-/** The teaching kernel's body in both languages, from shaders/products/. */
-async function teachingKernel() {
-  const get = async (ext) => (await fetch(new URL(`../shaders/products/matmul.${ext}`, import.meta.url))).text();
-  const [wgsl, glsl] = await Promise.all([get("wgsl"), get("glsl")]);
-  return { wgsl, glsl, compute: null, params: [] };
+/** The teaching kernel's body in both languages (shaders/products/matmul.*), as
+ * `Gpgpu.kernelSources` gives a kernel's own lines. */
+function teachingKernel(texla) {
+  const { own } = texla.Gpgpu.kernelSources("matmul", { kernel: "teaching" });
+  return { wgsl: own.wgsl, glsl: own.glsl, compute: null, params: [] };
 }
 
 /** Lesson 3's lab (the teaching kernel) and lesson 6's (a compute kernel on WebGPU; on WebGL2,
  * which has no compute shaders, the fragment kernel with a note). */
-export async function initKernelLabs(gpu, guarded) {
-  const teaching = await teachingKernel();
+export async function initKernelLabs(texla, gpu, guarded) {
+  const teaching = teachingKernel(texla);
   const multiply = kernelLab(document.getElementById("lab-multiply"), { gpu, guarded });
   multiply.load({ ...teaching, note: ["This is the teaching kernel that multiplies in this lesson (shaders/products/matmul.*), in the language your GPU runs. Change it, run it, and every element of C = A·B is checked against float64. Try: drop the tail step after the loop (k = 29 is not a multiple of 4), or swap b.y and b.z.", uses(false)] },
     productProblem(13, 29, 7, 3));

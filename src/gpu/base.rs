@@ -415,12 +415,10 @@ impl Gpu {
         ))
     }
 
-    /// The last kernel that ran (the tutorial shows its sources).
-    pub fn last_kernel(&self) -> Option<Kernel> {
-        self.last_program
-            .borrow()
-            .as_ref()
-            .map(|p| p.kernel.clone())
+    /// The last pass that ran: its kernel, shapes and parameters (the tutorial shows its
+    /// sources; a page's kernel lab lets a person edit it).
+    pub fn last_program(&self) -> Option<Program> {
+        self.last_program.borrow().clone()
     }
 
     /// Draws a scene of lit boxes into [`Gpu::scene_canvas`] (the wall's view).

@@ -65,10 +65,4 @@ impl Gpu {
             inputs,
         )
     }
-
-    /// The last pass that ran: its kernel, shapes and parameters (a page shows its kernel, and
-    /// lets a person edit it).
-    pub fn last_program(&self) -> Option<Program> {
-        self.last_program.borrow().clone()
-    }
 }

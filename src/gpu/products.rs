@@ -52,8 +52,8 @@ pub enum ProductKernel {
         /// Columns per invocation, 1 to 32.
         cols: usize,
     },
-    /// Accumulation passes, the way a GPU without loops had to (the thesis, section 3.2; seed
-    /// 000's MOPs per pass): `ceil(k / per_pass)` passes, each adding `per_pass` inner indices to
+    /// Accumulation passes, the way a GPU without loops had to (the thesis, section 3.2; the
+    /// ShaderX2 article's MOPs per pass): `ceil(k / per_pass)` passes, each adding `per_pass` inner indices to
     /// the partial product of the pass before (two textures, ping-pong). The teaching path: one
     /// pass is always faster.
     Passes {
@@ -187,7 +187,7 @@ impl Transpose {
 impl Gpu {
     /// The kernel [`ProductKernel::Auto`] runs here (in `mul`, `square` and `mul_vec`), and
     /// why, in a sentence for the page. Decided from capabilities; the reasons are
-    /// measurements (README, Performance).
+    /// measurements (docs/performance.md).
     pub fn product_kernel(&self) -> (ProductKernel, &'static str) {
         let caps = self.capabilities();
         if caps.compute && !caps.software {

@@ -144,7 +144,7 @@ impl Gpgpu {
     #[wasm_bindgen(js_name = lastShaders, unchecked_return_type = "KernelSources | undefined")]
     pub fn last_shaders(&self) -> JsValue {
         self.gpu
-            .last_kernel()
-            .map_or(JsValue::UNDEFINED, |k| sources(&k).into())
+            .last_program()
+            .map_or(JsValue::UNDEFINED, |p| sources(&p.kernel).into())
     }
 }
