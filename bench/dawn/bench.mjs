@@ -1,6 +1,7 @@
-// texla's pkg/ and TF.js's WebGPU backend on Dawn (Chromium's WebGPU, as the npm package `webgpu`,
-// dawn.node) in ONE Node process: matrix products, A·x and texla's solvers. Prints a Markdown
-// table and writes JSON. See README.md beside this file.
+// texla's pkg/, TF.js's WebGPU backend and, for products, jax-js and ONNX Runtime's WebGPU EP
+// (peers.mjs) on Dawn (Chromium's WebGPU, as the npm package `webgpu`, dawn.node; ORT carries its
+// own) in ONE Node process: matrix products, A·x and texla's solvers. Prints a Markdown table and
+// writes JSON. See README.md beside this file.
 //
 //   node bench/dawn/bench.mjs [--sizes 1024,2048,4096,8192] [--mv-sizes 4096,8192] [--reps 5]
 //        [--chain 10] [--budget 60] [--deadline SECONDS] [--only matmul,mulvec,solvers]
@@ -16,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { arg, findPkg, openTexla } from "./dawn.mjs";
+import { jaxPeer, ortPeer } from "./peers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const list = (s) => String(s).split(",").map((v) => v.trim()).filter(Boolean);
@@ -57,6 +59,7 @@ const { texla, gpu, adapterInfo, dawnFlags } = await openTexla({
   flags: arg("dawn-flags", process.env.DAWN_FLAGS || ""),
   requireGpu: process.argv.includes("--require-gpu"),
 });
+const mainGpu = gpu;
 
 const tf = await import("@tensorflow/tfjs-core");
 await import("@tensorflow/tfjs-backend-webgpu");
@@ -72,6 +75,10 @@ try {
   tfNote = `TF.js WebGPU backend unavailable: ${e.message}`;
   console.error(tfNote);
 }
+
+// jax-js finds WebGPU through navigator.gpu (set by openTexla): open it only now.
+const jaxJs = opts.only.includes("matmul") ? await jaxPeer() : { note: "not opened", entry: null };
+const onnx = opts.only.includes("matmul") ? await ortPeer() : { note: "not opened", entry: null };
 
 const readJson = (p) => {
   try {
@@ -97,6 +104,10 @@ const env = {
   texlaAdapter: gpu.capabilities().adapter,
   texlaMaxTextureSize: gpu.capabilities().maxTextureSize,
   tfjsNote: tfNote,
+  jaxjs: pkgVersion("@jax-js/jax"),
+  jaxjsNote: jaxJs.note,
+  onnxruntime: onnx.version ?? pkgVersion("onnxruntime-node"),
+  onnxruntimeNote: onnx.note,
   dawnFlags,
   vulkanIcd: process.env.VK_DRIVER_FILES || process.env.VK_ICD_FILENAMES || null,
   options: opts,
@@ -171,7 +182,10 @@ function save() {
 // The paths. Each: e2e(a, b, n) -> Float32Array of A·B; prepare(a, b, n); chain(count) ->
 // Float32Array of A·B^count (X <- X·B), one read-back; release().
 // `into`: texla reads back into an array kept from the run before (`readInto`), not a new one.
-function texlaProduct(method, { kernel, into = false } = {}) {
+// `user`: the calls of a new user on a device opened with `Gpgpu.create("webgpu")`'s defaults
+// (the entry "texla default-user"): `matmul(a, b)`, `read()`, nothing released between sizes.
+function texlaProduct(method, { kernel, into = false, user = null } = {}) {
+  const gpu = user ? user.gpu : mainGpu;
   const options = kernel ? { kernel } : undefined;
   let ga = null;
   let gb = null;
@@ -182,8 +196,8 @@ function texlaProduct(method, { kernel, into = false } = {}) {
     return m.readInto(kept);
   };
   return {
-    name: `texla ${method}${kernel ? ` ${kernel}` : ""}${into ? " into" : ""}`,
-    available: typeof gpu[method] === "function" && (!into || typeof texla.GpuMatrix?.prototype.readInto === "function"),
+    name: user ? "texla default-user" : `texla ${method}${kernel ? ` ${kernel}` : ""}${into ? " into" : ""}`,
+    available: !!gpu && typeof gpu[method] === "function" && (!into || typeof texla.GpuMatrix?.prototype.readInto === "function"),
     async e2e(a, b, n, bCols = n) {
       const x = gpu.upload(a, n, n);
       const y = gpu.upload(b, n, bCols);
@@ -213,7 +227,7 @@ function texlaProduct(method, { kernel, into = false } = {}) {
       ga?.free();
       gb?.free();
       ga = gb = kept = null;
-      gpu.releasePooled();
+      if (!user) gpu.releasePooled();
     },
   };
 }
@@ -280,7 +294,10 @@ async function warmGpu(seconds) {
 // Matrix products.
 async function benchMatmul() {
   await warmGpu(opts.warm);
-  const entries = [texlaProduct("matmul"), texlaProduct("matmul", { into: true }), texlaProduct("matmul", { kernel: "teaching" }), texlaProduct("matmul", { kernel: "fast" }), texlaProduct("matmul", { kernel: "compute" }), tfProduct()].filter((e) => wanted(e.name));
+  // A second texla device as a new user opens it: `Gpgpu.create("webgpu")`, default options.
+  const user = wanted("texla default-user") ? { gpu: await texla.Gpgpu.create("webgpu").catch((e) => console.error(`texla default-user: ${e.message}`)) } : {};
+  const peers = [tfProduct(), jaxJs.entry?.(), onnx.entry?.()].filter(Boolean);
+  const entries = [texlaProduct("matmul"), texlaProduct("matmul", { user }), texlaProduct("matmul", { into: true }), texlaProduct("matmul", { kernel: "teaching" }), texlaProduct("matmul", { kernel: "fast" }), texlaProduct("matmul", { kernel: "compute" }), ...peers].filter((e) => wanted(e.name));
   const last = {}; // name -> {n, ms}: predicts the next size
   for (const n of opts.sizes) {
     log(`matmul n = ${n}: making matrices and the float64 reference`);
@@ -365,7 +382,7 @@ async function benchMatmul() {
         row.residentError = relError(sampled, chainExact);
       }
     } finally {
-      for (const p of resident) p.e.release();
+      for (const p of resident) await p.e.release();
     }
     for (const { e, row } of live) {
       log(`${e.name} n = ${n}: e2e ${fmt(row.e2eGflops)} GFLOPS, resident ${fmt(row.residentGflops)} GFLOPS, error ${sci(row.e2eError)} / ${sci(row.residentError)}${row.note ? ` (${row.note})` : ""}`);
@@ -566,9 +583,9 @@ function markdown() {
   const e = results.env;
   const a = e.adapter;
   const lines = [];
-  lines.push(`# texla and TF.js on Dawn (dawn.node ${e.webgpu}), Node ${e.node}`);
+  lines.push(`# texla and its peers on Dawn (dawn.node ${e.webgpu}), Node ${e.node}`);
   lines.push("");
-  lines.push(`Adapter: ${[a.vendor, a.architecture, a.device, a.description].filter(Boolean).join(", ")}${a.fallback ? " (fallback)" : ""}; texla: ${e.texlaAdapter}; TF.js ${e.tfjs}${e.tfjsNote ? ` (${e.tfjsNote})` : ""}; ${e.cpus}; ${e.date}`);
+  lines.push(`Adapter: ${[a.vendor, a.architecture, a.device, a.description].filter(Boolean).join(", ")}${a.fallback ? " (fallback)" : ""}; texla: ${e.texlaAdapter}; TF.js ${e.tfjs}${e.tfjsNote ? ` (${e.tfjsNote})` : ""}; jax-js ${e.jaxjs}${e.jaxjsNote ? ` (${e.jaxjsNote})` : ""}; ONNX Runtime ${e.onnxruntime} WebGPU EP${e.onnxruntimeNote ? ` (${e.onnxruntimeNote})` : ""}; ${e.cpus}; ${e.date}`);
   lines.push("");
   if (results.matmul.length) {
     lines.push(`## Matrix products C = A·B (n x n, GFLOPS = 2n³/time; resident: ${opts.chain} chained products, one read-back)`);

@@ -7,13 +7,15 @@
 #
 # DEST defaults to `.dawn` in the MAIN worktree of this repository (the checkout the device tool
 # sends, also when this script runs in another worktree); a folder inside it (`.dawn/NAME`, carried
-# as such) keeps one worktree's pack apart from another's. `.gl` is the main worktree's. It holds:
+# as such) keeps one worktree's pack apart from another's. `.gl` is the main worktree's (GL=DIR
+# for another). It holds:
 #   node.xz                  this machine's node binary (NODE=/path/to/node to pick another)
 #   node_modules.tar.xz      bench/dawn/node_modules for linux-x64: webgpu's dawn.node, TF.js
-#                            (tfjs-core, -backend-webgpu, -backend-cpu), Rapier (rapier3d-compat);
-#                            no source maps, no types
+#                            (tfjs-core, -backend-webgpu, -backend-cpu), jax-js, onnxruntime-node
+#                            (its linux-x64 binding and libonnxruntime.so.1, 46 MB before xz),
+#                            Rapier (rapier3d-compat); no source maps, no types
 #   libstdc++.so.6.xz        this machine's libstdc++, for a machine whose own is too old for dawn.node
-#   bench/                   bench.mjs, dawn.mjs, wall.mjs, nmf.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, transfer.mjs, float-float.mjs, resident-steps.mjs, README.md, and bench/cublas.py
+#   bench/                   bench.mjs, dawn.mjs, peers.mjs, onnx-matmul.mjs, wall.mjs, nmf.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, transfer.mjs, float-float.mjs, resident-steps.mjs, README.md, and bench/cublas.py
 #   native/native_bench.xz   release/native_bench of $CARGO_TARGET_DIR (default: this worktree's
 #                            target/), or NATIVE_BENCH=/path/to/native_bench: run-h100.sh --wall,
 #                            --nmf, --products and --figures run it
@@ -30,13 +32,13 @@ pkg="${PKG:-$root/pkg}"
 limit_mib=55
 
 [ -f "$pkg/texla.js" ] && [ -f "$pkg/texla_bg.wasm" ] || { echo "no built pkg/ at $pkg (set PKG=DIR)" >&2; exit 1; }
-[ -f "$here/node_modules/webgpu/dist/linux-x64/dawn.node" ] || { echo "run: (cd $here && npm ci --ignore-scripts)" >&2; exit 1; }
+[ -f "$here/node_modules/webgpu/dist/linux-x64/dawn.node" ] && [ -f "$here/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1" ] || { echo "run: (cd $here && npm ci --ignore-scripts)" >&2; exit 1; }
 [ "$(uname -m)" = x86_64 ] || { echo "the device machine is x86-64: pack on x86-64" >&2; exit 1; }
 
 mkdir -p "$dest/bench" "$dest/pkg"
 
 # The Vulkan loader (and GL libraries) as Debian packages, in the sent checkout's ignored .gl/.
-gl="$main/.gl"
+gl="${GL:-$main/.gl}"
 if ! ls "$gl"/libvulkan1_*.deb >/dev/null 2>&1; then
   echo "making $gl (Debian's libvulkan1 and GL libraries, amd64)"
   mkdir -p "$gl" /tmp/amd64/partial
@@ -62,13 +64,15 @@ echo "packing node_modules"
 tar -C "$here" -chf - \
   --exclude='node_modules/webgpu/dist/darwin-*' --exclude='node_modules/webgpu/dist/win32-*' \
   --exclude='node_modules/webgpu/dist/linux-arm64' --exclude='*.map' --exclude='*.d.ts' \
+  --exclude='node_modules/onnxruntime-node/bin/napi-v6/darwin' --exclude='node_modules/onnxruntime-node/bin/napi-v6/win32' \
+  --exclude='node_modules/onnxruntime-node/bin/napi-v6/linux/arm64' --exclude='node_modules/onnxruntime-node/lib' \
   node_modules | xz -9 -T0 >"$dest/node_modules.tar.xz"
 
 # This machine's libstdc++ (dawn.node needs GLIBCXX_3.4.30): used there only if theirs is older.
 libstdcxx="$(ldd "$here/node_modules/webgpu/dist/linux-x64/dawn.node" | awk '/libstdc\+\+/ {print $3}')"
 xz -9 -c "$(readlink -f "$libstdcxx")" >"$dest/libstdc++.so.6.xz"
 
-cp "$here"/{bench.mjs,dawn.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,README.md} "$dest/bench/"
+cp "$here"/{bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,README.md} "$dest/bench/"
 cp "$root/bench/cublas.py" "$dest/bench/bench_cublas.py"
 
 # The native benchmark, where it was built (cargo build --release -p native_bench;
