@@ -1,6 +1,8 @@
 // The peer benchmark's page: texla (every path of www/paths.js on WebGPU and on WebGL2), TF.js
-// (WebGL and WebGPU backends), gpu.js (WebGL2) and JavaScript float64 multiply the same n x n
-// matrices, which come from the same seeded generator as the page's products benchmark.
+// (WebGL and WebGPU backends), jax-js (WebGPU, WebGL), ONNX Runtime Web (its WebGPU, WebGL and
+// wasm execution providers), gpu.js (WebGL2) and JavaScript float64 multiply the same n x n
+// matrices, which come from the same seeded generator as the page's products benchmark. Every
+// peer is served from this folder's node_modules, never from a CDN.
 // run.mjs drives it: `await bench.setup(n)`, then `await bench.run(name, plan)` for each name of
 // `bench.entries()`. Errors are against the same float64 reference (www/reference/products.js, in a worker).
 
@@ -9,6 +11,7 @@ import { compare } from "../../www/reference/products.js";
 import { reference, referenceTiming } from "../../www/reference/worker-client.js";
 import { productMatrices } from "../../www/benchmark/bench.js";
 import { MATMUL_PATHS, step } from "../../www/paths.js";
+import { identityModel, matmulChainModel } from "../dawn/onnx-matmul.mjs";
 
 const log = (text) => {
   document.getElementById("log").textContent += `${text}\n`;
@@ -127,6 +130,132 @@ function tfEntry(backend, label) {
   };
 }
 
+/**
+ * jax-js on `device` ("webgpu" or "webgl"): `np.array(a, { shape, device })`, `np.matmul` (eager,
+ * no `jit`), `data()` (which reads back and frees: every jax-js call takes ownership of its
+ * arguments, `.ref` keeps one). Resident: A and B as arrays on the device, realized with
+ * `blockUntilReady()`.
+ */
+let jaxModule = null;
+let jaxDevices = null;
+function jaxEntry(device, label) {
+  let np = null;
+  let ja = null;
+  let jb = null;
+  const matrix = (data) => np.array(data, { shape: [n, n], device });
+  return {
+    name: label,
+    kind: "peer",
+    backend: device,
+    async init() {
+      if (!jaxModule) {
+        jaxModule = await import("./node_modules/@jax-js/jax/dist/index.js");
+        jaxDevices = await jaxModule.init();
+      }
+      if (!jaxDevices.includes(device)) throw new Error(`jax-js has no ${device} device here (${jaxDevices.join(", ")})`);
+      np = jaxModule.numpy;
+      const { version } = await (await fetch("node_modules/@jax-js/jax/package.json")).json();
+      return `jax-js ${version}, device ${device}, float32`;
+    },
+    async e2e() {
+      return np.matmul(matrix(a), matrix(b)).data();
+    },
+    async prepare() {
+      ja = await matrix(a).blockUntilReady();
+      jb = await matrix(b).blockUntilReady();
+    },
+    async chain(count) {
+      let x = ja.ref;
+      for (let i = 0; i < count; i++) x = np.matmul(x, jb.ref);
+      return x.data();
+    },
+    release() {
+      ja?.dispose();
+      jb?.dispose();
+      ja = jb = null;
+    },
+    memory: () => null,
+  };
+}
+
+/**
+ * ONNX Runtime Web on execution provider `ep` ("webgpu", "webgl" or "wasm"), running the
+ * one-node MatMul model of bench/dawn/onnx-matmul.mjs (written as protobuf bytes there). End-to-end:
+ * one `run` on CPU tensors, its output read on the CPU. Resident, on WebGPU: GPU tensors (A and B
+ * up through an Identity model with `preferredOutputLocation: "gpu-buffer"`, count - 1 runs with
+ * GPU output fed back, a last one with CPU output). On WebGL and wasm, whose tensors a page cannot
+ * keep on the device between runs in the same way, one run of a graph of `count` chained MatMuls
+ * (A and B uploaded by that run, the intermediates kept by ORT).
+ */
+let ortModule = null;
+function ortEntry(ep, label) {
+  let ort = null;
+  const s = {};
+  let ga = null;
+  let gb = null;
+  const tensor = (data) => new ort.Tensor("float32", data, [n, n]);
+  const session = (model, options = {}) => ort.InferenceSession.create(model, { executionProviders: [ep], ...options });
+  return {
+    name: label,
+    kind: "peer",
+    backend: ep === "wasm" ? "cpu" : ep,
+    async init() {
+      if (!ortModule) {
+        ortModule = await import("./node_modules/onnxruntime-web/dist/ort.all.min.mjs");
+        ortModule.env.wasm.wasmPaths = new URL("node_modules/onnxruntime-web/dist/", location.href).href;
+      }
+      ort = ortModule;
+      s.matmul ??= await session(matmulChainModel(n, 1));
+      const { version } = await (await fetch("node_modules/onnxruntime-web/package.json")).json();
+      const threads = ep === "wasm" ? `, ${ort.env.wasm.numThreads ?? "default"} threads (crossOriginIsolated ${self.crossOriginIsolated})` : "";
+      return `onnxruntime-web ${version}, EP ${ep}${threads}, float32`;
+    },
+    async e2e() {
+      return (await s.matmul.run({ X: tensor(a), B: tensor(b) })).Y.getData();
+    },
+    async prepare(count) {
+      if (ep !== "webgpu") {
+        // The chained graph's session, made and run once here (outside the timed chains).
+        s.chains ??= {};
+        s.chains[count] ??= await session(matmulChainModel(n, count));
+        await (await s.chains[count].run({ X: tensor(a), B: tensor(b) })).Y.getData();
+        return;
+      }
+      s.up ??= await session(identityModel(n, n), { preferredOutputLocation: "gpu-buffer" });
+      s.matmulGpu ??= await session(matmulChainModel(n, 1), { preferredOutputLocation: "gpu-buffer" });
+      ga = (await s.up.run({ X: tensor(a) })).Y;
+      gb = (await s.up.run({ X: tensor(b) })).Y;
+    },
+    async chain(count) {
+      if (ep !== "webgpu") {
+        s.chains ??= {};
+        s.chains[count] ??= await session(matmulChainModel(n, count));
+        return (await s.chains[count].run({ X: tensor(a), B: tensor(b) })).Y.getData();
+      }
+      let x = ga;
+      for (let i = 0; i < count - 1; i++) {
+        const y = (await s.matmulGpu.run({ X: x, B: gb })).Y;
+        if (x !== ga) x.dispose();
+        x = y;
+      }
+      const out = (await s.matmul.run({ X: x, B: gb })).Y.getData();
+      if (x !== ga) x.dispose();
+      return out;
+    },
+    async release() {
+      ga?.dispose();
+      gb?.dispose();
+      ga = gb = null;
+      for (const k of Object.keys(s)) {
+        if (k === "chains") for (const c of Object.values(s.chains)) await c.release();
+        else await s[k].release();
+        delete s[k];
+      }
+    },
+    memory: () => null,
+  };
+}
+
 /** gpu.js in its WebGL2 mode, single precision: one fragment per output element. */
 function gpujsEntry() {
   let gpu = null;
@@ -199,6 +328,11 @@ const ENTRIES = [
   ),
   () => tfEntry("webgl", "TF.js WebGL"),
   () => tfEntry("webgpu", "TF.js WebGPU"),
+  () => jaxEntry("webgpu", "jax-js WebGPU"),
+  () => jaxEntry("webgl", "jax-js WebGL"),
+  () => ortEntry("webgpu", "ORT Web WebGPU"),
+  () => ortEntry("webgl", "ORT Web WebGL"),
+  () => ortEntry("wasm", "ORT Web wasm"),
   () => gpujsEntry(),
 ];
 
@@ -262,12 +396,12 @@ async function run(name, plan) {
   let residentMs = null;
   if (plan.resident) {
     log(`n = ${n}: ${name}, resident (${plan.chain} chained)`);
-    await e.prepare();
+    await e.prepare(plan.chain);
     await e.chain(1); // compiles what the chained kind of call needs, if anything
     residentMs = (await timed(() => e.chain(plan.chain), 0, plan.reps)).ms;
   }
   const poolPeakBytes = e.memory();
-  e.release();
+  await e.release();
   const bytes = gpuBytes.of(name);
   gpuBytes.owner = "page";
   return {
