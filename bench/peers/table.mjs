@@ -21,8 +21,9 @@ const head = (title) => {
   console.log(`| ${title} | ${r.sizes.map((n) => `n = ${n}`).join(" | ")} |`);
   console.log(`|---|${r.sizes.map(() => "---:").join("|")}|`);
 };
-head("GFLOPS, end-to-end / resident");
-for (const name of names) console.log(`| ${label(name)} | ${r.sizes.map((n) => { const x = at(name, n); return x ? `${f(x.e2e)} / ${f(x.resident)}${mark(x)}` : "–"; }).join(" | ")} |`);
+head("GFLOPS, end-to-end / resident (max relative error vs float64)");
+const err = (x) => (typeof x.maxRel === "number" ? ` (${x.maxRel.toExponential(1)})` : "");
+for (const name of names) console.log(`| ${label(name)} | ${r.sizes.map((n) => { const x = at(name, n); return x ? `${f(x.e2e)} / ${f(x.resident)}${err(x)}${mark(x)}` : "–"; }).join(" | ")} |`);
 console.log("");
 head("texla's best / the best peer");
 for (const key of ["e2e", "resident"]) {
