@@ -14,6 +14,7 @@ use super::gl::{gl_errors, link};
 use super::scene::SceneRenderer;
 use crate::backend::{Backend, Capabilities, Values};
 use crate::error::{Error, Result};
+use crate::global::Canvas;
 use crate::kernels::{glsl_messages, Kernel, Language, Program};
 use crate::layout::Layout;
 
@@ -37,7 +38,7 @@ pub struct WebGl2 {
     /// The framebuffer of kernels with several outputs, re-attached for each run.
     multi: glow::Framebuffer,
     /// The context's canvas: kernels render into textures, the [`SceneRenderer`] into it.
-    canvas: web_sys::HtmlCanvasElement,
+    canvas: Canvas,
     /// The same context as `gl`, for what glow does not offer (its loss).
     context: web_sys::WebGl2RenderingContext,
     /// Set by the canvas's `webglcontextlost` event and never cleared: every object of this
@@ -84,20 +85,17 @@ impl Drop for Texture {
 }
 
 impl WebGl2 {
-    /// Opens a WebGL2 context on a new off-page canvas, or says exactly what is missing.
+    /// Opens a WebGL2 context on `canvas` (a `<canvas>` or an `OffscreenCanvas`; without one, a
+    /// new off-page canvas, see [`Canvas::new`]), or says exactly what is missing.
     #[cfg(target_arch = "wasm32")]
-    pub fn create() -> Result<Self> {
+    pub fn create(canvas: Option<Canvas>) -> Result<Self> {
         use wasm_bindgen::JsCast;
         let unavailable =
             |why: &str| Error::BackendUnavailable(format!("WebGL2 unavailable: {why}"));
-        let document = web_sys::window()
-            .and_then(|w| w.document())
-            .ok_or_else(|| unavailable("no document to create a canvas in"))?;
-        let canvas: web_sys::HtmlCanvasElement = document
-            .create_element("canvas")
-            .ok()
-            .and_then(|c| c.dyn_into().ok())
-            .ok_or_else(|| unavailable("could not create a canvas"))?;
+        let canvas = match canvas {
+            Some(canvas) => canvas,
+            None => Canvas::new().map_err(|e| unavailable(&e.to_string()))?,
+        };
         let attributes = web_sys::WebGlContextAttributes::new();
         // Kernels render into textures and ignore these; the wall's scene, drawn into this
         // canvas, uses the depth buffer. No antialiasing: WebGPU's scene has none either, so both
@@ -107,11 +105,13 @@ impl WebGl2 {
         attributes.set_depth(true);
         attributes.set_stencil(false);
         let context: web_sys::WebGl2RenderingContext = canvas
-            .get_context_with_context_options("webgl2", &attributes)
+            .get_context("webgl2", &attributes)
             .ok()
             .flatten()
             .and_then(|c| c.dyn_into().ok())
-            .ok_or_else(|| unavailable("canvas.getContext(\"webgl2\") returned null"))?;
+            .ok_or_else(|| {
+                unavailable("canvas.getContext(\"webgl2\") returned null (or the canvas has a context of another kind)")
+            })?;
         let context_canvas = canvas.clone();
         if context
             .get_extension("EXT_color_buffer_float")
@@ -187,7 +187,7 @@ impl WebGl2 {
 
     /// WebGL2 exists only in a browser.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn create() -> Result<Self> {
+    pub fn create(_canvas: Option<Canvas>) -> Result<Self> {
         Err(Error::BackendUnavailable(
             "WebGL2 unavailable: it exists only in a browser".into(),
         ))
