@@ -1,10 +1,12 @@
 // End-to-end: texla in a dedicated Worker, on each backend (issue 36). In a Worker there is no
 // document: WebGL2 opens on an OffscreenCanvas texla makes there, and the wall draws into one.
 // 1. www/worker/compute.js (the Worker docs/api.md starts) computes a product, checked here
-//    against float64, and steps and draws a few frames of the wall.
+//    against float64, and steps and draws two frames of the wall.
 // 2. www/worker.html runs the page's wall in a Worker that draws into the page's canvas
 //    (transferControlToOffscreen): it draws something, takes a click forwarded by a message,
 //    and the page's own frames keep coming meanwhile.
+// 3. A canvas given to Gpgpu.create (option canvas) stays the wall's through a lost GPU and
+//    restore(): on WebGL2 the same context, once the browser gives it back.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { openPage, sharedBrowser, testOnEachBackend } from "./browser.mjs";
@@ -32,12 +34,12 @@ testOnEachBackend(test, "the API in a Worker: a product against float64 and wall
       worker.onmessage = ({ data }) => resolve({ ...data, product: data.product && Array.from(data.product) });
       worker.onerror = (e) => resolve({ error: `the Worker failed to start: ${e.message}` });
       worker.postMessage(message);
-    }), { backend, a, b, m, k, n, frames: 3 });
+    }), { backend, a, b, m, k, n, frames: 2 });
     assert.equal(out.error, undefined, out.error);
     assert.equal(out.backend, backend);
     assert.equal(out.document, "undefined", "the Worker has no document");
     assert.equal(out.canvas, "OffscreenCanvas");
-    assert.equal(out.frame, 3);
+    assert.equal(out.frame, 2);
     // Each element against float64, within the float32 bound of a k-term dot product:
     // |error| <= 2 k 2^-24 sum |a_il b_lj|.
     assert.equal(out.product.length, m * n);
@@ -99,5 +101,45 @@ testOnEachBackend(test, "the page's wall in a Worker draws into the transferred 
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
+  }
+});
+
+testOnEachBackend(test, "a canvas given to Gpgpu.create stays the wall's through a lost GPU and restore()", async (backend) => {
+  const page = await shared.browser.newPage();
+  try {
+    await page.goto(`${shared.server.url}www/style.css`);
+    const out = await page.evaluate(async (backend) => {
+      const { default: init, Gpgpu } = await import("/pkg/texla.js");
+      await init();
+      const canvas = new OffscreenCanvas(64, 36);
+      // A browser gives a lost WebGL2 context back only to a page that asks for it, when the
+      // loss is reported (an event after loseContext()).
+      const event = (name) => new Promise((resolve, reject) => {
+        canvas.addEventListener(name, (e) => { e.preventDefault(); resolve(); }, { once: true });
+        setTimeout(() => reject(new Error(`no ${name} event in 10 s`)), 10_000);
+      });
+      const gpu = await Gpgpu.create(backend, { canvas });
+      // Taken before the loss: a lost context gives no extension.
+      const extension = backend === "webgl2" ? canvas.getContext("webgl2").getExtension("WEBGL_lose_context") : null;
+      const wall = gpu.wall(1);
+      const same = wall.canvas() === canvas;
+      wall.draw();
+      const lost = backend === "webgl2" && event("webglcontextlost");
+      gpu.loseContext();
+      if (backend === "webgl2") {
+        await lost;
+        await new Promise((r) => setTimeout(r, 0)); // once the event's dispatch has ended
+        const restored = event("webglcontextrestored");
+        extension.restoreContext();
+        await restored;
+      }
+      const { restored } = await gpu.restore();
+      wall.draw();
+      const square = await gpu.square(gpu.upload([1, 2, 3, 4], 2, 2)).read();
+      return { same, restored, lost: gpu.lost() ?? null, after: wall.canvas() === canvas, square: Array.from(square) };
+    }, backend);
+    assert.deepEqual(out, { same: true, restored: 0, lost: null, after: true, square: [7, 10, 15, 22] });
+  } finally {
+    await page.close();
   }
 });

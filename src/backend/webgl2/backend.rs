@@ -62,6 +62,10 @@ pub struct Texture {
     gl: Rc<glow::Context>,
     texture: glow::Texture,
     framebuffer: glow::Framebuffer,
+    /// The backend's `was_lost`: a texture of a lost context went with it, and deleting it on
+    /// that context once restored (a canvas the page gave, see `WebGl2::create`) would be an
+    /// INVALID_OPERATION that the next check reports.
+    lost: Rc<Cell<bool>>,
 }
 
 impl Drop for WebGl2 {
@@ -76,6 +80,9 @@ impl Drop for WebGl2 {
 
 impl Drop for Texture {
     fn drop(&mut self) {
+        if self.lost.get() {
+            return;
+        }
         // SAFETY: both objects were created by this context and are deleted once.
         unsafe {
             self.gl.delete_framebuffer(self.framebuffer);
@@ -112,6 +119,13 @@ impl WebGl2 {
             .ok_or_else(|| {
                 unavailable("canvas.getContext(\"webgl2\") returned null (or the canvas has a context of another kind)")
             })?;
+        if context.is_context_lost() {
+            // A canvas the page gave, whose context was lost: the browser gives the same
+            // context back (its `webglcontextrestored` event), or never.
+            return Err(unavailable(
+                "the canvas's WebGL2 context is lost and the browser has not given it back yet",
+            ));
+        }
         let context_canvas = canvas.clone();
         if context
             .get_extension("EXT_color_buffer_float")
@@ -160,7 +174,7 @@ impl WebGl2 {
         let gl = Rc::new(glow::Context::from_webgl2_context(context.clone()));
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
-        let sync = new_texture(&gl, 1, 1)?;
+        let sync = new_texture(&gl, &was_lost, 1, 1)?;
         // SAFETY: plain object creation on a live context.
         let multi = unsafe { gl.create_framebuffer() }.map_err(Error::Gpu)?;
         Ok(WebGl2 {
@@ -251,7 +265,7 @@ impl Backend for WebGl2 {
     }
 
     fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
-        new_texture(&self.gl, width, height)
+        new_texture(&self.gl, &self.was_lost, width, height)
     }
 
     fn lost(&self) -> Option<String> {
@@ -491,7 +505,12 @@ impl Backend for WebGl2 {
 }
 
 /// A `width x height` RGBA32F texture with NEAREST filtering and its own framebuffer.
-fn new_texture(gl: &Rc<glow::Context>, width: usize, height: usize) -> Result<Texture> {
+fn new_texture(
+    gl: &Rc<glow::Context>,
+    lost: &Rc<Cell<bool>>,
+    width: usize,
+    height: usize,
+) -> Result<Texture> {
     // SAFETY: new objects of this context; the texture is bound only for this setup.
     unsafe {
         let texture = gl.create_texture().map_err(Error::Gpu)?;
@@ -519,6 +538,7 @@ fn new_texture(gl: &Rc<glow::Context>, width: usize, height: usize) -> Result<Te
             gl: gl.clone(),
             texture,
             framebuffer,
+            lost: lost.clone(),
         };
         gl.bind_framebuffer(glow::FRAMEBUFFER, Some(framebuffer));
         gl.framebuffer_texture_2d(
