@@ -97,8 +97,14 @@ impl Canvas {
         if value.is_object() && has("getContext") && has("width") && has("height") {
             Ok(value.unchecked_into())
         } else {
+            let got = match value.js_typeof().as_string().as_deref() {
+                Some("object") if !value.is_null() => "an object that is no canvas".to_string(),
+                _ if value.is_null() => "null".to_string(),
+                Some(kind) => format!("a {kind}"),
+                None => "something else".to_string(),
+            };
             Err(Error::Argument(format!(
-                "{what} must be an HTMLCanvasElement or an OffscreenCanvas, got {value:?}"
+                "{what} must be an HTMLCanvasElement or an OffscreenCanvas, got {got}"
             )))
         }
     }

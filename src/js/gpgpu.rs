@@ -81,9 +81,8 @@ impl Gpgpu {
         };
         let keep_copies = super::options::option_bool_or(&options, "keepCopies", true)?;
         let tile_limit = super::options::option_count(&options, "tileLimit")?;
-        let canvas = Reflect::get(&options, &"canvas".into())
-            .ok()
-            .filter(|c| !c.is_undefined())
+        let canvas = Some(super::options::option_value(&options, "canvas"))
+            .filter(|c| !c.is_undefined() && !c.is_null())
             .map(|c| crate::global::Canvas::from_js(c, "option canvas"))
             .transpose()?;
         let opened = Gpu::open_on(choice, canvas).await?;

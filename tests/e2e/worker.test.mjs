@@ -111,6 +111,7 @@ testOnEachBackend(test, "a canvas given to Gpgpu.create stays the wall's through
     const out = await page.evaluate(async (backend) => {
       const { default: init, Gpgpu } = await import("/pkg/texla.js");
       await init();
+      const refused = await Gpgpu.create(backend, { canvas: {} }).then(() => "opened", (e) => e.message);
       const canvas = new OffscreenCanvas(64, 36);
       // A browser gives a lost WebGL2 context back only to a page that asks for it, when the
       // loss is reported (an event after loseContext()).
@@ -136,9 +137,9 @@ testOnEachBackend(test, "a canvas given to Gpgpu.create stays the wall's through
       const { restored } = await gpu.restore();
       wall.draw();
       const square = await gpu.square(gpu.upload([1, 2, 3, 4], 2, 2)).read();
-      return { same, restored, lost: gpu.lost() ?? null, after: wall.canvas() === canvas, square: Array.from(square) };
+      return { refused, same, restored, lost: gpu.lost() ?? null, after: wall.canvas() === canvas, square: Array.from(square) };
     }, backend);
-    assert.deepEqual(out, { same: true, restored: 0, lost: null, after: true, square: [7, 10, 15, 22] });
+    assert.deepEqual(out, { refused: "option canvas must be an HTMLCanvasElement or an OffscreenCanvas, got an object that is no canvas", same: true, restored: 0, lost: null, after: true, square: [7, 10, 15, 22] });
   } finally {
     await page.close();
   }
