@@ -9,8 +9,7 @@ pub(crate) fn now_ms() -> f64 {
     #[cfg(target_arch = "wasm32")]
     {
         use wasm_bindgen::JsCast;
-        js_sys::Reflect::get(&js_sys::global(), &"performance".into())
-            .ok()
+        crate::global::property("performance")
             .filter(|p| p.is_object())
             .map_or_else(js_sys::Date::now, |p| {
                 p.unchecked_into::<web_sys::Performance>().now()
@@ -30,10 +29,9 @@ pub(crate) async fn next_turn() {
     #[cfg(target_arch = "wasm32")]
     {
         use wasm_bindgen::{JsCast, JsValue};
-        let global = js_sys::global();
         let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &k.into()).ok();
         let pause = js_sys::Promise::new(&mut |resolve, _| {
-            let channel = get(&global, "MessageChannel")
+            let channel = crate::global::property("MessageChannel")
                 .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
                 .and_then(|c| js_sys::Reflect::construct(&c, &js_sys::Array::new()).ok());
             let post = channel.as_ref().and_then(|channel| {
@@ -68,9 +66,8 @@ pub(crate) async fn sleep_ms(ms: f64) {
 #[cfg(target_arch = "wasm32")]
 fn set_timeout(f: &js_sys::Function, ms: f64) {
     use wasm_bindgen::{JsCast, JsValue};
-    let timer = js_sys::Reflect::get(&js_sys::global(), &"setTimeout".into())
-        .ok()
-        .and_then(|t| t.dyn_into::<js_sys::Function>().ok());
+    let timer =
+        crate::global::property("setTimeout").and_then(|t| t.dyn_into::<js_sys::Function>().ok());
     match timer {
         Some(timer) => {
             let _ = timer.call2(&JsValue::NULL, f, &ms.into());

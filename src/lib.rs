@@ -11,6 +11,7 @@
 pub mod backend;
 pub mod error;
 mod event_loop;
+pub mod global;
 pub mod gpu;
 #[cfg(feature = "native")]
 pub mod instructions;

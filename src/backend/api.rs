@@ -11,6 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::error::{Error, Result};
+use crate::global::Canvas;
 use crate::kernels::{Kernel, Program};
 use crate::layout::Layout;
 use crate::scene::Scene;
@@ -375,5 +376,5 @@ pub trait Draw {
     fn draw(&self, scenes: &[Scene]) -> Result<()>;
 
     /// The canvas [`Draw::draw`] renders into, for the page to place and size.
-    fn canvas(&self) -> Result<web_sys::HtmlCanvasElement>;
+    fn canvas(&self) -> Result<Canvas>;
 }

@@ -10,6 +10,7 @@ use crate::backend::{
     Backend, BackendKind, Capabilities, Draw, DynBackend, Values, WebGl2, WebGpu,
 };
 use crate::error::{Error, Result};
+use crate::global::Canvas;
 use crate::kernels::{Kernel, Program};
 use crate::layout::Layout;
 use crate::matrix::Matrix;
@@ -26,6 +27,9 @@ pub struct Gpu {
     pub(super) caps: Capabilities,
     /// The backend's scene renderer, for the wall (none for compute-only use).
     pub(super) renderer: RefCell<Option<Rc<dyn Draw>>>,
+    /// The canvas the page gave to draw into (and on WebGL2, to compute in), kept for
+    /// [`Gpu::restore`]; none where texla makes its own.
+    pub(super) canvas: Option<Canvas>,
     /// Tags this GPU's matrices, so that a matrix of another GPU is refused.
     pub(super) id: u32,
     pub(super) pool: Rc<RefCell<Pool>>,
@@ -95,6 +99,7 @@ impl Gpu {
             caps: backend.capabilities().clone(),
             backend: RefCell::new(Rc::new(backend)),
             renderer: RefCell::new(renderer),
+            canvas: None,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             pool: Pool::new(),
             last_program: RefCell::new(None),
@@ -104,15 +109,26 @@ impl Gpu {
 
     /// Opens a GPU as `choice` asks; when nothing works the error names what is missing.
     pub async fn open(choice: Choice) -> Result<Opened> {
+        Gpu::open_on(choice, None).await
+    }
+
+    /// Opens a GPU as [`Gpu::open`] does, drawing the wall into `canvas` (a `<canvas>` or an
+    /// `OffscreenCanvas`, such as one a page moved to a Worker) instead of a canvas of its own:
+    /// on WebGL2 the context itself is that canvas's, on WebGPU its 2D context shows the frames.
+    pub async fn open_on(choice: Choice, canvas: Option<Canvas>) -> Result<Opened> {
+        let with_canvas = |mut gpu: Gpu| {
+            gpu.canvas = canvas.clone();
+            gpu
+        };
         let webgpu = || async {
             let b = WebGpu::create().await?;
-            let renderer: Rc<dyn Draw> = Rc::new(b.renderer());
-            Ok::<_, Error>(Gpu::new(b, Some(renderer)))
+            let renderer: Rc<dyn Draw> = Rc::new(b.renderer(canvas.clone()));
+            Ok::<_, Error>(with_canvas(Gpu::new(b, Some(renderer))))
         };
         let webgl2 = || {
-            let b = WebGl2::create()?;
+            let b = WebGl2::create(canvas.clone())?;
             let renderer: Rc<dyn Draw> = Rc::new(b.renderer());
-            Ok::<_, Error>(Gpu::new(b, Some(renderer)))
+            Ok::<_, Error>(with_canvas(Gpu::new(b, Some(renderer))))
         };
         let opened = |gpu, reason: String| Ok(Opened { gpu, reason });
         match choice {
@@ -257,11 +273,11 @@ impl Gpu {
         let (backend, renderer): (Rc<dyn DynBackend>, Rc<dyn Draw>) = match self.caps.backend {
             BackendKind::WebGpu => {
                 let b = WebGpu::create().await.map_err(not_yet)?;
-                let r = b.renderer();
+                let r = b.renderer(self.canvas.clone());
                 (Rc::new(b), Rc::new(r))
             }
             BackendKind::WebGl2 => {
-                let b = WebGl2::create().map_err(not_yet)?;
+                let b = WebGl2::create(self.canvas.clone()).map_err(not_yet)?;
                 let r = b.renderer();
                 (Rc::new(b), Rc::new(r))
             }
@@ -428,7 +444,7 @@ impl Gpu {
     }
 
     /// The canvas [`Gpu::draw_scene`] draws into, for the page to place and size.
-    pub fn scene_canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+    pub fn scene_canvas(&self) -> Result<Canvas> {
         self.renderer()?.canvas()
     }
 

@@ -53,7 +53,10 @@ impl Gpgpu {
     /// `tileLimit` (texels, a multiple of 4): use textures no larger than that a side, as if the
     /// device allowed no more, so that matrices past `4 x tileLimit` rows or `tileLimit` columns
     /// become grids of tiles (for tests and lessons; every matrix past the device's own limit
-    /// is one anyway).
+    /// is one anyway). Option `canvas` (an `HTMLCanvasElement` or `OffscreenCanvas`, such as one
+    /// a page moved to a Worker with `transferControlToOffscreen()`): the wall draws into it
+    /// instead of a canvas of texla's own; on WebGL2 texla computes in that canvas's context
+    /// too, so it must have no context of another kind.
     pub async fn create(
         #[wasm_bindgen(unchecked_optional_param_type = "\"auto\" | \"webgpu\" | \"webgl2\"")]
         backend: Option<String>,
@@ -64,7 +67,7 @@ impl Gpgpu {
         known_options(
             &options,
             "Gpgpu.create",
-            &["memoryBudget", "keepCopies", "tileLimit"],
+            &["memoryBudget", "keepCopies", "tileLimit", "canvas"],
         )?;
         let budget = match super::options::option_number(&options, "memoryBudget")? {
             Some(bytes) if bytes >= 1.0 => Some(Rc::new(Budget::new(bytes as usize))),
@@ -78,7 +81,11 @@ impl Gpgpu {
         };
         let keep_copies = super::options::option_bool_or(&options, "keepCopies", true)?;
         let tile_limit = super::options::option_count(&options, "tileLimit")?;
-        let opened = Gpu::open(choice).await?;
+        let canvas = Some(super::options::option_value(&options, "canvas"))
+            .filter(|c| !c.is_undefined() && !c.is_null())
+            .map(|c| crate::global::Canvas::from_js(c, "option canvas"))
+            .transpose()?;
+        let opened = Gpu::open_on(choice, canvas).await?;
         if let Some(side) = tile_limit {
             opened.gpu.set_tile_limit(side)?;
         }

@@ -50,7 +50,9 @@ export interface MulVecOptions { kernel?: "auto" | "blocked" | "naive" | "comput
 
 /** Options of `Gpgpu.create`: a memory budget in bytes of textures, whether matrices keep
  * copies to come back after a lost GPU (default true), and a smaller largest texture side. */
-export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean; tileLimit?: number; }
+export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean; tileLimit?: number;
+  /** The canvas the wall draws into (on WebGL2, texla computes in its context too). */
+  canvas?: HTMLCanvasElement | OffscreenCanvas; }
 
 /** What `Gpgpu.counts()` returns: GPU passes run and read-backs made since the Gpgpu opened. */
 export interface Counts { passes: number; readbacks: number; }

@@ -145,8 +145,10 @@ impl Wall {
         Ok(self.gpu.draw_scene(&scene)?)
     }
 
-    /// The canvas the wall is drawn into, for the page to place and size.
-    pub fn canvas(&self) -> Result<web_sys::HtmlCanvasElement, JsValue> {
+    /// The canvas the wall is drawn into, for the page to place and size: the one given to
+    /// `Gpgpu.create` as option `canvas`, else one of texla's own (a `<canvas>` element in a
+    /// page, an `OffscreenCanvas` in a Worker).
+    pub fn canvas(&self) -> Result<crate::global::Canvas, JsValue> {
         Ok(self.gpu.scene_canvas()?)
     }
 

@@ -39,6 +39,7 @@ const gpu: Gpgpu = await Gpgpu.create();
 await Gpgpu.create("auto");
 await Gpgpu.create("webgpu", { memoryBudget: 1 << 20 });
 await Gpgpu.create("webgl2", { keepCopies: false, tileLimit: 64 });
+await Gpgpu.create("webgl2", { canvas: new OffscreenCanvas(320, 180) });
 const createOptions: CreateOptions = { memoryBudget: 1e6, keepCopies: true, tileLimit: 1024 };
 await Gpgpu.create(undefined, createOptions);
 // @ts-expect-error: the backends are "auto", "webgpu" and "webgl2"
@@ -240,7 +241,7 @@ wall.reset();
 wall.reset(2);
 wall.reset(2, 1);
 wall.draw();
-const canvas: HTMLCanvasElement = wall.canvas();
+const canvas: HTMLCanvasElement | OffscreenCanvas = wall.canvas();
 wall.orbit(0.1, 0, 1);
 wall.throwBall(0, 0.1);
 const hit: boolean = wall.push(0, 0);

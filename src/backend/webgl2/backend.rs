@@ -14,6 +14,7 @@ use super::gl::{gl_errors, link};
 use super::scene::SceneRenderer;
 use crate::backend::{Backend, Capabilities, Values};
 use crate::error::{Error, Result};
+use crate::global::Canvas;
 use crate::kernels::{glsl_messages, Kernel, Language, Program};
 use crate::layout::Layout;
 
@@ -37,7 +38,7 @@ pub struct WebGl2 {
     /// The framebuffer of kernels with several outputs, re-attached for each run.
     multi: glow::Framebuffer,
     /// The context's canvas: kernels render into textures, the [`SceneRenderer`] into it.
-    canvas: web_sys::HtmlCanvasElement,
+    canvas: Canvas,
     /// The same context as `gl`, for what glow does not offer (its loss).
     context: web_sys::WebGl2RenderingContext,
     /// Set by the canvas's `webglcontextlost` event and never cleared: every object of this
@@ -61,6 +62,10 @@ pub struct Texture {
     gl: Rc<glow::Context>,
     texture: glow::Texture,
     framebuffer: glow::Framebuffer,
+    /// The backend's `was_lost`: a texture of a lost context went with it, and deleting it on
+    /// that context once restored (a canvas the page gave, see `WebGl2::create`) would be an
+    /// INVALID_OPERATION that the next check reports.
+    lost: Rc<Cell<bool>>,
 }
 
 impl Drop for WebGl2 {
@@ -75,6 +80,9 @@ impl Drop for WebGl2 {
 
 impl Drop for Texture {
     fn drop(&mut self) {
+        if self.lost.get() {
+            return;
+        }
         // SAFETY: both objects were created by this context and are deleted once.
         unsafe {
             self.gl.delete_framebuffer(self.framebuffer);
@@ -84,20 +92,17 @@ impl Drop for Texture {
 }
 
 impl WebGl2 {
-    /// Opens a WebGL2 context on a new off-page canvas, or says exactly what is missing.
+    /// Opens a WebGL2 context on `canvas` (a `<canvas>` or an `OffscreenCanvas`; without one, a
+    /// new off-page canvas, see [`Canvas::new`]), or says exactly what is missing.
     #[cfg(target_arch = "wasm32")]
-    pub fn create() -> Result<Self> {
+    pub fn create(canvas: Option<Canvas>) -> Result<Self> {
         use wasm_bindgen::JsCast;
         let unavailable =
             |why: &str| Error::BackendUnavailable(format!("WebGL2 unavailable: {why}"));
-        let document = web_sys::window()
-            .and_then(|w| w.document())
-            .ok_or_else(|| unavailable("no document to create a canvas in"))?;
-        let canvas: web_sys::HtmlCanvasElement = document
-            .create_element("canvas")
-            .ok()
-            .and_then(|c| c.dyn_into().ok())
-            .ok_or_else(|| unavailable("could not create a canvas"))?;
+        let canvas = match canvas {
+            Some(canvas) => canvas,
+            None => Canvas::new().map_err(|e| unavailable(&e.to_string()))?,
+        };
         let attributes = web_sys::WebGlContextAttributes::new();
         // Kernels render into textures and ignore these; the wall's scene, drawn into this
         // canvas, uses the depth buffer. No antialiasing: WebGPU's scene has none either, so both
@@ -107,11 +112,20 @@ impl WebGl2 {
         attributes.set_depth(true);
         attributes.set_stencil(false);
         let context: web_sys::WebGl2RenderingContext = canvas
-            .get_context_with_context_options("webgl2", &attributes)
+            .get_context("webgl2", &attributes)
             .ok()
             .flatten()
             .and_then(|c| c.dyn_into().ok())
-            .ok_or_else(|| unavailable("canvas.getContext(\"webgl2\") returned null"))?;
+            .ok_or_else(|| {
+                unavailable("canvas.getContext(\"webgl2\") returned null (or the canvas has a context of another kind)")
+            })?;
+        if context.is_context_lost() {
+            // A canvas the page gave, whose context was lost: the browser gives the same
+            // context back (its `webglcontextrestored` event), or never.
+            return Err(unavailable(
+                "the canvas's WebGL2 context is lost and the browser has not given it back yet",
+            ));
+        }
         let context_canvas = canvas.clone();
         if context
             .get_extension("EXT_color_buffer_float")
@@ -160,7 +174,7 @@ impl WebGl2 {
         let gl = Rc::new(glow::Context::from_webgl2_context(context.clone()));
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
-        let sync = new_texture(&gl, 1, 1)?;
+        let sync = new_texture(&gl, &was_lost, 1, 1)?;
         // SAFETY: plain object creation on a live context.
         let multi = unsafe { gl.create_framebuffer() }.map_err(Error::Gpu)?;
         Ok(WebGl2 {
@@ -187,7 +201,7 @@ impl WebGl2 {
 
     /// WebGL2 exists only in a browser.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn create() -> Result<Self> {
+    pub fn create(_canvas: Option<Canvas>) -> Result<Self> {
         Err(Error::BackendUnavailable(
             "WebGL2 unavailable: it exists only in a browser".into(),
         ))
@@ -251,7 +265,7 @@ impl Backend for WebGl2 {
     }
 
     fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
-        new_texture(&self.gl, width, height)
+        new_texture(&self.gl, &self.was_lost, width, height)
     }
 
     fn lost(&self) -> Option<String> {
@@ -491,7 +505,12 @@ impl Backend for WebGl2 {
 }
 
 /// A `width x height` RGBA32F texture with NEAREST filtering and its own framebuffer.
-fn new_texture(gl: &Rc<glow::Context>, width: usize, height: usize) -> Result<Texture> {
+fn new_texture(
+    gl: &Rc<glow::Context>,
+    lost: &Rc<Cell<bool>>,
+    width: usize,
+    height: usize,
+) -> Result<Texture> {
     // SAFETY: new objects of this context; the texture is bound only for this setup.
     unsafe {
         let texture = gl.create_texture().map_err(Error::Gpu)?;
@@ -519,6 +538,7 @@ fn new_texture(gl: &Rc<glow::Context>, width: usize, height: usize) -> Result<Te
             gl: gl.clone(),
             texture,
             framebuffer,
+            lost: lost.clone(),
         };
         gl.bind_framebuffer(glow::FRAMEBUFFER, Some(framebuffer));
         gl.framebuffer_texture_2d(

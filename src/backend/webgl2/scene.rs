@@ -9,12 +9,13 @@ use glow::HasContext;
 use super::gl::{gl_errors, link};
 use crate::backend::Draw;
 use crate::error::{Error, Result};
+use crate::global::Canvas;
 use crate::scene::{Scene, BALL_VERTICES, BOX_VERTICES};
 
 /// Draws the wall with the context that computes it. Made by `WebGl2::renderer`.
 pub struct SceneRenderer {
     gl: Rc<glow::Context>,
-    canvas: web_sys::HtmlCanvasElement,
+    canvas: Canvas,
     /// WebGL2 needs a bound vertex array to draw, even one without attributes.
     vertex_array: glow::VertexArray,
     /// The scene program and its uniform buffer, made on the first draw.
@@ -29,7 +30,7 @@ impl SceneRenderer {
     /// A renderer into `canvas`, the canvas of `gl`.
     pub(super) fn new(
         gl: &Rc<glow::Context>,
-        canvas: &web_sys::HtmlCanvasElement,
+        canvas: &Canvas,
         vertex_array: glow::VertexArray,
     ) -> Self {
         SceneRenderer {
@@ -113,7 +114,7 @@ impl Draw for SceneRenderer {
         gl_errors(&self.gl)
     }
 
-    fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+    fn canvas(&self) -> Result<Canvas> {
         Ok(self.canvas.clone())
     }
 }

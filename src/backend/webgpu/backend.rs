@@ -15,6 +15,7 @@ use super::texture::{extent, Texture, TEXEL_BYTES};
 use super::transfer::Transfer;
 use crate::backend::{is_software, Backend, BackendKind, Capabilities, Values};
 use crate::error::{Error, Result};
+use crate::global::Canvas;
 use crate::kernels::{Kernel, Program};
 use crate::layout::Layout;
 
@@ -147,12 +148,14 @@ impl WebGpu {
         })
     }
 
-    /// The scene renderer of this device (see `SceneRenderer`).
-    pub fn renderer(&self) -> SceneRenderer {
+    /// The scene renderer of this device (see `SceneRenderer`), drawing into `canvas` or, without
+    /// one, a canvas of its own.
+    pub fn renderer(&self, canvas: Option<Canvas>) -> SceneRenderer {
         SceneRenderer::new(
             &self.context.device,
             &self.context.queue,
             &self.context.errors,
+            canvas,
         )
     }
 

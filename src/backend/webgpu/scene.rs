@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use super::context::take_errors;
 use super::texture::extent;
 use crate::backend::Draw;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::global::Canvas;
 use crate::scene::{Scene, BALL_VERTICES, BOX_VERTICES};
 
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24Plus;
@@ -27,6 +28,8 @@ pub struct SceneRenderer {
     queue: wgpu::Queue,
     /// The device's error log, shared with the backend.
     errors: Arc<Mutex<Vec<String>>>,
+    /// The canvas the page gave to draw into, if it gave one.
+    given: Option<Canvas>,
     /// The canvas, render target and pipeline, made on the first draw.
     target: RefCell<Option<SceneTarget>>,
 }
@@ -41,7 +44,7 @@ pub struct SceneRenderer {
 /// costs little: the copy, the mapping and `putImageData` together take 1 to 3 ms of a frame
 /// whose rasterizing takes 8 to 14 on SwiftShader (load 4).
 struct SceneTarget {
-    canvas: web_sys::HtmlCanvasElement,
+    canvas: Canvas,
     color: wgpu::Texture,
     depth: wgpu::TextureView,
     pipeline: wgpu::RenderPipeline,
@@ -65,16 +68,19 @@ struct Staging {
 }
 
 impl SceneRenderer {
-    /// A renderer on `device`, reporting into the device's error log.
+    /// A renderer on `device`, reporting into the device's error log, drawing into `canvas`
+    /// (through its 2D context) or, without one, into a new canvas ([`Canvas::new`]).
     pub(super) fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         errors: &Arc<Mutex<Vec<String>>>,
+        canvas: Option<Canvas>,
     ) -> Self {
         SceneRenderer {
             device: device.clone(),
             queue: queue.clone(),
             errors: errors.clone(),
+            given: canvas,
             target: RefCell::new(None),
         }
     }
@@ -88,9 +94,13 @@ impl SceneRenderer {
         Ok(())
     }
 
-    /// A new canvas, its render targets, and the scene pipeline (`shaders/scene.wgsl`).
+    /// The canvas (the page's or a new one), its render targets, and the scene pipeline
+    /// (`shaders/scene.wgsl`).
     fn scene_target(&self) -> Result<SceneTarget> {
-        let canvas = new_canvas()?;
+        let canvas = match &self.given {
+            Some(canvas) => canvas.clone(),
+            None => Canvas::new()?,
+        };
         let (width, height) = (canvas.width().max(1), canvas.height().max(1));
         let module = self
             .device
@@ -355,7 +365,7 @@ impl Draw for SceneRenderer {
         take_errors(&self.errors)
     }
 
-    fn canvas(&self) -> Result<web_sys::HtmlCanvasElement> {
+    fn canvas(&self) -> Result<Canvas> {
         self.ensure_scene()?;
         Ok(self
             .target
@@ -367,44 +377,19 @@ impl Draw for SceneRenderer {
     }
 }
 
-/// A new canvas element for the scene.
-#[cfg(target_arch = "wasm32")]
-fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
-    use wasm_bindgen::JsCast;
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.create_element("canvas").ok())
-        .and_then(|c| c.dyn_into().ok())
-        .ok_or_else(|| Error::Gpu("could not create a canvas".into()))
-}
-
-/// Drawing needs a browser canvas.
-#[cfg(not(target_arch = "wasm32"))]
-fn new_canvas() -> Result<web_sys::HtmlCanvasElement> {
-    Err(Error::Unsupported(
-        "drawing the scene needs a browser canvas".into(),
-    ))
-}
-
 /// Puts the mapped frame (`height` rows of `row` bytes, RGBA8) on `canvas` through its 2D
 /// context: the rows as they are, `row / 4` texels wide, of which the first `width` are put (a
 /// repacking loop over the bytes had cost 5 ms a frame).
 #[cfg(target_arch = "wasm32")]
 fn show_frame(
-    canvas: &web_sys::HtmlCanvasElement,
+    canvas: &Canvas,
     buffer: &wgpu::Buffer,
     width: u32,
     height: u32,
     row: u32,
 ) -> std::result::Result<(), String> {
-    use wasm_bindgen::JsCast;
     let js = |e: wasm_bindgen::JsValue| format!("{e:?}");
-    let context: web_sys::CanvasRenderingContext2d = canvas
-        .get_context("2d")
-        .map_err(js)?
-        .ok_or("the canvas has no 2D context")?
-        .dyn_into()
-        .map_err(|_| "the canvas has no 2D context")?;
+    let context = canvas.context_2d().map_err(|e| e.to_string())?;
     let bytes = buffer.get_mapped_range(..).map_err(|e| e.to_string())?;
     let image = web_sys::ImageData::new_with_u8_clamped_array_and_sh(
         wasm_bindgen::Clamped(&bytes[..]),
@@ -413,7 +398,7 @@ fn show_frame(
     )
     .map_err(js)?;
     context
-        .put_image_data_with_dirty_x_and_dirty_y_and_dirty_width_and_dirty_height(
+        .put_image_data(
             &image,
             0.0,
             0.0,
