@@ -32,6 +32,7 @@ mod common;
 mod figure3;
 mod float_float;
 mod instructions;
+mod kernel_sweep;
 mod lcp;
 mod linear;
 mod matvec;
@@ -59,7 +60,7 @@ fn main() {
             return;
         }
     }
-    let backend = match block_on(WebGpu::create()) {
+    let backend = match block_on(WebGpu::create_with(o.memory_hints.clone())) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("{e}");
@@ -69,8 +70,12 @@ fn main() {
     let gpu = Gpu::new(backend, None);
     let caps = gpu.capabilities().clone();
     println!(
-        "adapter: {}; max texture {}; render targets {}; workgroup memory {} bytes",
-        caps.adapter, caps.max_texture_size, caps.max_render_targets, caps.max_workgroup_storage
+        "adapter: {}; max texture {}; render targets {}; workgroup memory {} bytes; memory hints {:?}",
+        caps.adapter,
+        caps.max_texture_size,
+        caps.max_render_targets,
+        caps.max_workgroup_storage,
+        o.memory_hints
     );
     let result = (|| {
         if o.figures_only() {
@@ -85,6 +90,9 @@ fn main() {
             }
             if o.linear {
                 linear::linear(&gpu, &o)?;
+            }
+            if o.kernel_sweep {
+                kernel_sweep::kernel_sweep(&gpu, &o)?;
             }
             return Ok(());
         }
