@@ -74,7 +74,8 @@ impl ProductKernel {
     /// against 35.3 and 32.6 at 2048; `bench/records/h100/products/native-chunk-depths-2026-11-23b.log`).
     /// With the steps written out, 16 makes 44.6-44.8 at 4096 and 8 and 32 44.2, 32.3-32.9 at
     /// 8192 against 31.7 and 32.5 (`native-kernel-variants-2026-11-24.log`,
-    /// `native-unrolled-chunks-2026-11-24.log`). The inner dimension is split by size.
+    /// `native-unrolled-chunks-2026-11-24.log`). The inner dimension is split by size; `Auto`
+    /// takes chunks of 8 where each slice of k is shallow (`auto_chunk`).
     pub const COMPUTE: ProductKernel = ProductKernel::Compute {
         chunk: 16,
         slices: None,

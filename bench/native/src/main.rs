@@ -26,7 +26,9 @@
 //! and `--float-float` (float-float against float32: products, A x and dot; `float_float.rs`,
 //! sizes by `--ff-sizes 256,512`, `--ff-mv-sizes 1024`, `--ff-dot-n 1048576`; prints a table),
 //! and `--linear` (the SIMD-optimization paper's measures, Table 3 and Table 4: `linear.rs`; `--linear-grid 40,80,80`,
-//! `--linear-cols 4096`, `--linear-max-iter 20000`, `--wave-side 512`; writes linear.json).
+//! `--linear-cols 4096`, `--linear-max-iter 20000`, `--wave-side 512`; writes linear.json),
+//! and `--kernel-sweep` (the product's and A x's kernel choice at every order of `--sizes`,
+//! paths in alternating `--rounds`; `kernel_sweep.rs`, writes kernel-sweep.json).
 
 mod common;
 mod figure3;
