@@ -13,7 +13,7 @@ GPU and the CPU), beside native_bench --figure3's record when --texla FILE names
 --sgemv-sweep: Fujimoto's A x at every order (torch.mv, cuBLAS sgemv) beside native_bench
 --mulvec-sweep's record (--texla FILE). Both write JSON into --out DIR (default .).
 
-Usage: python3 bench/cublas.py [1024,2048,4096,8192] [--nmf-only]
+Usage: python3 bench/cublas.py [1024,2048,4096,8192] [--nmf-only | --products-only]
        python3 bench/cublas.py --figure3 [--texla native-figure3.json] [--n 1000] [--out DIR]
        python3 bench/cublas.py --sgemv-sweep [--texla native-mulvec-sweep.json]
            [--sweep-max 12800] [--sweep-dense-max 2048] [--out DIR]
@@ -395,5 +395,7 @@ if __name__ == "__main__":
     if "--nmf-only" not in sys.argv:
         sizes = [int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "1024,2048,4096,8192").split(",")]
         matmul(sizes)
+        if "--products-only" in sys.argv:
+            sys.exit(0)
         lcp()
     nmf()

@@ -74,7 +74,8 @@ impl ProductKernel {
     /// against 35.3 and 32.6 at 2048; `bench/records/h100/products/native-chunk-depths-2026-11-23b.log`).
     /// With the steps written out, 16 makes 44.6-44.8 at 4096 and 8 and 32 44.2, 32.3-32.9 at
     /// 8192 against 31.7 and 32.5 (`native-kernel-variants-2026-11-24.log`,
-    /// `native-unrolled-chunks-2026-11-24.log`). The inner dimension is split by size.
+    /// `native-unrolled-chunks-2026-11-24.log`). The inner dimension is split by size; `Auto`
+    /// takes chunks of 8 where each slice of k is shallow (`auto_chunk`).
     pub const COMPUTE: ProductKernel = ProductKernel::Compute {
         chunk: 16,
         slices: None,
@@ -230,7 +231,16 @@ impl Gpu {
     /// `Unsupported` error; settings out of range are clear errors too.
     pub fn mul_with(&self, kernel: ProductKernel, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         match kernel {
-            ProductKernel::Auto => self.mul_with(self.product_kernel().0, a, b),
+            ProductKernel::Auto => match self.product_kernel().0 {
+                ProductKernel::Compute { slices, .. } => {
+                    let out = Layout {
+                        rows: a.rows(),
+                        cols: b.cols(),
+                    };
+                    self.mul_compute(a, b, auto_chunk(out, a.cols()), slices)
+                }
+                other => self.mul_with(other, a, b),
+            },
             ProductKernel::Teaching => self.mul_teaching(a, b),
             ProductKernel::Fast { targets } => self.mul_fast(a, b, targets),
             ProductKernel::Compute { chunk, slices } => self.mul_compute(a, b, chunk, slices),
@@ -609,16 +619,49 @@ fn inner_mismatch(a: &Matrix, b: &Matrix, op: &str, ka: usize, kb: usize) -> Err
     ))
 }
 
-/// Workgroups of the compute-path product that fill a large GPU (an H100's 132 SMs run two
-/// each); a product with fewer blocks splits its inner dimension.
-const FILL_GROUPS: usize = 256;
+/// Workgroups of the compute-path product in flight at once on the GPU its plan was measured
+/// on: an H100's 132 SMs, one workgroup each (256 threads at 161 registers a thread).
+const WAVE: usize = 132;
+/// The least depth of k a slice of a split product takes.
+const MIN_SLICE_DEPTH: usize = 64;
+/// The most bytes a split product's stacked slices may take: on the H100 natively, products
+/// writing or reading textures over 128 MiB (wgpu's largest shared memory block; larger ones get
+/// blocks of their own) ran at a third of the speed (`bench/records/h100/products/`
+/// `kernel-sweep-2026-11-26.log`: k in 4 slices at n = 3072 made 9 TFLOPS, in 2 slices 40).
+const MAX_STACKED_BYTES: usize = 128 << 20;
 
 /// The slices of k a compute-path product of the output `out` and inner dimension `k` is split
-/// into: enough for [`FILL_GROUPS`] workgroups, at most 4, each slice at least 256 deep. One
-/// where the blocks (128 x 128 elements) fill the GPU by themselves.
+/// into, 1 to 4: the fewest waves of full-depth work, counting a partly filled wave of
+/// [`WAVE`] workgroups (blocks of 128 x 128 elements) as a whole one, fewer slices where equal;
+/// each slice at least [`MIN_SLICE_DEPTH`] deep, the stacked slices at most
+/// [`MAX_STACKED_BYTES`]. The wave model matches the H100's best split at every n of the
+/// sweep in `kernel-sweep-2026-11-26.log` (1024: 2 slices, 1280: 1, 1536: 4, 1792: 2, 2500: 4,
+/// 3072: 2).
 fn split_k(out: Layout, k: usize) -> usize {
     let blocks = out.cols.div_ceil(128) * out.rows.div_ceil(128);
-    FILL_GROUPS.div_ceil(blocks).min(4).min(k / 256).max(1)
+    let stacked = |s: usize| s * out.rows.div_ceil(128) * 128 * out.cols * 4;
+    let waves = |s: usize| (blocks * s).div_ceil(WAVE);
+    (2..=4)
+        .filter(|&s| k / s >= MIN_SLICE_DEPTH && stacked(s) <= MAX_STACKED_BYTES)
+        // waves(s) / s < waves(best) / best, in integers; ties keep the fewer slices.
+        .fold(1, |best, s| {
+            if waves(s) * best < waves(best) * s {
+                s
+            } else {
+                best
+            }
+        })
+}
+
+/// The chunk depth [`ProductKernel::Auto`] takes on the compute path: 8 where each slice of k
+/// is at most 512 deep (a percent or several faster there on the H100, `kernel-sweep-2026-11-26.log`:
+/// 22.9 against 21.3 TFLOPS at n = 1024), else 16.
+fn auto_chunk(out: Layout, k: usize) -> usize {
+    if k / split_k(out, k) <= 512 {
+        8
+    } else {
+        16
+    }
 }
 
 #[cfg(test)]
@@ -628,11 +671,13 @@ mod tests {
     #[test]
     fn small_products_split_k_until_the_gpu_is_full() {
         let split = |m, k, n| split_k(Layout { rows: m, cols: n }, k);
-        assert_eq!(split(1024, 1024, 1024), 4); // 64 blocks
-        assert_eq!(split(1536, 1024, 1536), 2); // 144 blocks
-        assert_eq!(split(2048, 2048, 2048), 1); // 256 blocks fill it
+        assert_eq!(split(1024, 1024, 1024), 2); // 64 blocks: 128 fill one wave
+        assert_eq!(split(1280, 1280, 1280), 1); // 100 blocks: 200 or 300 take 2 or 3 waves
+        assert_eq!(split(1536, 1024, 1536), 4); // 144 blocks: 576 in 5 waves
+        assert_eq!(split(2048, 2048, 2048), 1); // 256 blocks: 2 waves whatever the split
+        assert_eq!(split(3072, 3072, 3072), 2); // 4 slices would stack 151 MB
         assert_eq!(split(37, 1030, 65), 4);
-        assert_eq!(split(130, 600, 259), 2); // each slice at least 256 deep
-        assert_eq!(split(1024, 300, 1024), 1);
+        assert_eq!(split(130, 200, 259), 3); // each slice at least 64 deep
+        assert_eq!(split(8192, 8192, 8192), 1);
     }
 }

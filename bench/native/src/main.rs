@@ -26,12 +26,15 @@
 //! and `--float-float` (float-float against float32: products, A x and dot; `float_float.rs`,
 //! sizes by `--ff-sizes 256,512`, `--ff-mv-sizes 1024`, `--ff-dot-n 1048576`; prints a table),
 //! and `--linear` (the SIMD-optimization paper's measures, Table 3 and Table 4: `linear.rs`; `--linear-grid 40,80,80`,
-//! `--linear-cols 4096`, `--linear-max-iter 20000`, `--wave-side 512`; writes linear.json).
+//! `--linear-cols 4096`, `--linear-max-iter 20000`, `--wave-side 512`; writes linear.json),
+//! and `--kernel-sweep` (the product's and A x's kernel choice at every order of `--sizes`,
+//! paths in alternating `--rounds`; `kernel_sweep.rs`, writes kernel-sweep.json).
 
 mod common;
 mod figure3;
 mod float_float;
 mod instructions;
+mod kernel_sweep;
 mod lcp;
 mod linear;
 mod matvec;
@@ -59,7 +62,7 @@ fn main() {
             return;
         }
     }
-    let backend = match block_on(WebGpu::create()) {
+    let backend = match block_on(WebGpu::create_with(o.memory_hints.clone())) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("{e}");
@@ -69,8 +72,12 @@ fn main() {
     let gpu = Gpu::new(backend, None);
     let caps = gpu.capabilities().clone();
     println!(
-        "adapter: {}; max texture {}; render targets {}; workgroup memory {} bytes",
-        caps.adapter, caps.max_texture_size, caps.max_render_targets, caps.max_workgroup_storage
+        "adapter: {}; max texture {}; render targets {}; workgroup memory {} bytes; memory hints {:?}",
+        caps.adapter,
+        caps.max_texture_size,
+        caps.max_render_targets,
+        caps.max_workgroup_storage,
+        o.memory_hints
     );
     let result = (|| {
         if o.figures_only() {
@@ -85,6 +92,9 @@ fn main() {
             }
             if o.linear {
                 linear::linear(&gpu, &o)?;
+            }
+            if o.kernel_sweep {
+                kernel_sweep::kernel_sweep(&gpu, &o)?;
             }
             return Ok(());
         }

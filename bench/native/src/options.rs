@@ -27,6 +27,15 @@ pub struct Options {
     pub quick: bool,
     /// `--paths TEXT`: only the products whose name contains TEXT, only without run-time checks.
     pub paths: Option<String>,
+    /// `--kernel-sweep`: the products' and A x's kernel choice at every order of `sizes`
+    /// (`kernel_sweep.rs`), paths in alternating turns; only this runs when named.
+    pub kernel_sweep: bool,
+    /// `--memory-hints performance|usage|MIN-MAX` (MiB): wgpu's memory hints for the device.
+    pub memory_hints: wgpu::MemoryHints,
+    /// `--no-checks`: the kernel sweep without wgpu's run-time checks in the shaders.
+    pub no_checks: bool,
+    /// `--rounds`: turns of each path per order in the kernel sweep (the median is reported).
+    pub rounds: usize,
     /// Order of the dense LCP.
     pub lcp_n: usize,
     /// Projected-Jacobi iterations of the dense LCP.
@@ -70,7 +79,12 @@ pub struct Options {
 impl Options {
     /// Whether only the figures' modes run (any of them named on the command line).
     pub fn figures_only(&self) -> bool {
-        self.instructions || self.figure3 || self.mulvec_sweep || self.float_float || self.linear
+        self.instructions
+            || self.figure3
+            || self.mulvec_sweep
+            || self.float_float
+            || self.linear
+            || self.kernel_sweep
     }
 }
 
@@ -89,6 +103,10 @@ pub fn options() -> Options {
         nmf: true,
         quick: false,
         paths: None,
+        kernel_sweep: false,
+        rounds: 3,
+        no_checks: false,
+        memory_hints: wgpu::MemoryHints::default(),
         lcp_n: 400,
         lcp_iterations: 800,
         instructions: false,
@@ -132,6 +150,27 @@ pub fn options() -> Options {
             }
             "--batches" => {
                 o.batches = number(i, 5);
+                i += 1;
+            }
+            "--memory-hints" => {
+                let v = value(i);
+                const MB: u64 = 1 << 20;
+                o.memory_hints = match v.as_str() {
+                    "performance" => wgpu::MemoryHints::Performance,
+                    "usage" => wgpu::MemoryHints::MemoryUsage,
+                    range => {
+                        let mut ends = range.split('-').filter_map(|s| s.parse::<u64>().ok());
+                        let lo = ends.next().unwrap_or(128);
+                        let hi = ends.next().unwrap_or(lo);
+                        wgpu::MemoryHints::Manual {
+                            suballocated_device_memory_block_size: lo * MB..hi * MB,
+                        }
+                    }
+                };
+                i += 1;
+            }
+            "--rounds" => {
+                o.rounds = number(i, 3).max(1);
                 i += 1;
             }
             "--lcp-n" => {
@@ -212,6 +251,8 @@ pub fn options() -> Options {
             "--mulvec-sweep" => o.mulvec_sweep = true,
             "--float-float" => o.float_float = true,
             "--linear" => o.linear = true,
+            "--kernel-sweep" => o.kernel_sweep = true,
+            "--no-checks" => o.no_checks = true,
             other => eprintln!("ignoring unknown option {other}"),
         }
         i += 1;

@@ -11,7 +11,7 @@ use crate::options::Options;
 
 /// Worst |gpu - exact| / bound over `samples` random elements of C = A B (row-major f32 data),
 /// with the float64 reference computed for those elements only.
-fn check_product(
+pub fn check_product(
     c: &[f32],
     a: &[f32],
     b: &[f32],
@@ -50,7 +50,7 @@ fn check_product(
     worst
 }
 
-fn tflops(n: usize, seconds: f64) -> f64 {
+pub fn tflops(n: usize, seconds: f64) -> f64 {
     2.0 * (n as f64).powi(3) / seconds / 1e12
 }
 

@@ -71,13 +71,20 @@ impl WebGpu {
                 ))
             })?;
         let names = browser_adapter_info(&gpu).await;
-        Self::open(adapter, names).await
+        Self::open(adapter, names, wgpu::MemoryHints::default()).await
     }
 
     /// Opens a native adapter (Vulkan unless `WGPU_BACKEND` names others) and its device: the
     /// same backend code as in the browser, for the native benchmark.
     #[cfg(not(target_arch = "wasm32"))]
     pub async fn create() -> Result<Self> {
+        Self::create_with(wgpu::MemoryHints::default()).await
+    }
+
+    /// [`WebGpu::create`] with wgpu's `memory_hints` (how large the blocks of GPU memory that
+    /// textures are placed in are), so that the native benchmark can measure what they change.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn create_with(memory_hints: wgpu::MemoryHints) -> Result<Self> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
             backends: wgpu::Backends::from_env().unwrap_or(wgpu::Backends::VULKAN),
             ..wgpu::InstanceDescriptor::new_without_display_handle()
@@ -91,12 +98,16 @@ impl WebGpu {
             .map_err(|e| unavailable(&format!("no native adapter ({e})")))?;
         let info = adapter.get_info();
         let names = vec![format!("{:?} {}", info.backend, info.driver_info)];
-        Self::open(adapter, names).await
+        Self::open(adapter, names, memory_hints).await
     }
 
     /// Asks `adapter` for a device with the limits texla's kernels use, as large as the adapter
     /// allows: texture size, render targets per pass, workgroup memory, buffer sizes.
-    async fn open(adapter: wgpu::Adapter, mut adapter_name: Vec<String>) -> Result<Self> {
+    async fn open(
+        adapter: wgpu::Adapter,
+        mut adapter_name: Vec<String>,
+        memory_hints: wgpu::MemoryHints,
+    ) -> Result<Self> {
         let limits = adapter.limits();
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -111,6 +122,7 @@ impl WebGpu {
                     max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
                     ..wgpu::Limits::downlevel_defaults()
                 },
+                memory_hints,
                 ..Default::default()
             })
             .await
