@@ -29,7 +29,7 @@ pub struct Gpgpu {
     pub(super) precision: Precision,
     /// Whether matrices keep a copy of what is uploaded and read back, to come back after a
     /// lost GPU (option `keepCopies`, default true).
-    pub(super) keep_copies: bool,
+    pub(super) keep_copies: super::copies::Keep,
 }
 
 /// Wraps a device call whose result is a matrix: `Ok(GpuMatrix)` or a thrown `Error`.
@@ -76,7 +76,7 @@ impl Gpgpu {
             }
             None => None,
         };
-        let keep_copies = super::options::option_bool_or(&options, "keepCopies", true)?;
+        let keep_copies = super::copies::Keep::option(&options)?;
         let tile_limit = super::options::option_count(&options, "tileLimit")?;
         let opened = Gpu::open(choice).await?;
         if let Some(side) = tile_limit {
@@ -319,19 +319,24 @@ impl Gpgpu {
         future_to_promise(async move { Ok(gpu.sum_all(&a?).await?.into()) })
     }
 
-    /// Live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes, and
-    /// the peak: the most bytes (live plus pooled) held at once. A matrix costs its padded
+    /// Matrices held and not freed, the scopes open (`scope`) and the matrices made in them so
+    /// far; live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes,
+    /// and the peak: the most bytes (live plus pooled) held at once. A matrix costs its padded
     /// texture (16 bytes per texel) and nothing more.
     #[wasm_bindgen(unchecked_return_type = "MemoryStats")]
     pub fn memory(&self) -> Object {
         let m = self.gpu.memory();
+        let (scopes, scoped) = self.registry.scoped();
         object(&[
+            ("liveMatrices", self.registry.live().into()),
+            ("scopes", scopes.into()),
+            ("scopedMatrices", scoped.into()),
             ("liveTextures", m.live_textures.into()),
             ("liveBytes", m.live_bytes.into()),
             ("pooledTextures", m.pooled_textures.into()),
             ("pooledBytes", m.pooled_bytes.into()),
             ("peakBytes", m.peak_bytes.into()),
-            ("spareCopyBytes", super::gpu_matrix::spare_bytes().into()),
+            ("spareCopyBytes", super::copies::spare_bytes().into()),
             (
                 "budget",
                 self.budget
@@ -371,7 +376,7 @@ impl Gpgpu {
     #[wasm_bindgen(js_name = releasePooled)]
     pub fn release_pooled(&self) {
         self.gpu.release_pooled();
-        super::gpu_matrix::release_spares();
+        super::copies::release_spares();
     }
 
     /// Source of the last kernel that ran, in the backend's language (WGSL or GLSL).

@@ -55,6 +55,13 @@ export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean; ti
 /** What `Gpgpu.counts()` returns: GPU passes run and read-backs made since the Gpgpu opened. */
 export interface Counts { passes: number; readbacks: number; }
 
+/** `Gpgpu.scope`: runs `fn` and frees every matrix made while it ran except those it returns
+ * (a GpuMatrix, or arrays and plain objects holding them); an async `fn` gives its promise, and
+ * the matrices go once it settles. */
+export interface Gpgpu {
+  scope<T>(fn: () => T): T;
+}
+
 /** `GpuMatrix.readInto`, one overload per kind of matrix: a float32 matrix reads into a
  * Float32Array, a float-float one into a Float64Array (hi + lo); each resolves to `out`. */
 export interface GpuMatrix {
@@ -193,6 +200,11 @@ export interface WallLcp {
 /** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse, and the most
  * bytes (live plus pooled) held at once since the Gpgpu opened or since `resetPeak()`. */
 export interface MemoryStats {
+  /** Matrices held (by the page or an open scope) and not freed. */
+  liveMatrices: number;
+  /** Scopes open now (`gpu.scope`), and the matrices made in them so far. */
+  scopes: number;
+  scopedMatrices: number;
   liveTextures: number;
   liveBytes: number;
   pooledTextures: number;
