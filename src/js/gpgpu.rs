@@ -47,9 +47,9 @@ impl Gpgpu {
     /// forces one. Rejects with a message naming what is missing when nothing works. Option
     /// `memoryBudget` (bytes of textures): past it, pooled textures are freed, then the least
     /// recently used matrices move to CPU copies and come back on their next use. Option
-    /// `keepCopies` (default true): every matrix keeps a copy, in JavaScript memory, of what was
-    /// uploaded into it or last read back from it, so that `restore()` brings it back after the
-    /// GPU is lost; false saves that memory and the copying time (benchmarks). Option
+    /// `keepCopies` (default true): every matrix keeps the array it was uploaded from or last
+    /// read into (unchanged by the page) as its copy, so that it comes back after the GPU is
+    /// lost; "copy" keeps private copies; false none. Option
     /// `tileLimit` (texels, a multiple of 4): use textures no larger than that a side, as if the
     /// device allowed no more, so that matrices past `4 x tileLimit` rows or `tileLimit` columns
     /// become grids of tiles (for tests and lessons; every matrix past the device's own limit
@@ -408,8 +408,9 @@ impl Gpgpu {
         self.gpu.lost()
     }
 
-    /// Brings this Gpgpu back after its GPU was lost: a new WebGL2 context or WebGPU device of
-    /// the same kind, pipelines rebuilt as they are used. Every matrix with a copy on the CPU
+    /// Brings this Gpgpu back after its GPU was lost, now (it also comes back by itself: see
+    /// `Gpu::revive`): a new WebGL2 context or WebGPU device of the same kind, pipelines
+    /// rebuilt as they are used. Every matrix with a copy on the CPU
     /// (uploaded, read back since its last change, `get`/`set`, evicted by the budget) comes
     /// back on its next use; the others reject with "lost with the GPU context". Resolves to
     /// `{ restored, lost }` (counts of matrices; both 0 when the GPU was not lost), or rejects
@@ -418,10 +419,8 @@ impl Gpgpu {
     pub fn restore(&self) -> Promise {
         let (gpu, registry) = (self.gpu.clone(), self.registry.clone());
         future_to_promise(async move {
-            let (restored, lost) = match gpu.restore().await? {
-                true => registry.restore(),
-                false => (0, 0),
-            };
+            gpu.restore().await?;
+            let (restored, lost) = registry.restore(gpu.generation());
             Ok(object(&[("restored", restored.into()), ("lost", lost.into())]).into())
         })
     }

@@ -51,22 +51,29 @@ fn float32<'m>(m: &'m Handle, why: &str) -> Result<&'m Float32Shared, Error> {
 /// The texture of `m` for a GPU operation: uploaded again from a CPU copy where `set` changed
 /// it, the budget moved it out or the GPU was lost; or a clear error (freed, lost, float-float).
 pub(super) fn matrix_of(gpu: &Gpu, m: &Handle) -> Result<Matrix, Error> {
-    float32(m, FLOAT32_ONLY)?
-        .borrow_mut()
-        .texture(|source, rows, cols| match source {
-            Source::Values(values) => gpu.upload(values, rows, cols),
-            Source::Kept(kept) => gpu.upload_js(kept.array()?, rows, cols),
-        })
+    let m = float32(m, FLOAT32_ONLY)?;
+    gpu.revive()?;
+    let mut m = m.borrow_mut();
+    m.catch_up(gpu.generation());
+    m.texture(|source, rows, cols| match source {
+        Source::Values(values) => gpu.upload(values, rows, cols),
+        Source::Kept(kept) => gpu.upload_js(kept.array()?, rows, cols),
+    })
 }
 
 /// The float-float pair of `m`, uploaded again from its copy after a lost GPU; or a clear error
 /// (freed, lost, float32).
 pub(super) fn pair_of(gpu: &Gpu, m: &Handle) -> Result<DdMatrix, Error> {
     match m {
-        Handle::FloatFloat(m) => m.borrow_mut().texture(|source, rows, cols| match source {
-            Source::Values(values) => gpu.float_float().upload(values, rows, cols),
-            Source::Kept(kept) => gpu.float_float().upload(&kept.to_vec(), rows, cols),
-        }),
+        Handle::FloatFloat(m) => {
+            gpu.revive()?;
+            let mut m = m.borrow_mut();
+            m.catch_up(gpu.generation());
+            m.texture(|source, rows, cols| match source {
+                Source::Values(values) => gpu.float_float().upload(values, rows, cols),
+                Source::Kept(kept) => gpu.float_float().upload(&kept.to_vec(), rows, cols),
+            })
+        }
         Handle::Float32(m) => {
             m.borrow().usable()?;
             Err(Error::Argument(FLOAT_FLOAT_ONLY.into()))
@@ -193,9 +200,10 @@ impl GpuMatrix {
         if copied {
             return Promise::resolve(&JsValue::from(out));
         }
-        let (matrix, keep) = (self.matrix(), self.keep);
+        let (matrix, keep, handle) = (self.matrix(), self.keep, self.matrix.clone());
         future_to_promise(async move {
-            gpu.read_js(&matrix?, &out).await?;
+            let matrix = once_revived(&gpu, &handle, matrix).await?;
+            gpu.read_js(&matrix, &out).await?;
             m.borrow_mut().keep(version, || keep.of(&out));
             Ok(out.into())
         })
@@ -278,7 +286,7 @@ impl GpuMatrix {
                 };
                 // Taken only without a copy: taking it may upload the texture.
                 let matrix = copy.is_none().then(|| self.matrix());
-                Ok((m.clone(), copy, version, matrix))
+                Ok((m.clone(), copy, version, matrix, self.matrix.clone()))
             }
             Handle::FloatFloat(_) => Err(Error::Argument(
                 "read() gives float32 values, and this is a float-float matrix: read it with \
@@ -287,11 +295,12 @@ impl GpuMatrix {
             )),
         };
         async move {
-            let (m, copy, version, matrix) = found?;
+            let (m, copy, version, matrix, handle) = found?;
             let matrix = match copy {
                 Some(copy) => return Ok(copy),
-                None => matrix.unwrap_or(Err(Error::Freed))?,
+                None => matrix.unwrap_or(Err(Error::Freed)),
             };
+            let matrix = once_revived(&gpu, &handle, matrix).await?;
             let values = gpu.read_values(&matrix).await?.into_js();
             m.borrow_mut().keep(version, || keep.of(&values));
             Ok(values)
@@ -372,6 +381,22 @@ impl GpuMatrix {
     }
 }
 
+/// `matrix`, taken for a read; where that failed because the GPU went and a new device is
+/// being opened unasked, taken again once it is (or the error, once).
+async fn once_revived(
+    gpu: &Gpu,
+    handle: &Handle,
+    matrix: Result<Matrix, Error>,
+) -> Result<Matrix, Error> {
+    match matrix {
+        Err(Error::Lost(_)) if gpu.reviving() => {
+            gpu.revived().await;
+            matrix_of(gpu, handle)
+        }
+        other => other,
+    }
+}
+
 /// Frees `m` now (its texture and copies; any later use is an error).
 pub(super) fn free(m: &Handle) {
     match m {
@@ -397,7 +422,8 @@ async fn read_float_float(
 /// what is uploaded to it and read back from it.
 pub(super) fn wrap_matrix(gpu: &Rc<Gpu>, registry: &Registry, m: Matrix, keep: Keep) -> GpuMatrix {
     let (rows, cols) = (m.rows(), m.cols());
-    let m = Handle::float32(Resident::new(m, rows, cols, keep.any()));
+    let m = Resident::new(m, rows, cols, keep.any()).made_in(gpu.generation());
+    let m = Handle::float32(m);
     wrap(gpu, registry, m, rows, cols, keep)
 }
 
@@ -411,7 +437,8 @@ pub(super) fn wrap_float_float(
     keep: Keep,
 ) -> GpuMatrix {
     let (rows, cols) = (m.rows(), m.cols());
-    let m = Handle::float_float(Resident::new(m, rows, cols, keep.any()));
+    let m = Resident::new(m, rows, cols, keep.any()).made_in(gpu.generation());
+    let m = Handle::float_float(m);
     wrap(gpu, registry, m, rows, cols, keep)
 }
 

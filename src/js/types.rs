@@ -48,9 +48,11 @@ export interface SquareOptions { kernel?: MatmulKernel; perPass?: number; }
  * the compute kernel, else "blocked"; "compute" needs WebGPU). */
 export interface MulVecOptions { kernel?: "auto" | "blocked" | "naive" | "compute"; }
 
-/** Options of `Gpgpu.create`: a memory budget in bytes of textures, whether matrices keep
- * copies to come back after a lost GPU (default true), and a smaller largest texture side. */
-export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean; tileLimit?: number; }
+/** Options of `Gpgpu.create`: a memory budget in bytes of textures, which copies matrices keep
+ * to come back after a lost GPU (true, the default: the arrays uploaded from and read into,
+ * left unchanged by the page; "copy": private copies; false: none), and a smaller largest
+ * texture side. */
+export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean | "copy"; tileLimit?: number; }
 
 /** What `Gpgpu.counts()` returns: GPU passes run and read-backs made since the Gpgpu opened. */
 export interface Counts { passes: number; readbacks: number; }
@@ -211,7 +213,7 @@ export interface MemoryStats {
   pooledBytes: number;
   peakBytes: number;
   /** JavaScript memory, not GPU, shared by the page's Gpgpu objects: large copies
-   * (`keepCopies`) that freed or changed matrices let go, kept to take the next copies of
+   * (`keepCopies: "copy"`) that freed or changed matrices let go, kept to take the next copies of
    * their length (at most 256 MiB; `releasePooled()` drops them). */
   spareCopyBytes: number;
   /** The `memoryBudget` asked for at create, or null. */

@@ -171,17 +171,18 @@ impl<C32, C64> Registry<C32, C64> {
             .collect()
     }
 
-    /// After the GPU was lost and a new one opened: every matrix learns that its texture went
-    /// (see [`Resident::restore`]). How many come back from a copy, and how many are lost.
-    pub fn restore(&self) -> (u32, u32) {
+    /// After the GPU was lost and a new one of `generation` opened: every matrix of an older
+    /// one learns that its texture went (see [`Resident::catch_up`]). How many come back from a
+    /// copy, and how many are lost.
+    pub fn restore(&self, generation: u64) -> (u32, u32) {
         let matrices: Vec<_> = (self.entries.borrow().values())
             .filter_map(Entry::upgrade)
             .collect();
         let (mut restored, mut lost) = (0, 0);
         for matrix in matrices {
             let outcome = match matrix {
-                Handle::Float32(m) => m.borrow_mut().restore(),
-                Handle::FloatFloat(m) => m.borrow_mut().restore(),
+                Handle::Float32(m) => m.borrow_mut().catch_up(generation),
+                Handle::FloatFloat(m) => m.borrow_mut().catch_up(generation),
             };
             match outcome {
                 Some(true) => restored += 1,

@@ -386,7 +386,8 @@ fn the_registry_finds_matrices_by_id_and_restores_them_all() {
     assert!(ids[0] != ids[1] && ids[1] != ids[2]);
     assert!(matches!(registry.get(ids[2]), Some(Handle::FloatFloat(_))));
     assert_eq!(registry.float32().len(), 2, "the budget's candidates");
-    assert_eq!(registry.restore(), (1, 2));
+    assert_eq!(registry.restore(1), (1, 2));
+    assert_eq!(registry.restore(1), (0, 0), "each matrix once");
     drop(bare);
     assert!(
         registry.get(ids[1]).is_none(),
