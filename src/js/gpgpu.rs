@@ -408,9 +408,9 @@ impl Gpgpu {
         self.gpu.lost()
     }
 
-    /// Brings this Gpgpu back after its GPU was lost, now (it also comes back by itself: see
-    /// `Gpu::revive`): a new WebGL2 context or WebGPU device of the same kind, pipelines
-    /// rebuilt as they are used. Every matrix with a copy on the CPU
+    /// Brings this Gpgpu back after its GPU was lost, now (it also comes back by itself on a
+    /// later call, except after `loseContext()`): a new WebGL2 context or WebGPU device of the
+    /// same kind, pipelines rebuilt as they are used. Every matrix with a copy on the CPU
     /// (uploaded, read back since its last change, `get`/`set`, evicted by the budget) comes
     /// back on its next use; the others reject with "lost with the GPU context". Resolves to
     /// `{ restored, lost }` (counts of matrices; both 0 when the GPU was not lost), or rejects
