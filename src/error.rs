@@ -128,8 +128,10 @@ impl fmt::Display for Error {
             Error::Gpu(msg) => write!(f, "GPU error: {msg}"),
             Error::Lost(why) => write!(
                 f,
-                "the GPU went away ({why}): nothing runs until restore() brings this Gpgpu back \
-                 (matrices with a copy on the CPU come back with it)"
+                "the GPU went away ({why}): this Gpgpu comes back by itself (on a later call \
+                 once a new device opens or the browser restores the WebGL2 context; after \
+                 loseContext() only through restore()), or when restore() brings it back; \
+                 matrices with a copy on the CPU come back with it"
             ),
             Error::LostMatrix => write!(
                 f,

@@ -505,10 +505,12 @@ on_both_backends! {
     }
 
     async fn large_copies_are_reused_and_keep_their_own_values(kind) {
-        // keepCopies (the default) copies what is uploaded and read back. A large copy that a
-        // freed or changed matrix lets go takes the next copy of its length, and must then
-        // hold that matrix's values: restore() after a loss brings each back from its own.
-        let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
+        // keepCopies: "copy" copies what is uploaded and read back. A large copy that a freed
+        // or changed matrix lets go takes the next copy of its length, and must then hold that
+        // matrix's values: restore() after a loss brings each back from its own.
+        let options = js_sys::Object::new();
+        js_sys::Reflect::set(&options, &"keepCopies".into(), &"copy".into()).unwrap();
+        let gpu = Gpgpu::create(Some(kind.name().into()), options.into()).await.unwrap();
         gpu.release_pooled();
         let spare = |g: &Gpgpu| js_sys::Reflect::get(&g.memory(), &"spareCopyBytes".into()).unwrap().as_f64().unwrap();
         let n = 512; // 1 MiB, the smallest copy kept

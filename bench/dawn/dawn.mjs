@@ -35,8 +35,10 @@ export async function openTexla({ pkgDir, flags = "", requireGpu = false }) {
   const texla = await import(pathToFileURL(path.join(pkgDir, "texla.js")).href);
   texla.initSync({ module: fs.readFileSync(path.join(pkgDir, "texla_bg.wasm")) });
   // Copies for a lost GPU cost a benchmark their copying; --keep-copies opens as a page does
-  // by default (keepCopies: true).
-  const gpu = await texla.Gpgpu.create("webgpu", { keepCopies: process.argv.includes("--keep-copies") });
+  // by default (keepCopies: true), --keep-copies=copy with private copies (keepCopies: "copy",
+  // what true did before the page's arrays were kept instead).
+  const keep = process.argv.find((a) => a.startsWith("--keep-copies"));
+  const gpu = await texla.Gpgpu.create("webgpu", { keepCopies: keep === "--keep-copies=copy" ? "copy" : !!keep });
   if (gpu.backend !== "webgpu") throw new Error(`texla runs ${gpu.backend}, not webgpu`);
   return { texla, gpu, adapterInfo, dawnFlags };
 }

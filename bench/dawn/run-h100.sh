@@ -10,6 +10,8 @@
 #   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]     (NMF: native_bench, PyTorch, Dawn)
 #   bash .dawn/bench/run-h100.sh --products [bench.mjs options...]   (native and cuBLAS first)
 #   bash .dawn/bench/run-h100.sh --transfer [transfer.mjs options...]   (upload and read-back steps)
+#   bash .dawn/bench/run-h100.sh --keep-copies-cost [keep-copies.mjs options...]   (what keepCopies
+#       false / true / "copy" costs per upload, read() and readInto at n = 1024, 2048, 4096)
 #   bash .dawn/bench/run-h100.sh --figures [native_bench options...]   (the ShaderX2 article's Figure 3 and seed
 #       003's A x at every order: native_bench --figure3 --mulvec-sweep, then bench_cublas.py beside
 #       its records; no node, no Dawn; estimated 3 minutes)
@@ -54,7 +56,7 @@ rm -rf "$work/bench" && mkdir -p "$work/bench"
 if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--linear" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-  cp "$dawn"/bench/{bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,package.json} "$work/bench/"
+  cp "$dawn"/bench/{bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,package.json} "$work/bench/"
   # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
   if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
     mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -136,6 +138,13 @@ if [ "${1:-}" = "--resident-steps" ]; then
   echo "== resident steps"
   for n in 1024 2048; do "$work/node" resident-steps.mjs --pkg "$dawn/pkg" --n "$n" ${require_gpu} "$@"; done 2>&1 | tee "$out/resident-steps.log"
   exit 0
+fi
+if [ "${1:-}" = "--keep-copies-cost" ]; then
+  # What keepCopies costs per upload and read-back (keep-copies.mjs): the options go to it.
+  shift
+  echo "== keepCopies per call"
+  "$work/node" keep-copies.mjs --pkg "$dawn/pkg" --sizes 1024,2048,4096 "$@" 2>&1 | tee "$out/keep-copies.log"
+  exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-}" = "--transfer" ]; then
   # Where a large upload and read-back spend their time (transfer.mjs): the options go to it.

@@ -146,6 +146,12 @@ pub trait Backend: Sized + 'static {
     /// does then.
     fn lose(&self);
 
+    /// Once lost, whether a new backend of this kind can open now: WebGL2's only after the
+    /// browser restored the lost context (`webglcontextrestored`); WebGPU's at any time.
+    fn revivable(&self) -> bool {
+        true
+    }
+
     /// Runs `program` with `inputs` (in the kernel's order) bound, rendering every texel of
     /// each of `outputs` (one per render target of the kernel, all of the program's shape).
     fn run(
@@ -236,6 +242,8 @@ pub trait DynBackend {
     fn lost(&self) -> Option<String>;
     /// See [`Backend::lose`].
     fn lose(&self);
+    /// See [`Backend::revivable`].
+    fn revivable(&self) -> bool;
     /// See [`Backend::run`].
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()>;
     /// See [`Backend::compile`].
@@ -308,6 +316,10 @@ impl<B: Backend> DynBackend for B {
 
     fn lose(&self) {
         Backend::lose(self)
+    }
+
+    fn revivable(&self) -> bool {
+        Backend::revivable(self)
     }
 
     fn run(&self, program: &Program, inputs: &[&dyn Any], outputs: &[&dyn Any]) -> Result<()> {

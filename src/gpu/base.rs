@@ -39,6 +39,12 @@ pub struct Gpu {
     pub(super) counts: Cell<Counts>,
     /// The largest texture side used (see [`Gpu::tile_limit`]).
     pub(super) tile_limit: Cell<usize>,
+    /// How many times a new backend replaced a lost one (see [`Gpu::generation`]).
+    pub(super) generation: Cell<u64>,
+    /// A new backend being opened, unasked, after a loss (see [`Gpu::revive`]).
+    pub(super) revival: Rc<RefCell<super::revival::Revival>>,
+    /// The loss was asked for ([`Gpu::lose`]): only [`Gpu::restore`] brings it back.
+    pub(super) held: Cell<bool>,
 }
 
 /// GPU passes run and read-backs made, to show what an algorithm costs.
@@ -104,6 +110,9 @@ impl Gpu {
             pool: Pool::new(),
             last_program: RefCell::new(None),
             counts: Cell::new(Counts::default()),
+            generation: Cell::new(0),
+            revival: Rc::default(),
+            held: Cell::new(false),
         }
     }
 
@@ -238,9 +247,10 @@ impl Gpu {
         Layout::new(rows, cols, self.tile_limit() as u32)
     }
 
-    /// Fails with [`Error::Lost`] once the GPU went away.
+    /// Fails with [`Error::Lost`] once the GPU went away, unless [`Gpu::revive`] brings it
+    /// back now.
     pub(super) fn alive(&self) -> Result<()> {
-        self.lost().map_or(Ok(()), |why| Err(Error::Lost(why)))
+        self.revive()
     }
 
     /// Why the GPU went away, if it did (see [`crate::backend::Backend::lost`]).
@@ -248,8 +258,10 @@ impl Gpu {
         self.backend().lost()
     }
 
-    /// Makes the GPU go away now (see [`crate::backend::Backend::lose`]).
+    /// Makes the GPU go away now (see [`crate::backend::Backend::lose`]), until
+    /// [`Gpu::restore`]: a loss asked for is not brought back unasked.
     pub fn lose(&self) {
+        self.held.set(true);
         self.backend().lose();
     }
 
@@ -269,42 +281,12 @@ impl Gpu {
         let Some(why) = self.lost() else {
             return Ok(false);
         };
-        let not_yet = |e: Error| Error::Lost(format!("{why}; bringing it back failed: {e}"));
-        let (backend, renderer): (Rc<dyn DynBackend>, Rc<dyn Draw>) = match self.caps.backend {
-            BackendKind::WebGpu => {
-                let b = WebGpu::create().await.map_err(not_yet)?;
-                let r = b.renderer(self.canvas.clone());
-                (Rc::new(b), Rc::new(r))
-            }
-            BackendKind::WebGl2 => {
-                let b = WebGl2::create(self.canvas.clone()).map_err(not_yet)?;
-                let r = b.renderer();
-                (Rc::new(b), Rc::new(r))
-            }
-        };
-        let (was, now) = (&self.caps, backend.capabilities());
-        if now.max_texture_size < was.max_texture_size
-            || now.max_render_targets < was.max_render_targets
-            || now.max_workgroup_storage < was.max_workgroup_storage
-            || now.compute != was.compute
-        {
-            return Err(not_yet(Error::Unsupported(format!(
-                "the new {} offers less than the lost one ({}, {} render targets, {} bytes of \
-                 workgroup memory, largest texture {})",
-                self.caps.backend.name(),
-                now.adapter,
-                now.max_render_targets,
-                now.max_workgroup_storage,
-                now.max_texture_size
-            ))));
-        }
-        *self.backend.borrow_mut() = backend;
-        let mut kept = self.renderer.borrow_mut();
-        if kept.is_some() {
-            *kept = Some(renderer);
-        }
-        self.pool.borrow_mut().restart();
-        *self.last_program.borrow_mut() = None;
+        let (backend, renderer) =
+            super::revival::open_backend(self.caps.backend, self.canvas.clone())
+                .await
+                .map_err(|e| Error::Lost(format!("{why}; bringing it back failed: {e}")))?;
+        self.install(backend, renderer)
+            .map_err(|e| Error::Lost(format!("{why}; bringing it back failed: {e}")))?;
         Ok(true)
     }
 

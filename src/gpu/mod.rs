@@ -22,6 +22,7 @@ pub mod probe;
 pub mod products;
 pub mod reductions;
 pub mod residency;
+mod revival;
 mod tiles;
 
 pub use crate::backend::LocalFuture;

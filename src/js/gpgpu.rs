@@ -29,7 +29,7 @@ pub struct Gpgpu {
     pub(super) precision: Precision,
     /// Whether matrices keep a copy of what is uploaded and read back, to come back after a
     /// lost GPU (option `keepCopies`, default true).
-    pub(super) keep_copies: bool,
+    pub(super) keep_copies: super::copies::Keep,
 }
 
 /// Wraps a device call whose result is a matrix: `Ok(GpuMatrix)` or a thrown `Error`.
@@ -47,9 +47,9 @@ impl Gpgpu {
     /// forces one. Rejects with a message naming what is missing when nothing works. Option
     /// `memoryBudget` (bytes of textures): past it, pooled textures are freed, then the least
     /// recently used matrices move to CPU copies and come back on their next use. Option
-    /// `keepCopies` (default true): every matrix keeps a copy, in JavaScript memory, of what was
-    /// uploaded into it or last read back from it, so that `restore()` brings it back after the
-    /// GPU is lost; false saves that memory and the copying time (benchmarks). Option
+    /// `keepCopies` (default true): every matrix keeps the array it was uploaded from or last
+    /// read into (unchanged by the page) as its copy, so that it comes back after the GPU is
+    /// lost; "copy" keeps private copies; false none. Option
     /// `tileLimit` (texels, a multiple of 4): use textures no larger than that a side, as if the
     /// device allowed no more, so that matrices past `4 x tileLimit` rows or `tileLimit` columns
     /// become grids of tiles (for tests and lessons; every matrix past the device's own limit
@@ -79,7 +79,7 @@ impl Gpgpu {
             }
             None => None,
         };
-        let keep_copies = super::options::option_bool_or(&options, "keepCopies", true)?;
+        let keep_copies = super::copies::Keep::option(&options)?;
         let tile_limit = super::options::option_count(&options, "tileLimit")?;
         let canvas = Some(super::options::option_value(&options, "canvas"))
             .filter(|c| !c.is_undefined() && !c.is_null())
@@ -326,19 +326,24 @@ impl Gpgpu {
         future_to_promise(async move { Ok(gpu.sum_all(&a?).await?.into()) })
     }
 
-    /// Live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes, and
-    /// the peak: the most bytes (live plus pooled) held at once. A matrix costs its padded
+    /// Matrices held and not freed, the scopes open (`scope`) and the matrices made in them so
+    /// far; live textures (held by matrices) and pooled ones (kept for reuse), counts and bytes,
+    /// and the peak: the most bytes (live plus pooled) held at once. A matrix costs its padded
     /// texture (16 bytes per texel) and nothing more.
     #[wasm_bindgen(unchecked_return_type = "MemoryStats")]
     pub fn memory(&self) -> Object {
         let m = self.gpu.memory();
+        let (scopes, scoped) = self.registry.scoped();
         object(&[
+            ("liveMatrices", self.registry.live().into()),
+            ("scopes", scopes.into()),
+            ("scopedMatrices", scoped.into()),
             ("liveTextures", m.live_textures.into()),
             ("liveBytes", m.live_bytes.into()),
             ("pooledTextures", m.pooled_textures.into()),
             ("pooledBytes", m.pooled_bytes.into()),
             ("peakBytes", m.peak_bytes.into()),
-            ("spareCopyBytes", super::gpu_matrix::spare_bytes().into()),
+            ("spareCopyBytes", super::copies::spare_bytes().into()),
             (
                 "budget",
                 self.budget
@@ -378,7 +383,7 @@ impl Gpgpu {
     #[wasm_bindgen(js_name = releasePooled)]
     pub fn release_pooled(&self) {
         self.gpu.release_pooled();
-        super::gpu_matrix::release_spares();
+        super::copies::release_spares();
     }
 
     /// Source of the last kernel that ran, in the backend's language (WGSL or GLSL).
@@ -410,8 +415,9 @@ impl Gpgpu {
         self.gpu.lost()
     }
 
-    /// Brings this Gpgpu back after its GPU was lost: a new WebGL2 context or WebGPU device of
-    /// the same kind, pipelines rebuilt as they are used. Every matrix with a copy on the CPU
+    /// Brings this Gpgpu back after its GPU was lost, now (it also comes back by itself on a
+    /// later call, except after `loseContext()`): a new WebGL2 context or WebGPU device of the
+    /// same kind, pipelines rebuilt as they are used. Every matrix with a copy on the CPU
     /// (uploaded, read back since its last change, `get`/`set`, evicted by the budget) comes
     /// back on its next use; the others reject with "lost with the GPU context". Resolves to
     /// `{ restored, lost }` (counts of matrices; both 0 when the GPU was not lost), or rejects
@@ -420,10 +426,8 @@ impl Gpgpu {
     pub fn restore(&self) -> Promise {
         let (gpu, registry) = (self.gpu.clone(), self.registry.clone());
         future_to_promise(async move {
-            let (restored, lost) = match gpu.restore().await? {
-                true => registry.restore(),
-                false => (0, 0),
-            };
+            gpu.restore().await?;
+            let (restored, lost) = registry.restore(gpu.generation());
             Ok(object(&[("restored", restored.into()), ("lost", lost.into())]).into())
         })
     }

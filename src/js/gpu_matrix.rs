@@ -4,7 +4,6 @@
 //! between the GPU and the CPU, is [`crate::gpu::residency`]'s; this is its JavaScript face,
 //! with the copies kept in JavaScript arrays.
 
-use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -12,65 +11,22 @@ use js_sys::{Float32Array, Float64Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use super::copies::{let_go, Keep, Kept};
 use crate::error::Error;
 use crate::gpu::ops;
-use crate::gpu::residency::{self, HostCopy, Residency, Resident, Shared, Source, Spares};
+use crate::gpu::residency::{self, Residency, Resident, Shared, Source};
 use crate::gpu::{DdMatrix, Gpu};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
 /// A matrix of either kind, its copies kept in JavaScript arrays.
-pub(super) type Handle = residency::Handle<Float32Array, Float64Array>;
+pub(super) type Handle = residency::Handle<Kept, Float64Array>;
 
 /// A GPU's matrices by id, so that arrays of matrices can be passed from JS.
-pub(super) type Registry = Rc<residency::Registry<Float32Array, Float64Array>>;
+pub(super) type Registry = Rc<residency::Registry<Kept, Float64Array>>;
 
 /// A float32 matrix's record.
-type Float32Shared = Shared<Matrix, Float32Array>;
-
-impl HostCopy for Float32Array {
-    fn count(&self) -> usize {
-        self.length() as usize
-    }
-
-    fn bytes(&self) -> u64 {
-        u64::from(self.byte_length())
-    }
-
-    fn overwrite(&mut self, from: &Self) {
-        self.set(from, 0);
-    }
-
-    fn duplicate(&self) -> Self {
-        self.slice(0, self.length())
-    }
-}
-
-thread_local! {
-    /// The large copies (`keepCopies`) that the page's matrices let go (freed, changed, set),
-    /// shared by its Gpgpu objects; `releasePooled()` drops them.
-    static SPARES: RefCell<Spares<Float32Array>> = const { RefCell::new(Spares::new()) };
-}
-
-/// A copy of `values`, into a spare of the same length where there is one.
-fn copy_of(values: &Float32Array) -> Float32Array {
-    SPARES.with_borrow_mut(|spares| spares.copy(values))
-}
-
-/// Keeps `copy`, which its matrix let go, for a later copy of its length if it is large.
-fn let_go(copy: Option<Float32Array>) {
-    SPARES.with_borrow_mut(|spares| spares.give(copy));
-}
-
-/// Bytes of the spare copies held now.
-pub(super) fn spare_bytes() -> f64 {
-    SPARES.with_borrow(Spares::bytes) as f64
-}
-
-/// Drops the spare copies.
-pub(super) fn release_spares() {
-    SPARES.with_borrow_mut(Spares::clear);
-}
+type Float32Shared = Shared<Matrix, Kept>;
 
 /// What a float32 operation says of a float-float operand.
 const FLOAT32_ONLY: &str = "this operation takes float32 matrices, and a float-float one (from \
@@ -95,22 +51,29 @@ fn float32<'m>(m: &'m Handle, why: &str) -> Result<&'m Float32Shared, Error> {
 /// The texture of `m` for a GPU operation: uploaded again from a CPU copy where `set` changed
 /// it, the budget moved it out or the GPU was lost; or a clear error (freed, lost, float-float).
 pub(super) fn matrix_of(gpu: &Gpu, m: &Handle) -> Result<Matrix, Error> {
-    float32(m, FLOAT32_ONLY)?
-        .borrow_mut()
-        .texture(|source, rows, cols| match source {
-            Source::Values(values) => gpu.upload(values, rows, cols),
-            Source::Kept(kept) => gpu.upload_js(kept, rows, cols),
-        })
+    let m = float32(m, FLOAT32_ONLY)?;
+    gpu.revive()?;
+    let mut m = m.borrow_mut();
+    m.catch_up(gpu.generation());
+    m.texture(|source, rows, cols| match source {
+        Source::Values(values) => gpu.upload(values, rows, cols),
+        Source::Kept(kept) => gpu.upload_js(kept.array()?, rows, cols),
+    })
 }
 
 /// The float-float pair of `m`, uploaded again from its copy after a lost GPU; or a clear error
 /// (freed, lost, float32).
 pub(super) fn pair_of(gpu: &Gpu, m: &Handle) -> Result<DdMatrix, Error> {
     match m {
-        Handle::FloatFloat(m) => m.borrow_mut().texture(|source, rows, cols| match source {
-            Source::Values(values) => gpu.float_float().upload(values, rows, cols),
-            Source::Kept(kept) => gpu.float_float().upload(&kept.to_vec(), rows, cols),
-        }),
+        Handle::FloatFloat(m) => {
+            gpu.revive()?;
+            let mut m = m.borrow_mut();
+            m.catch_up(gpu.generation());
+            m.texture(|source, rows, cols| match source {
+                Source::Values(values) => gpu.float_float().upload(values, rows, cols),
+                Source::Kept(kept) => gpu.float_float().upload(&kept.to_vec(), rows, cols),
+            })
+        }
         Handle::Float32(m) => {
             m.borrow().usable()?;
             Err(Error::Argument(FLOAT_FLOAT_ONLY.into()))
@@ -128,6 +91,8 @@ pub struct GpuMatrix {
     rows: usize,
     cols: usize,
     matrix: Handle,
+    /// Which copies it keeps of what is uploaded into it and read back from it.
+    keep: Keep,
 }
 
 #[wasm_bindgen]
@@ -235,10 +200,11 @@ impl GpuMatrix {
         if copied {
             return Promise::resolve(&JsValue::from(out));
         }
-        let matrix = self.matrix();
+        let (matrix, keep, handle) = (self.matrix(), self.keep, self.matrix.clone());
         future_to_promise(async move {
-            gpu.read_js(&matrix?, &out).await?;
-            m.borrow_mut().keep(version, || copy_of(&out));
+            let matrix = once_revived(&gpu, &handle, matrix).await?;
+            gpu.read_js(&matrix, &out).await?;
+            m.borrow_mut().keep(version, || keep.of(&out));
             Ok(out.into())
         })
     }
@@ -302,10 +268,7 @@ impl GpuMatrix {
     /// class: this one is left out of the TypeScript so that it is declared once.)
     #[wasm_bindgen(js_name = free, skip_typescript)]
     pub fn release(&self) {
-        match &self.matrix {
-            Handle::Float32(m) => let_go(m.borrow_mut().free()),
-            Handle::FloatFloat(m) => drop(m.borrow_mut().free()),
-        }
+        free(&self.matrix);
     }
 }
 
@@ -314,7 +277,7 @@ impl GpuMatrix {
     /// (copied into the array now, not cloned first), else read back (and kept as the copy
     /// that restores the matrix, where copies are kept); a float-float matrix is an error.
     fn read_float32(&self) -> impl std::future::Future<Output = Result<Float32Array, Error>> {
-        let gpu = self.gpu.clone();
+        let (gpu, keep) = (self.gpu.clone(), self.keep);
         let found = match &self.matrix {
             Handle::Float32(m) => {
                 let (copy, version) = {
@@ -323,7 +286,7 @@ impl GpuMatrix {
                 };
                 // Taken only without a copy: taking it may upload the texture.
                 let matrix = copy.is_none().then(|| self.matrix());
-                Ok((m.clone(), copy, version, matrix))
+                Ok((m.clone(), copy, version, matrix, self.matrix.clone()))
             }
             Handle::FloatFloat(_) => Err(Error::Argument(
                 "read() gives float32 values, and this is a float-float matrix: read it with \
@@ -332,13 +295,14 @@ impl GpuMatrix {
             )),
         };
         async move {
-            let (m, copy, version, matrix) = found?;
+            let (m, copy, version, matrix, handle) = found?;
             let matrix = match copy {
                 Some(copy) => return Ok(copy),
-                None => matrix.unwrap_or(Err(Error::Freed))?,
+                None => matrix.unwrap_or(Err(Error::Freed)),
             };
+            let matrix = once_revived(&gpu, &handle, matrix).await?;
             let values = gpu.read_values(&matrix).await?.into_js();
-            m.borrow_mut().keep(version, || copy_of(&values));
+            m.borrow_mut().keep(version, || keep.of(&values));
             Ok(values)
         }
     }
@@ -365,7 +329,7 @@ impl GpuMatrix {
     pub(super) fn back_up(&self, data: &Float32Array) {
         if let Handle::Float32(m) = &self.matrix {
             let version = m.borrow().version();
-            m.borrow_mut().keep(version, || copy_of(data));
+            m.borrow_mut().keep(version, || self.keep.of(data));
         }
     }
 
@@ -417,6 +381,30 @@ impl GpuMatrix {
     }
 }
 
+/// `matrix`, taken for a read; where that failed because the GPU went and a new device is
+/// being opened unasked, taken again once it is (or the error, once).
+async fn once_revived(
+    gpu: &Gpu,
+    handle: &Handle,
+    matrix: Result<Matrix, Error>,
+) -> Result<Matrix, Error> {
+    match matrix {
+        Err(Error::Lost(_)) if gpu.reviving() => {
+            gpu.revived().await;
+            matrix_of(gpu, handle)
+        }
+        other => other,
+    }
+}
+
+/// Frees `m` now (its texture and copies; any later use is an error).
+pub(super) fn free(m: &Handle) {
+    match m {
+        Handle::Float32(m) => let_go(m.borrow_mut().free()),
+        Handle::FloatFloat(m) => drop(m.borrow_mut().free()),
+    }
+}
+
 /// Reads the float-float `pair` of `m` back, keeping a copy where copies are kept.
 async fn read_float_float(
     gpu: &Gpu,
@@ -432,10 +420,11 @@ async fn read_float_float(
 
 /// Makes a GpuMatrix of `m` and records it in `registry`; `keep`: whether it keeps a copy of
 /// what is uploaded to it and read back from it.
-pub(super) fn wrap_matrix(gpu: &Rc<Gpu>, registry: &Registry, m: Matrix, keep: bool) -> GpuMatrix {
+pub(super) fn wrap_matrix(gpu: &Rc<Gpu>, registry: &Registry, m: Matrix, keep: Keep) -> GpuMatrix {
     let (rows, cols) = (m.rows(), m.cols());
-    let m = Handle::float32(Resident::new(m, rows, cols, keep));
-    wrap(gpu, registry, m, rows, cols)
+    let m = Resident::new(m, rows, cols, keep.any()).made_in(gpu.generation());
+    let m = Handle::float32(m);
+    wrap(gpu, registry, m, rows, cols, keep)
 }
 
 /// Makes a GpuMatrix of the float-float matrix `m` and records it in `registry` (so that a
@@ -445,19 +434,28 @@ pub(super) fn wrap_float_float(
     gpu: &Rc<Gpu>,
     registry: &Registry,
     m: DdMatrix,
-    keep: bool,
+    keep: Keep,
 ) -> GpuMatrix {
     let (rows, cols) = (m.rows(), m.cols());
-    let m = Handle::float_float(Resident::new(m, rows, cols, keep));
-    wrap(gpu, registry, m, rows, cols)
+    let m = Resident::new(m, rows, cols, keep.any()).made_in(gpu.generation());
+    let m = Handle::float_float(m);
+    wrap(gpu, registry, m, rows, cols, keep)
 }
 
-fn wrap(gpu: &Rc<Gpu>, registry: &Registry, matrix: Handle, rows: usize, cols: usize) -> GpuMatrix {
+fn wrap(
+    gpu: &Rc<Gpu>,
+    registry: &Registry,
+    matrix: Handle,
+    rows: usize,
+    cols: usize,
+    keep: Keep,
+) -> GpuMatrix {
     GpuMatrix {
         gpu: gpu.clone(),
         id: registry.add(&matrix),
         rows,
         cols,
         matrix,
+        keep,
     }
 }

@@ -5,6 +5,7 @@
 //! rejected promise.
 
 mod controller;
+mod copies;
 mod float_float;
 mod gpgpu;
 mod gpu_matrix;
@@ -13,6 +14,7 @@ mod options;
 mod own_kernel;
 mod products;
 mod refine;
+mod scope;
 mod simd_expr;
 mod solve;
 mod sources;

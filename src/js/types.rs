@@ -48,14 +48,23 @@ export interface SquareOptions { kernel?: MatmulKernel; perPass?: number; }
  * the compute kernel, else "blocked"; "compute" needs WebGPU). */
 export interface MulVecOptions { kernel?: "auto" | "blocked" | "naive" | "compute"; }
 
-/** Options of `Gpgpu.create`: a memory budget in bytes of textures, whether matrices keep
- * copies to come back after a lost GPU (default true), and a smaller largest texture side. */
-export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean; tileLimit?: number;
+/** Options of `Gpgpu.create`: a memory budget in bytes of textures, which copies matrices keep
+ * to come back after a lost GPU (true, the default: the arrays uploaded from and read into,
+ * left unchanged by the page; "copy": private copies; false: none), and a smaller largest
+ * texture side. */
+export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean | "copy"; tileLimit?: number;
   /** The canvas the wall draws into (on WebGL2, texla computes in its context too). */
   canvas?: HTMLCanvasElement | OffscreenCanvas; }
 
 /** What `Gpgpu.counts()` returns: GPU passes run and read-backs made since the Gpgpu opened. */
 export interface Counts { passes: number; readbacks: number; }
+
+/** `Gpgpu.scope`: runs `fn` and frees every matrix made while it ran except those it returns
+ * (a GpuMatrix, or arrays and plain objects holding them); an async `fn` gives its promise, and
+ * the matrices go once it settles. */
+export interface Gpgpu {
+  scope<T>(fn: () => T): T;
+}
 
 /** `GpuMatrix.readInto`, one overload per kind of matrix: a float32 matrix reads into a
  * Float32Array, a float-float one into a Float64Array (hi + lo); each resolves to `out`. */
@@ -195,13 +204,18 @@ export interface WallLcp {
 /** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse, and the most
  * bytes (live plus pooled) held at once since the Gpgpu opened or since `resetPeak()`. */
 export interface MemoryStats {
+  /** Matrices held (by the page or an open scope) and not freed. */
+  liveMatrices: number;
+  /** Scopes open now (`gpu.scope`), and the matrices made in them so far. */
+  scopes: number;
+  scopedMatrices: number;
   liveTextures: number;
   liveBytes: number;
   pooledTextures: number;
   pooledBytes: number;
   peakBytes: number;
   /** JavaScript memory, not GPU, shared by the page's Gpgpu objects: large copies
-   * (`keepCopies`) that freed or changed matrices let go, kept to take the next copies of
+   * (`keepCopies: "copy"`) that freed or changed matrices let go, kept to take the next copies of
    * their length (at most 256 MiB; `releasePooled()` drops them). */
   spareCopyBytes: number;
   /** The `memoryBudget` asked for at create, or null. */

@@ -267,6 +267,13 @@ if (lcp) {
 const memory: MemoryStats = gpu.memory();
 const memoryNumbers: number[] = [memory.liveTextures, memory.liveBytes, memory.pooledTextures, memory.pooledBytes, memory.peakBytes, memory.spareCopyBytes, memory.evictions];
 const budget: number | null = memory.budget;
+const scopeNumbers: number[] = [memory.liveMatrices, memory.scopes, memory.scopedMatrices];
+const scoped: GpuMatrix = gpu.scope(() => gpu.add(a, a));
+const scopedPair: [GpuMatrix, GpuMatrix] = gpu.scope(() => [gpu.add(a, a), gpu.sub(a, a)] as [GpuMatrix, GpuMatrix]);
+const scopedLater: { x: GpuMatrix } = await gpu.scope(async () => ({ x: gpu.add(a, a) }));
+{
+  using disposed = gpu.add(a, a);
+}
 const passCounts: Counts = gpu.counts();
 const passes: number = gpu.counts().passes - passCounts.passes + passCounts.readbacks;
 gpu.resetPeak();

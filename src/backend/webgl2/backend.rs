@@ -45,8 +45,13 @@ pub struct WebGl2 {
     /// context went with it, even once the browser restores the context for a page that asked
     /// (a new backend replaces this one).
     was_lost: Rc<Cell<bool>>,
-    /// The listener that sets `was_lost`, removed with the backend.
-    on_lost: wasm_bindgen::closure::Closure<dyn FnMut()>,
+    /// Set by the canvas's `webglcontextrestored` event: the browser gave the context back
+    /// (empty), so a new backend can open (see [`Backend::revivable`]).
+    was_restored: Rc<Cell<bool>>,
+    /// The listeners that set `was_lost` (and ask the browser to restore the context) and
+    /// `was_restored`, removed with the backend.
+    on_lost: wasm_bindgen::closure::Closure<dyn FnMut(wasm_bindgen::JsValue)>,
+    on_restored: wasm_bindgen::closure::Closure<dyn FnMut()>,
 }
 
 /// A linked kernel and the locations of its uniforms.
@@ -74,6 +79,10 @@ impl Drop for WebGl2 {
         let _ = self.canvas.remove_event_listener_with_callback(
             "webglcontextlost",
             self.on_lost.as_ref().unchecked_ref(),
+        );
+        let _ = self.canvas.remove_event_listener_with_callback(
+            "webglcontextrestored",
+            self.on_restored.as_ref().unchecked_ref(),
         );
     }
 }
@@ -168,9 +177,26 @@ impl WebGl2 {
             .max(1);
         let was_lost = Rc::new(Cell::new(false));
         let flag = was_lost.clone();
-        let on_lost = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || flag.set(true));
+        // preventDefault: texla can go on with a restored context, so the browser restores it.
+        let on_lost = wasm_bindgen::closure::Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(
+            move |event: wasm_bindgen::JsValue| {
+                let prevent = js_sys::Reflect::get(&event, &"preventDefault".into());
+                if let Ok(f) = prevent.and_then(|f| f.dyn_into::<js_sys::Function>()) {
+                    let _ = f.call0(&event);
+                }
+                flag.set(true);
+            },
+        );
         let _ = canvas
             .add_event_listener_with_callback("webglcontextlost", on_lost.as_ref().unchecked_ref());
+        let was_restored = Rc::new(Cell::new(false));
+        let flag = was_restored.clone();
+        let on_restored =
+            wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || flag.set(true));
+        let _ = canvas.add_event_listener_with_callback(
+            "webglcontextrestored",
+            on_restored.as_ref().unchecked_ref(),
+        );
         let gl = Rc::new(glow::Context::from_webgl2_context(context.clone()));
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
@@ -195,7 +221,9 @@ impl WebGl2 {
             multi,
             canvas: context_canvas,
             was_lost,
+            was_restored,
             on_lost,
+            on_restored,
         })
     }
 
@@ -271,6 +299,10 @@ impl Backend for WebGl2 {
     fn lost(&self) -> Option<String> {
         (self.was_lost.get() || self.context.is_context_lost())
             .then(|| "the WebGL2 context was lost".into())
+    }
+
+    fn revivable(&self) -> bool {
+        self.was_restored.get() || !self.context.is_context_lost()
     }
 
     fn lose(&self) {

@@ -13,9 +13,11 @@
 //! which `get` and `set` work on and the budget moves a matrix out to; and `kept`, a copy in
 //! host memory of what was uploaded or last read back, kept where `keepCopies` asks for it
 //! (what brings the matrix back after a lost GPU). The kept copy's type is a parameter, `C`:
-//! the JavaScript face keeps `Float32Array`s (`Float64Array`s for float-float matrices), which
-//! the page's arrays are copied into without passing through wasm memory; natively and in the
-//! tests it is a `Vec`. What the GPU holds is a parameter too ([`OnGpu`]: a [`Matrix`], a
+//! the JavaScript face keeps the page's own `Float32Array` (the one uploaded from or read
+//! into, with a sample to check it is unchanged) or a private copy (`js/copies.rs`), and
+//! `Float64Array`s for float-float matrices; natively and in the tests it is a `Vec`. After a
+//! loss, a new GPU's [`generation`](crate::gpu::Gpu::generation) tells each matrix on its next
+//! use that its texture went ([`Resident::catch_up`]). What the GPU holds is a parameter too ([`OnGpu`]: a [`Matrix`], a
 //! [`DdMatrix`] pair, or a fake), and every move that needs the GPU takes it as an argument (an
 //! upload closure, a [`Device`] for the budget's read-backs), so that nothing here needs a GPU
 //! or JavaScript, and the tests run natively.

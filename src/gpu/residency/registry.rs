@@ -69,15 +69,25 @@ impl<C32, C64> Entry<C32, C64> {
     }
 }
 
-/// One GPU's matrices by id.
+/// One GPU's matrices by id, and its open scopes.
 pub struct Registry<C32, C64> {
     entries: RefCell<HashMap<u32, Entry<C32, C64>>>,
+    /// The open scopes, innermost last: each holds the matrices made while it was the
+    /// innermost, by id (see [`Registry::open_scope`]).
+    scopes: RefCell<Vec<Scope<C32, C64>>>,
+}
+
+/// An open scope: its number, and the matrices made in it.
+struct Scope<C32, C64> {
+    number: u32,
+    made: Vec<(u32, Handle<C32, C64>)>,
 }
 
 impl<C32, C64> Default for Registry<C32, C64> {
     fn default() -> Self {
         Registry {
             entries: RefCell::new(HashMap::new()),
+            scopes: RefCell::new(Vec::new()),
         }
     }
 }
@@ -96,7 +106,54 @@ impl<C32, C64> Registry<C32, C64> {
             Handle::FloatFloat(m) => Entry::FloatFloat(Rc::downgrade(m)),
         };
         entries.insert(id, entry);
+        if let Some(scope) = self.scopes.borrow_mut().last_mut() {
+            scope.made.push((id, matrix.clone()));
+        }
         id
+    }
+
+    /// Opens a scope: every matrix made from now until [`Registry::close_scope`] (in a scope
+    /// opened since, the innermost) is recorded in it. Its number, for closing it.
+    pub fn open_scope(&self) -> u32 {
+        let number = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let made = Vec::new();
+        self.scopes.borrow_mut().push(Scope { number, made });
+        number
+    }
+
+    /// Closes scope `number`: the matrices made in it whose ids `keep` accepts move to the
+    /// scope around it (if any); the others are given back, to be freed. A scope closed out of
+    /// order (async scopes that overlapped) is taken from where it is; an unknown number gives
+    /// nothing.
+    pub fn close_scope(&self, number: u32, keep: impl Fn(u32) -> bool) -> Vec<Handle<C32, C64>> {
+        let mut scopes = self.scopes.borrow_mut();
+        let Some(at) = scopes.iter().position(|s| s.number == number) else {
+            return Vec::new();
+        };
+        let scope = scopes.remove(at);
+        let (kept, gone): (Vec<_>, Vec<_>) = scope.made.into_iter().partition(|(id, _)| keep(*id));
+        if let Some(outer) = at.checked_sub(1).and_then(|i| scopes.get_mut(i)) {
+            outer.made.extend(kept);
+        }
+        gone.into_iter().map(|(_, m)| m).collect()
+    }
+
+    /// How many scopes are open, and how many matrices they hold.
+    pub fn scoped(&self) -> (usize, usize) {
+        let scopes = self.scopes.borrow();
+        (scopes.len(), scopes.iter().map(|s| s.made.len()).sum())
+    }
+
+    /// How many matrices of either kind are held (by the page or a scope) and not freed or
+    /// lost.
+    pub fn live(&self) -> usize {
+        (self.entries.borrow().values())
+            .filter_map(Entry::upgrade)
+            .filter(|m| match m {
+                Handle::Float32(m) => m.borrow().usable().is_ok(),
+                Handle::FloatFloat(m) => m.borrow().usable().is_ok(),
+            })
+            .count()
     }
 
     /// The matrix of `id`, if it is this GPU's and still held.
@@ -114,17 +171,18 @@ impl<C32, C64> Registry<C32, C64> {
             .collect()
     }
 
-    /// After the GPU was lost and a new one opened: every matrix learns that its texture went
-    /// (see [`Resident::restore`]). How many come back from a copy, and how many are lost.
-    pub fn restore(&self) -> (u32, u32) {
+    /// After the GPU was lost and a new one of `generation` opened: every matrix of an older
+    /// one learns that its texture went (see [`Resident::catch_up`]). How many come back from a
+    /// copy, and how many are lost.
+    pub fn restore(&self, generation: u64) -> (u32, u32) {
         let matrices: Vec<_> = (self.entries.borrow().values())
             .filter_map(Entry::upgrade)
             .collect();
         let (mut restored, mut lost) = (0, 0);
         for matrix in matrices {
             let outcome = match matrix {
-                Handle::Float32(m) => m.borrow_mut().restore(),
-                Handle::FloatFloat(m) => m.borrow_mut().restore(),
+                Handle::Float32(m) => m.borrow_mut().catch_up(generation),
+                Handle::FloatFloat(m) => m.borrow_mut().catch_up(generation),
             };
             match outcome {
                 Some(true) => restored += 1,

@@ -103,6 +103,9 @@ pub struct Resident<T: OnGpu, C> {
     cols: usize,
     /// Whether copies of what is uploaded and read back are kept (`keepCopies`).
     keep: bool,
+    /// The GPU's generation its texture was made in: a later one means the texture went with
+    /// a lost GPU (see [`Resident::catch_up`]).
+    generation: u64,
 }
 
 impl<T: OnGpu, C> Resident<T, C> {
@@ -119,7 +122,25 @@ impl<T: OnGpu, C> Resident<T, C> {
             rows,
             cols,
             keep,
+            generation: 0,
         }
+    }
+
+    /// The same, its texture made by the GPU of `generation` (see [`Resident::catch_up`]).
+    pub fn made_in(mut self, generation: u64) -> Self {
+        self.generation = generation;
+        self
+    }
+
+    /// Where the GPU is now of a later `generation` (a new one replaced it after a loss): the
+    /// texture went with the old one, and [`Resident::restore`] says whether the matrix comes
+    /// back from a copy; `None` where it is of this generation already.
+    pub fn catch_up(&mut self, generation: u64) -> Option<bool> {
+        if self.generation >= generation {
+            return None;
+        }
+        self.generation = generation;
+        self.restore()
     }
 
     /// Where its values are.

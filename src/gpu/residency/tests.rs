@@ -386,11 +386,43 @@ fn the_registry_finds_matrices_by_id_and_restores_them_all() {
     assert!(ids[0] != ids[1] && ids[1] != ids[2]);
     assert!(matches!(registry.get(ids[2]), Some(Handle::FloatFloat(_))));
     assert_eq!(registry.float32().len(), 2, "the budget's candidates");
-    assert_eq!(registry.restore(), (1, 2));
+    assert_eq!(registry.restore(1), (1, 2));
+    assert_eq!(registry.restore(1), (0, 0), "each matrix once");
     drop(bare);
     assert!(
         registry.get(ids[1]).is_none(),
         "a dropped matrix is not found"
     );
     assert!(registry.get(0).is_none());
+}
+
+#[test]
+fn a_scope_gives_back_what_it_did_not_keep_and_passes_the_rest_out() {
+    let registry = Registry::<Vec<f32>, Vec<f64>>::default();
+    let float32 = || Handle::float32(Resident::new(matrix(), 1, 1, false));
+    let before = float32();
+    registry.add(&before);
+    let outer = registry.open_scope();
+    let kept_out = float32();
+    let kept_id = registry.add(&kept_out);
+    let inner = registry.open_scope();
+    let (a, b) = (float32(), float32());
+    let a_id = registry.add(&a);
+    registry.add(&b);
+    assert_eq!(registry.scoped(), (2, 3));
+    let gone = registry.close_scope(inner, |id| id == a_id);
+    assert_eq!(gone.len(), 1, "b goes");
+    assert_eq!(
+        registry.scoped(),
+        (1, 2),
+        "a belongs to the outer scope now"
+    );
+    let gone = registry.close_scope(outer, |id| id == kept_id);
+    assert_eq!(gone.len(), 1, "a goes with the outer scope");
+    assert_eq!(registry.scoped(), (0, 0));
+    assert!(
+        registry.close_scope(outer, |_| false).is_empty(),
+        "closed once"
+    );
+    assert_eq!(registry.live(), 4, "freeing is the caller's");
 }
