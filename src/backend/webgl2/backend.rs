@@ -170,7 +170,7 @@ impl WebGl2 {
             .contains("KHR_parallel_shader_compile");
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
-        let sync = new_texture(&gl, 1, 1, Check::Complete)?;
+        let sync = new_texture(&gl, 1, 1, true)?;
         // SAFETY: plain object creation on a live context.
         let multi = unsafe { gl.create_framebuffer() }.map_err(Error::Gpu)?;
         Ok(WebGl2 {
@@ -274,7 +274,7 @@ impl Backend for WebGl2 {
     }
 
     fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
-        new_texture(&self.gl, width, height, Check::Not)
+        new_texture(&self.gl, width, height, false)
     }
 
     fn lost(&self) -> Option<String> {
@@ -547,23 +547,16 @@ impl Backend for WebGl2 {
     }
 }
 
-/// Whether [`new_texture`] asks GL whether its framebuffer is complete.
-#[derive(Clone, Copy, PartialEq)]
-enum Check {
-    /// Asked once, for the context's first texture: RGBA32F renders here (with
-    /// `EXT_color_buffer_float`) or the backend does not open.
-    Complete,
-    /// Not asked again: the question waits for the GPU to run everything queued before it (on
-    /// a CPU-emulated GPU, building new kernels' pipelines: up to 30 ms a new matrix).
-    Not,
-}
-
-/// A `width x height` RGBA32F texture with NEAREST filtering and its own framebuffer.
+/// A `width x height` RGBA32F texture with NEAREST filtering and its own framebuffer. Only where
+/// `check` (the context's first texture) is GL asked whether the framebuffer is complete:
+/// RGBA32F renders here (`EXT_color_buffer_float`) or the backend does not open, and the
+/// question waits for the GPU to run everything queued before it (on a CPU-emulated GPU,
+/// building new kernels' pipelines: up to 30 ms a new matrix).
 fn new_texture(
     gl: &Rc<glow::Context>,
     width: usize,
     height: usize,
-    check: Check,
+    check: bool,
 ) -> Result<Texture> {
     // SAFETY: new objects of this context; the texture is bound only for this setup.
     unsafe {
@@ -601,9 +594,10 @@ fn new_texture(
             Some(texture),
             0,
         );
-        let status = match check {
-            Check::Complete => gl.check_framebuffer_status(glow::FRAMEBUFFER),
-            Check::Not => glow::FRAMEBUFFER_COMPLETE,
+        let status = if check {
+            gl.check_framebuffer_status(glow::FRAMEBUFFER)
+        } else {
+            glow::FRAMEBUFFER_COMPLETE
         };
         gl.bind_framebuffer(glow::FRAMEBUFFER, None);
         if status != glow::FRAMEBUFFER_COMPLETE {
