@@ -127,12 +127,9 @@ async function start() {
   $("cap-float32").dataset.ieee = String(f32.ieee);
   document.body.dataset.backend = caps.backend;
   showMemory();
-  // Compile the kernel once, so that the first timing shown is not the shader compiler's.
-  const one = gpu.upload(new Float32Array(1), 1, 1);
-  const warm = gpu.square(one);
-  await warm.read();
-  one.free();
-  warm.free();
+  // No kernel is compiled ahead here: each section builds the shaders it runs first, says so
+  // while it does, and times only the runs after (a warm-up of the default product kernel held
+  // WebGPU's first result 3 s here, compiling a kernel the first panel does not run).
 
   // When the GPU goes away (a reset, a driver crash, the button), say so at the top in plain
   // words and bring the same Gpgpu back: matrices with a copy on the CPU come back with it, the
@@ -255,7 +252,9 @@ async function start() {
     const sizes = $("bench-sizes").value;
     await shown("benchmark", () => runBench(kind, sizes, gpu, texla, guarded));
   } else {
-    await shown("square", runSquare);
+    // Once the first result is shown, the wall's shaders are built, before its reader presses
+    // Start (and while the other product kernels are timed).
+    await shown("square", () => runSquare(() => wall?.prepare()));
   }
   checkShownLesson();
 }
@@ -314,13 +313,13 @@ async function runFloatFloat(texla) {
   });
 }
 
-async function runSquare() {
+async function runSquare(firstShown) {
   const out = $("square-result");
   await guarded(out, async () => {
     const n = whole("square-n", "n", 1, 2048);
     const seed = whole("square-seed", "seed", 0, 2 ** 32 - 1);
     const threshold = positive("square-threshold", "the highlight threshold");
-    await product(gpu, out, { m: n, k: n, n, seed, threshold, square: true, kernel: $("square-kernel").value });
+    await product(gpu, out, { m: n, k: n, n, seed, threshold, square: true, kernel: $("square-kernel").value, shown: firstShown });
   });
 }
 

@@ -14,8 +14,9 @@ export const KEPT_FRAMES = 3600;
 const $ = (id) => document.getElementById(id);
 
 /**
- * Sets up the wall section on `gpu`; returns `{ wall, restored }`, where `restored()` takes the
- * new canvas after a lost GPU came back, draws, and goes on running if the loss stopped it.
+ * Sets up the wall section on `gpu`; returns `{ wall, restored, prepare }`, where `restored()`
+ * takes the new canvas after a lost GPU came back, draws, and goes on running if the loss
+ * stopped it, and `prepare()` builds the wall's shaders, saying so in the wall's status.
  */
 export function initWall(gpu) {
   const wall = gpu.wall(1);
@@ -266,7 +267,18 @@ export function initWall(gpu) {
     if (stoppedByLoss && !running) $("wall-run").click();
     stoppedByLoss = false;
   };
-  return { wall, restored };
+  // Builds the wall's shaders before the reader presses Start (seconds on a CPU-emulated GPU),
+  // saying so; a Start meanwhile waits for them, its frame's clock starting after.
+  const ready = $("wall-status").textContent;
+  const prepare = () => {
+    $("wall-status").textContent = "Building the wall's shaders on your GPU…";
+    $("wall-status").dataset.compiling = "";
+    return wall.prepare().then(
+      () => ($("wall-status").textContent = ready),
+      (e) => ($("wall-status").textContent = `${ready} (its shaders are built by the first frame: ${e.message ?? e})`),
+    ).finally(() => delete $("wall-status").dataset.compiling);
+  };
+  return { wall, restored, prepare };
 }
 
 function verificationTable(v) {

@@ -38,6 +38,8 @@ struct WallState {
     /// Where the last frame's milliseconds went.
     parts: physics::FrameTimes,
     frame_ms: f64,
+    /// `prepare()`'s frame, once asked for: `step()` waits for it before its clock starts.
+    preparing: Option<Promise>,
 }
 
 /// How `step()` rejects when `cancel()` or `reset()` abandoned its frame.
@@ -56,6 +58,7 @@ impl Wall {
             last: None,
             parts: physics::FrameTimes::default(),
             frame_ms: 0.0,
+            preparing: None,
         };
         Wall {
             gpu,
@@ -85,6 +88,11 @@ impl Wall {
         let gpu = self.gpu.clone();
         let state = self.state.clone();
         future_to_promise(async move {
+            // Shaders still being built by `prepare()` are waited for first, off the clock.
+            let preparing = state.borrow().preparing.clone();
+            if let Some(preparing) = preparing {
+                let _ = wasm_bindgen_futures::JsFuture::from(preparing).await;
+            }
             let (frame, mut world) = state.borrow_mut().live.begin()?;
             let start = now_ms();
             // Asked between the chunks of a long solve: `cancel()` or `reset()` stops it there.
@@ -102,6 +110,27 @@ impl Wall {
             drop(s);
             Ok(Self::stats_of(&state.borrow()).into())
         })
+    }
+
+    /// Builds the shaders of the wall's frames now, by simulating one frame on a copy of the
+    /// wall as it stands (its result dropped; the wall does not move): resolves once they are
+    /// built. On a CPU-emulated GPU that takes seconds, which a page can spend before its
+    /// reader presses Start; `step()` waits for a preparation under way before its frame's clock
+    /// starts, so no frame's time counts the shaders' building. Asking again gives the same
+    /// promise.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn prepare(&self) -> Promise {
+        if let Some(preparing) = &self.state.borrow().preparing {
+            return preparing.clone();
+        }
+        let gpu = self.gpu.clone();
+        let mut world = self.state.borrow().live.world().clone();
+        let preparing = future_to_promise(async move {
+            physics::gpu_frame_timed(gpu.as_ref(), &mut world, &now_ms, &|| true).await?;
+            Ok(JsValue::UNDEFINED)
+        });
+        self.state.borrow_mut().preparing = Some(preparing.clone());
+        preparing
     }
 
     /// Abandons the frame being simulated, if there is one, so that the page need not wait for

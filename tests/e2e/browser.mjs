@@ -78,9 +78,11 @@ export async function onEachBackend(fn, arg = {}, backends = ["webgpu", "webgl2"
 }
 
 /** Opens `server`'s page with `query` in `browser`, collecting console errors, failed and
- * off-origin requests, and violations of the page's Content-Security-Policy into `problems`. */
-export async function openPage(browser, server, query) {
+ * off-origin requests, and violations of the page's Content-Security-Policy into `problems`.
+ * `init`, if given, is a script run in the page before its own (Playwright's addInitScript). */
+export async function openPage(browser, server, query, init = null) {
   const page = await browser.newPage();
+  if (init) await page.addInitScript(init);
   const problems = [];
   await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`)));
   page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));

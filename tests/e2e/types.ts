@@ -227,6 +227,8 @@ await wave.drop(32, 32, 1, 6);
 let wall: Wall = gpu.wall();
 wall = gpu.wall(1);
 wall = gpu.wall(1, 10);
+const prepared: Promise<void> = wall.prepare();
+await prepared;
 const stepped: WallStats = await wall.step();
 const stats: WallStats = wall.stats();
 const parts: WallParts = stats.parts;

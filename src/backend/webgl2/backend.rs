@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use glow::HasContext;
 
-use super::gl::{gl_errors, link};
+use super::gl::{drop_linking, gl_errors, is_linked, linked, start_link, LinkFailure};
 use super::scene::SceneRenderer;
 use crate::backend::{Backend, Capabilities, Values};
 use crate::error::{Error, Result};
@@ -31,6 +31,13 @@ pub struct WebGl2 {
     gl: Rc<glow::Context>,
     capabilities: Capabilities,
     programs: RefCell<HashMap<u64, Rc<GlProgram>>>,
+    /// Whether a program was linked since the GPU last caught up (`settle`): its first draws
+    /// build the driver's pipeline for it on the GPU's side (on a CPU-emulated GPU, tens of ms
+    /// each), so the next read or `finish` waits for the GPU without holding the page.
+    built: Cell<bool>,
+    /// `KHR_parallel_shader_compile`, where the browser has it: `compile` then links without
+    /// holding the page, polling the program's completion once a turn of the event loop.
+    parallel_compile: bool,
     /// WebGL2 needs a bound vertex array to draw, even one without attributes.
     vertex_array: glow::VertexArray,
     /// A 1 x 1 texture that `finish` reads back to wait for the GPU (see there).
@@ -198,9 +205,12 @@ impl WebGl2 {
             on_restored.as_ref().unchecked_ref(),
         );
         let gl = Rc::new(glow::Context::from_webgl2_context(context.clone()));
+        let parallel_compile = gl
+            .supported_extensions()
+            .contains("KHR_parallel_shader_compile");
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
-        let sync = new_texture(&gl, &was_lost, 1, 1)?;
+        let sync = new_texture(&gl, &was_lost, 1, 1, true)?;
         // SAFETY: plain object creation on a live context.
         let multi = unsafe { gl.create_framebuffer() }.map_err(Error::Gpu)?;
         Ok(WebGl2 {
@@ -216,6 +226,8 @@ impl WebGl2 {
                 compute: false,
             },
             programs: RefCell::new(HashMap::new()),
+            built: Cell::new(false),
+            parallel_compile,
             vertex_array,
             sync,
             multi,
@@ -241,16 +253,26 @@ impl WebGl2 {
         if let Some(p) = self.programs.borrow().get(&kernel.key()) {
             return Ok(p.clone());
         }
+        let linking = start_link(
+            &self.gl,
+            Kernel::glsl_vertex_source(),
+            &kernel.glsl_source(),
+        );
+        self.keep(kernel, linking.and_then(|l| linked(&self.gl, l)))
+    }
+
+    /// The program of `kernel` as GL linked it (or why not), with its uniforms' locations,
+    /// cached for later runs.
+    fn keep(
+        &self,
+        kernel: &Kernel,
+        linked: std::result::Result<glow::Program, LinkFailure>,
+    ) -> Result<Rc<GlProgram>> {
         let gl = &self.gl;
-        let program =
-            link(gl, Kernel::glsl_vertex_source(), &kernel.glsl_source()).map_err(|failure| {
-                match failure.step {
-                    "fragment shader" => {
-                        kernel.compile_error(Language::Glsl, glsl_messages(&failure.log))
-                    }
-                    _ => failure.into_error(&format!("kernel \"{}\"", kernel.name)),
-                }
-            })?;
+        let program = linked.map_err(|failure| match failure.step {
+            "fragment shader" => kernel.compile_error(Language::Glsl, glsl_messages(&failure.log)),
+            _ => failure.into_error(&format!("kernel \"{}\"", kernel.name)),
+        })?;
         // SAFETY: queries on a program of this context.
         let linked = unsafe {
             GlProgram {
@@ -268,6 +290,7 @@ impl WebGl2 {
         self.programs
             .borrow_mut()
             .insert(kernel.key(), linked.clone());
+        self.built.set(true);
         Ok(linked)
     }
 
@@ -293,7 +316,7 @@ impl Backend for WebGl2 {
     }
 
     fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
-        new_texture(&self.gl, &self.was_lost, width, height)
+        new_texture(&self.gl, &self.was_lost, width, height, false)
     }
 
     fn lost(&self) -> Option<String> {
@@ -345,7 +368,33 @@ impl Backend for WebGl2 {
                 kernel.name
             )));
         }
-        self.program(kernel).map(|_| ())
+        if self.programs.borrow().contains_key(&kernel.key()) {
+            return Ok(());
+        }
+        if !self.parallel_compile {
+            return self.program(kernel).map(|_| ());
+        }
+        // KHR_parallel_shader_compile: the browser compiles and links meanwhile; asked once a
+        // turn of the event loop whether it is done, the page runs (linking at once held it
+        // 10 to 80 ms a kernel here).
+        let linking = start_link(
+            &self.gl,
+            Kernel::glsl_vertex_source(),
+            &kernel.glsl_source(),
+        );
+        let linking = match linking {
+            Ok(linking) => linking,
+            Err(failure) => return self.keep(kernel, Err(failure)).map(|_| ()),
+        };
+        while !is_linked(&self.gl, &linking) && Backend::lost(self).is_none() {
+            crate::event_loop::sleep_ms(POLL_MS).await;
+        }
+        if self.programs.borrow().contains_key(&kernel.key()) {
+            // A run linked it meanwhile.
+            drop_linking(&self.gl, linking);
+            return Ok(());
+        }
+        self.keep(kernel, linked(&self.gl, linking)).map(|_| ())
     }
 
     fn run(&self, program: &Program, inputs: &[&Texture], outputs: &[&Texture]) -> Result<()> {
@@ -450,12 +499,14 @@ impl Backend for WebGl2 {
 
     async fn read(&self, t: &Texture, layout: Layout) -> Result<Values> {
         let (width, height) = (layout.width(), layout.height());
-        if width * height >= SETTLE_TEXELS {
+        if width * height >= SETTLE_TEXELS || self.built.get() {
             // readPixels would hold the page until the GPU has done everything before it (a
             // product of two 1024 x 1024 matrices on a CPU-emulated GPU: about 2 s); a large
             // result mostly follows large work, so its read waits for the GPU first without
             // holding the page. A small one (a residual, a dot) is read at once: the wait costs
-            // a few ms, which would double a solver's time here.
+            // a few ms, which would double a solver's time here. Except after a new program: its
+            // first draws build the driver's pipeline (SwiftShader: 20 to 100 ms a kernel), and
+            // a read at once held the page for all of them (the NMF lab's first run, 270 ms).
             Backend::settle(self).await?;
         }
         let mut texels = vec![0.0f32; 4 * width * height];
@@ -479,6 +530,10 @@ impl Backend for WebGl2 {
     }
 
     async fn finish(&self) -> Result<()> {
+        if self.built.get() {
+            // After a new program, wait without holding the page (see `read`).
+            return Backend::settle(self).await;
+        }
         // gl.finish() returns at once in browsers; a read-back cannot: GL runs commands in order,
         // so reading one texel after clearing the sync texture waits for everything before.
         let mut texel = [0.0f32; 4];
@@ -514,6 +569,8 @@ impl Backend for WebGl2 {
             fence
         }
         .map_err(Error::Gpu)?;
+        // The fence follows every draw so far, those that build new programs' pipelines too.
+        self.built.set(false);
         // The first poll comes after one turn of the event loop, later ones after waits that
         // double up to POLL_MS: polling every turn kept a core busy, and on a CPU-emulated GPU
         // (SwiftShader, 2 cores) the fast product of 1024 x 1024 matrices ran 37% slower.
@@ -536,12 +593,17 @@ impl Backend for WebGl2 {
     }
 }
 
-/// A `width x height` RGBA32F texture with NEAREST filtering and its own framebuffer.
+/// A `width x height` RGBA32F texture with NEAREST filtering and its own framebuffer. Only where
+/// `check` (the context's first texture) is GL asked whether the framebuffer is complete:
+/// RGBA32F renders here (`EXT_color_buffer_float`) or the backend does not open, and the
+/// question waits for the GPU to run everything queued before it (on a CPU-emulated GPU,
+/// building new kernels' pipelines: up to 30 ms a new matrix).
 fn new_texture(
     gl: &Rc<glow::Context>,
     lost: &Rc<Cell<bool>>,
     width: usize,
     height: usize,
+    check: bool,
 ) -> Result<Texture> {
     // SAFETY: new objects of this context; the texture is bound only for this setup.
     unsafe {
@@ -580,7 +642,11 @@ fn new_texture(
             Some(texture),
             0,
         );
-        let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+        let status = if check {
+            gl.check_framebuffer_status(glow::FRAMEBUFFER)
+        } else {
+            glow::FRAMEBUFFER_COMPLETE
+        };
         gl.bind_framebuffer(glow::FRAMEBUFFER, None);
         if status != glow::FRAMEBUFFER_COMPLETE {
             return Err(Error::Gpu(format!(
