@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::pool::{MemoryStats, Pool, Pooled};
 use crate::backend::{
-    Backend, BackendKind, Capabilities, Draw, DynBackend, Values, WebGl2, WebGpu,
+    Backend, BackendKind, Capabilities, Draw, DynBackend, GpuSource, Values, WebGl2, WebGpu,
 };
 use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Program};
@@ -104,8 +104,14 @@ impl Gpu {
 
     /// Opens a GPU as `choice` asks; when nothing works the error names what is missing.
     pub async fn open(choice: Choice) -> Result<Opened> {
-        let webgpu = || async {
-            let b = WebGpu::create().await?;
+        Gpu::open_on(choice, GpuSource::Navigator).await
+    }
+
+    /// Opens a GPU as `choice` asks, WebGPU from `source` (`navigator.gpu`, a given `GPU` or a
+    /// shared `GPUDevice`).
+    pub async fn open_on(choice: Choice, source: GpuSource) -> Result<Opened> {
+        let webgpu = || async move {
+            let b = WebGpu::create_on(source).await?;
             let renderer: Rc<dyn Draw> = Rc::new(b.renderer());
             Ok::<_, Error>(Gpu::new(b, Some(renderer)))
         };
@@ -232,6 +238,19 @@ impl Gpu {
         self.backend().lost()
     }
 
+    /// The JavaScript texture that holds `m` (see [`crate::backend::Backend::handle`]), the
+    /// work that writes it submitted: the matrix as the caller's own GPU resource.
+    pub fn handle(&self, m: &Matrix) -> Result<wasm_bindgen::JsValue> {
+        self.alive()?;
+        self.backend().handle(self.texture(m)?)
+    }
+
+    /// The JavaScript device or context that [`Gpu::handle`]'s textures belong to.
+    pub fn device_handle(&self) -> Result<wasm_bindgen::JsValue> {
+        self.alive()?;
+        self.backend().device_handle()
+    }
+
     /// Makes the GPU go away now (see [`crate::backend::Backend::lose`]).
     pub fn lose(&self) {
         self.backend().lose();
@@ -256,7 +275,17 @@ impl Gpu {
         let not_yet = |e: Error| Error::Lost(format!("{why}; bringing it back failed: {e}"));
         let (backend, renderer): (Rc<dyn DynBackend>, Rc<dyn Draw>) = match self.caps.backend {
             BackendKind::WebGpu => {
-                let b = WebGpu::create().await.map_err(not_yet)?;
+                let source = self
+                    .backend_as::<WebGpu>()
+                    .map_or_else(GpuSource::default, |b| b.source().clone());
+                if source.shared() {
+                    return Err(not_yet(Error::Unsupported(
+                        "it was a shared GPUDevice, which only its owner can replace: open a \
+                         new Gpgpu on a new device"
+                            .into(),
+                    )));
+                }
+                let b = WebGpu::create_on(source).await.map_err(not_yet)?;
                 let r = b.renderer();
                 (Rc::new(b), Rc::new(r))
             }

@@ -41,6 +41,25 @@ macro_rules! matrix_op {
         Ok(wrapped)
     }};
 }
+impl Gpgpu {
+    /// The device or context underneath, when `kind` runs.
+    fn native(&self, kind: crate::backend::BackendKind) -> Result<JsValue, JsValue> {
+        let runs = self.gpu.capabilities().backend;
+        if runs != kind {
+            return Err(Error::Unsupported(format!(
+                "this Gpgpu runs {}, so it has no {} to give",
+                runs.name(),
+                match kind {
+                    crate::backend::BackendKind::WebGpu => "GPUDevice",
+                    crate::backend::BackendKind::WebGl2 => "WebGL2 context",
+                }
+            ))
+            .into());
+        }
+        Ok(self.gpu.device_handle()?)
+    }
+}
+
 #[wasm_bindgen]
 impl Gpgpu {
     /// Opens a GPU: `"auto"` (the default) tries WebGPU, then WebGL2; `"webgpu"` or `"webgl2"`
@@ -53,7 +72,9 @@ impl Gpgpu {
     /// `tileLimit` (texels, a multiple of 4): use textures no larger than that a side, as if the
     /// device allowed no more, so that matrices past `4 x tileLimit` rows or `tileLimit` columns
     /// become grids of tiles (for tests and lessons; every matrix past the device's own limit
-    /// is one anyway).
+    /// is one anyway). Option `gpu` (a `GPU` object: npm `webgpu`'s `create([])` in Node) or
+    /// `device` (a `GPUDevice` the page owns, shared: texla computes on it and never destroys
+    /// it) opens WebGPU from there instead of `navigator.gpu`.
     pub async fn create(
         #[wasm_bindgen(unchecked_optional_param_type = "\"auto\" | \"webgpu\" | \"webgl2\"")]
         backend: Option<String>,
@@ -64,8 +85,9 @@ impl Gpgpu {
         known_options(
             &options,
             "Gpgpu.create",
-            &["memoryBudget", "keepCopies", "tileLimit"],
+            &["memoryBudget", "keepCopies", "tileLimit", "gpu", "device"],
         )?;
+        let (choice, source) = super::options::gpu_source(&options, choice)?;
         let budget = match super::options::option_number(&options, "memoryBudget")? {
             Some(bytes) if bytes >= 1.0 => Some(Rc::new(Budget::new(bytes as usize))),
             Some(bytes) => {
@@ -78,7 +100,7 @@ impl Gpgpu {
         };
         let keep_copies = super::options::option_bool_or(&options, "keepCopies", true)?;
         let tile_limit = super::options::option_count(&options, "tileLimit")?;
-        let opened = Gpu::open(choice).await?;
+        let opened = Gpu::open_on(choice, source).await?;
         if let Some(side) = tile_limit {
             opened.gpu.set_tile_limit(side)?;
         }
@@ -94,6 +116,23 @@ impl Gpgpu {
             precision,
             keep_copies,
         })
+    }
+
+    /// The `GPUDevice` texla computes on (WebGPU): the device of `GpuMatrix.texture()`'s
+    /// textures, the page's own where it gave one (`Gpgpu.create("webgpu", { device })`).
+    #[wasm_bindgen(unchecked_return_type = "any")]
+    pub fn device(&self) -> Result<JsValue, JsValue> {
+        self.native(crate::backend::BackendKind::WebGpu)
+    }
+
+    /// The `WebGL2RenderingContext` texla computes on (WebGL2): the context of
+    /// `GpuMatrix.texture()`'s textures. A page drawing with it leaves what it changes of the
+    /// context's state as it found it (blending, scissor, depth and stencil tests off, the
+    /// default pixel-store settings); texla binds its own program, framebuffer, textures,
+    /// vertex array and viewport for each pass.
+    #[wasm_bindgen(js_name = glContext, unchecked_return_type = "WebGL2RenderingContext")]
+    pub fn gl_context(&self) -> Result<JsValue, JsValue> {
+        self.native(crate::backend::BackendKind::WebGl2)
     }
 
     /// The backend that runs: "webgpu" or "webgl2".
