@@ -20,9 +20,10 @@ const pkg = path.resolve(process.argv[2] ?? path.join(root, "pkg"));
 const wasm = path.join(pkg, "texla_bg.wasm");
 if (!fs.existsSync(wasm)) throw new Error(`${wasm} is missing: run wasm-pack build --target web --release first`);
 
-// The WebAssembly features rustc's wasm32-unknown-unknown target enables by default, which every
-// browser with WebGPU or WebGL2 support that texla targets has: wasm-opt may use these, no more.
-const FEATURES = ["bulk-memory", "mutable-globals", "nontrapping-float-to-int", "sign-ext", "reference-types", "multivalue"];
+// The WebAssembly features texla's wasm uses: those rustc's wasm32-unknown-unknown target enables
+// by default, and SIMD (.cargo/config.toml), which every browser with WebGPU or WebGL2 has, and
+// Node since 16. wasm-opt may use these, no more.
+const FEATURES = ["bulk-memory", "mutable-globals", "nontrapping-float-to-int", "sign-ext", "reference-types", "multivalue", "simd"];
 
 function wasmOpt() {
   const local = path.join(here, "node_modules/.bin/wasm-opt");
@@ -36,7 +37,12 @@ const size = (file) => {
 
 const before = size(wasm);
 const out = `${wasm}.opt`;
-execFileSync(wasmOpt(), ["-Oz", ...FEATURES.map((f) => `--enable-${f}`), wasm, "-o", out], { stdio: "inherit" });
+try {
+  execFileSync(wasmOpt(), ["-Oz", ...FEATURES.map((f) => `--enable-${f}`), wasm, "-o", out], { stdio: "inherit" });
+} catch (e) {
+  if (e.code !== "ENOENT") throw e;
+  throw new Error("wasm-opt not found: `(cd tools/package && npm ci)` installs it (tools/setup.sh's setup_build does), or set WASM_OPT");
+}
 fs.renameSync(out, wasm);
 const after = size(wasm);
 console.log(`texla_bg.wasm: ${before.bytes} bytes (${before.gzip} gzipped) -> wasm-opt -Oz -> ${after.bytes} bytes (${after.gzip} gzipped)`);
