@@ -51,8 +51,14 @@ setup_test() {
 
 # pkg/ is then the npm package (`cd pkg && npm pack`): the wasm optimised by wasm-opt -Oz, the
 # Node entry, package.json with ESM exports (tools/package/finish.mjs).
+# Size: texla's own code stays at opt-level 3 (the wall's CPU physics ran 1.3-2x slower at "s"
+# or "z"), its dependencies (wgpu's WebGPU backend, web-sys, js-sys, glow) are built for size
+# and in one codegen unit: 2.02 MB -> 1.34 MB before wasm-opt, 1.24 MB after
+# (bench/records/package-size-2026-11-26.md). Here, not in Cargo.toml: the native benchmark
+# builds wgpu natively with the release profile, for speed.
+WASM_SIZE_FLAGS=(--config 'profile.release.package."*".opt-level="z"' --config 'profile.release.codegen-units=1')
 build_pkg() {
   step "building pkg/ (wasm-pack --target web, release; then wasm-opt and the npm package)"
-  wasm-pack build --target web --release
+  wasm-pack build --target web --release -- "${WASM_SIZE_FLAGS[@]}"
   node tools/package/finish.mjs pkg
 }
