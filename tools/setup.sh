@@ -53,7 +53,7 @@ setup_test() {
 # Node entry, package.json with ESM exports (tools/package/finish.mjs).
 # Size: texla's own code stays at opt-level 3 (the wall's CPU physics ran 1.3-2x slower at "s"
 # or "z"), its dependencies (wgpu's WebGPU backend, web-sys, js-sys, glow) are built for size
-# and in one codegen unit: 2.02 MB -> 1.34 MB before wasm-opt, 1.24 MB after
+# and in one codegen unit: 1.53 MB -> 1.25 MB after wasm-opt (2.0 MB without it)
 # (bench/records/package-size-2026-11-26.md). Here, not in Cargo.toml: the native benchmark
 # builds wgpu natively with the release profile, for speed.
 WASM_SIZE_FLAGS=(--config 'profile.release.package."*".opt-level="z"' --config 'profile.release.codegen-units=1')
