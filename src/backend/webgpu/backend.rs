@@ -65,7 +65,13 @@ impl WebGpu {
                 ..Default::default()
             })
             .await
-            .map_err(|e| unavailable(&format!("requestAdapter() gave no adapter ({e})")))?;
+            .map_err(|e| {
+                let gpu = match source {
+                    GpuSource::Navigator => "navigator.gpu",
+                    _ => "gpu",
+                };
+                unavailable(&format!("{gpu}.requestAdapter() gave no adapter ({e})"))
+            })?;
         let names = browser_adapter_info(&gpu).await;
         Self::open(adapter, names, source).await
     }
