@@ -30,10 +30,10 @@ pub(crate) async fn next_turn() {
     {
         use wasm_bindgen::{JsCast, JsValue};
         let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &k.into()).ok();
+        let channel = crate::global::property("MessageChannel")
+            .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+            .and_then(|c| js_sys::Reflect::construct(&c, &js_sys::Array::new()).ok());
         let pause = js_sys::Promise::new(&mut |resolve, _| {
-            let channel = crate::global::property("MessageChannel")
-                .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
-                .and_then(|c| js_sys::Reflect::construct(&c, &js_sys::Array::new()).ok());
             let post = channel.as_ref().and_then(|channel| {
                 let (receiver, sender) = (get(channel, "port1")?, get(channel, "port2")?);
                 js_sys::Reflect::set(&receiver, &"onmessage".into(), &resolve).ok()?;
@@ -47,6 +47,15 @@ pub(crate) async fn next_turn() {
             }
         });
         let _ = wasm_bindgen_futures::JsFuture::from(pause).await;
+        // In Node a port with a listener keeps the process from exiting: both are closed.
+        if let Some(channel) = &channel {
+            for port in ["port1", "port2"].iter().filter_map(|k| get(channel, k)) {
+                let close = get(&port, "close").and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+                if let Some(close) = close {
+                    let _ = close.call0(&port);
+                }
+            }
+        }
     }
 }
 

@@ -25,6 +25,12 @@ setup_build() {
     step "installing wasm-pack $WASM_PACK_VERSION"
     cargo install wasm-pack --version "$WASM_PACK_VERSION" --force
   fi
+  # wasm-opt for build_pkg: the npm build of Binaryen (tools/package/package-lock.json);
+  # wasm-pack's own download of it fails here.
+  if [ ! -x tools/package/node_modules/.bin/wasm-opt ]; then
+    step "installing Binaryen's wasm-opt (npm binaryen, for build_pkg)"
+    (cd tools/package && npm ci --no-audit --no-fund)
+  fi
 }
 
 # Debian's Chromium and ChromeDriver, playwright-core for the end-to-end tests and typescript
@@ -36,13 +42,23 @@ setup_test() {
     as_root apt-get update -qq
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver
   fi
-  if [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/typescript ]; then
-    step "installing playwright-core and typescript (playwright's own browser download is not used)"
+  if [ ! -d tests/e2e/node_modules/playwright-core ] || [ ! -d tests/e2e/node_modules/typescript ] \
+    || [ ! -d tests/e2e/node_modules/webgpu ]; then
+    step "installing playwright-core, typescript and webgpu (Dawn for the Node test; playwright's own browser download is not used)"
     (cd tests/e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
 }
 
+# pkg/ is then the npm package (`cd pkg && npm pack`): the wasm optimised by wasm-opt -Oz, the
+# Node entry, package.json with ESM exports (tools/package/finish.mjs).
+# Size: texla's own code stays at opt-level 3 (the wall's CPU physics ran 1.3-2x slower at "s"
+# or "z"), its dependencies (wgpu's WebGPU backend, web-sys, js-sys, glow) are built for size
+# and in one codegen unit: 1.53 MB -> 1.25 MB after wasm-opt (2.0 MB without it)
+# (bench/records/package-size-2026-11-26.md). Here, not in Cargo.toml: the native benchmark
+# builds wgpu natively with the release profile, for speed.
+WASM_SIZE_FLAGS=(--config 'profile.release.package."*".opt-level="z"' --config 'profile.release.codegen-units=1')
 build_pkg() {
-  step "building pkg/ (wasm-pack --target web, release)"
-  wasm-pack build --target web --release
+  step "building pkg/ (wasm-pack --target web, release; then wasm-opt and the npm package)"
+  wasm-pack build --target web --release -- "${WASM_SIZE_FLAGS[@]}"
+  node tools/package/finish.mjs pkg
 }

@@ -16,7 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { arg, findPkg, openTexla } from "./dawn.mjs";
+import { arg, findPkg, openTexla, peerGlobals } from "./dawn.mjs";
 import { jaxPeer, ortPeer } from "./peers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -53,13 +53,14 @@ const log = (s) => console.log(`[${elapsed().toFixed(1).padStart(6)} s] ${s}`);
 
 // ---------------------------------------------------------------------------------------------
 // WebGPU in Node and texla on it (dawn.mjs); TF.js wants navigator.gpu when its backend module
-// loads (so: dynamic imports below).
-const { texla, gpu, adapterInfo, dawnFlags } = await openTexla({
+// loads (so: peerGlobals, then dynamic imports below).
+const { texla, gpu, gpuApi, adapterInfo, dawnFlags } = await openTexla({
   pkgDir,
   flags: arg("dawn-flags", process.env.DAWN_FLAGS || ""),
   requireGpu: process.argv.includes("--require-gpu"),
 });
 const mainGpu = gpu;
+await peerGlobals(gpuApi);
 
 const tf = await import("@tensorflow/tfjs-core");
 await import("@tensorflow/tfjs-backend-webgpu");

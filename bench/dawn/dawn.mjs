@@ -1,6 +1,6 @@
 // What both Dawn benchmarks share: WebGPU in Node through dawn.node (the npm package `webgpu`,
-// Chromium's WebGPU) and texla's pkg/ loaded on it. texla's wasm-bindgen glue wants a window,
-// and wgpu looks for a global `Window` constructor.
+// Chromium's WebGPU) and texla's pkg/ loaded on it, handed Dawn's GPU object with no global set
+// (Gpgpu.create("webgpu", { gpu })). TF.js needs globals of its own: `peerGlobals` sets them.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,12 +17,8 @@ export const arg = (name, fallback) => {
  * Dawn offers only a software adapter. */
 export async function openTexla({ pkgDir, flags = "", requireGpu = false }) {
   const webgpu = await import("webgpu");
-  Object.assign(globalThis, webgpu.globals);
   const dawnFlags = String(flags).split(";").map((v) => v.trim()).filter(Boolean);
   const gpuApi = webgpu.create(dawnFlags);
-  globalThis.navigator = { gpu: gpuApi, userAgent: `Node.js ${process.version} (dawn.node)`, language: "en", hardwareConcurrency: os.cpus().length };
-  globalThis.window = globalThis;
-  globalThis.Window = class {};
   const probe = await gpuApi.requestAdapter({ powerPreference: "high-performance" });
   if (!probe) throw new Error("Dawn found no WebGPU adapter (Vulkan ICD? see README.md)");
   const i = probe.info ?? {};
@@ -38,9 +34,17 @@ export async function openTexla({ pkgDir, flags = "", requireGpu = false }) {
   // by default (keepCopies: true), --keep-copies=copy with private copies (keepCopies: "copy",
   // what true did before the page's arrays were kept instead).
   const keep = process.argv.find((a) => a.startsWith("--keep-copies"));
-  const gpu = await texla.Gpgpu.create("webgpu", { keepCopies: keep === "--keep-copies=copy" ? "copy" : !!keep });
+  const gpu = await texla.Gpgpu.create("webgpu", { gpu: gpuApi, keepCopies: keep === "--keep-copies=copy" ? "copy" : !!keep });
   if (gpu.backend !== "webgpu") throw new Error(`texla runs ${gpu.backend}, not webgpu`);
-  return { texla, gpu, adapterInfo, dawnFlags };
+  return { texla, gpu, gpuApi, adapterInfo, dawnFlags };
+}
+
+/** The globals a peer written for the browser wants (TF.js's WebGPU backend reads
+ * navigator.gpu and the GPU* constants): Dawn's `gpuApi` as navigator.gpu. texla needs none. */
+export async function peerGlobals(gpuApi) {
+  const webgpu = await import("webgpu");
+  Object.assign(globalThis, webgpu.globals);
+  globalThis.navigator = { gpu: gpuApi, userAgent: `Node.js ${process.version} (dawn.node)`, language: "en", hardwareConcurrency: os.cpus().length };
 }
 
 /** texla's built pkg/: `--pkg DIR`, else the repository's or the packed one beside `here`. */

@@ -5,12 +5,13 @@
 // transfers, so these steps decide both.
 //
 //   node transfer.mjs --pkg DIR [--mib 4,16,64,256] [--reps 5]
-import { arg, findPkg, openTexla } from "./dawn.mjs";
+import { arg, findPkg, openTexla, peerGlobals } from "./dawn.mjs";
 
 const sizes = String(arg("mib", "4,16,64,256")).split(",").map(Number);
 const reps = Number(arg("reps", 5));
-const { gpu } = await openTexla({ pkgDir: findPkg(import.meta.dirname), requireGpu: process.argv.includes("--require-gpu") });
-const adapter = await navigator.gpu.requestAdapter({ powerPreference: "high-performance" });
+const { gpu, gpuApi } = await openTexla({ pkgDir: findPkg(import.meta.dirname), requireGpu: process.argv.includes("--require-gpu") });
+await peerGlobals(gpuApi); // the GPU* constants here, navigator.gpu for TF.js
+const adapter = await gpuApi.requestAdapter({ powerPreference: "high-performance" });
 const device = await adapter.requestDevice({ requiredLimits: { maxBufferSize: adapter.limits.maxBufferSize, maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize } });
 const B = GPUBufferUsage;
 const now = () => performance.now();

@@ -217,6 +217,23 @@ pub trait Backend: Sized + 'static {
 
     /// Frees the buffers kept from large transfers for the next one (none by default).
     fn release_kept(&self) {}
+
+    /// `texture` as the JavaScript object of the API underneath (a `GPUTexture`, a
+    /// `WebGLTexture`), the work that writes it submitted, for the caller to draw with.
+    fn handle(&self, texture: &Self::Texture) -> Result<wasm_bindgen::JsValue> {
+        let _ = texture;
+        Err(Error::Unsupported(
+            "this backend has no JavaScript texture to give".into(),
+        ))
+    }
+
+    /// The JavaScript object that [`Backend::handle`]'s textures belong to: the `GPUDevice`,
+    /// or the `WebGL2RenderingContext`.
+    fn device_handle(&self) -> Result<wasm_bindgen::JsValue> {
+        Err(Error::Unsupported(
+            "this backend has no JavaScript device to give".into(),
+        ))
+    }
 }
 
 /// A texture of some backend, its type erased: what [`DynBackend`] takes and gives.
@@ -272,6 +289,10 @@ pub trait DynBackend {
     fn settle(&self) -> LocalFuture<'_, Result<()>>;
     /// See [`Backend::release_kept`].
     fn release_kept(&self);
+    /// See [`Backend::handle`].
+    fn handle(&self, texture: &dyn Any) -> Result<wasm_bindgen::JsValue>;
+    /// See [`Backend::device_handle`].
+    fn device_handle(&self) -> Result<wasm_bindgen::JsValue>;
     /// The backend itself, for code that knows which one it opened (the native benchmark).
     fn as_any(&self) -> &dyn Any;
     /// The shared backend itself, for [`crate::gpu::Gpu::backend_as`].
@@ -369,6 +390,14 @@ impl<B: Backend> DynBackend for B {
 
     fn release_kept(&self) {
         Backend::release_kept(self)
+    }
+
+    fn handle(&self, texture: &dyn Any) -> Result<wasm_bindgen::JsValue> {
+        Backend::handle(self, typed::<B>(texture)?)
+    }
+
+    fn device_handle(&self) -> Result<wasm_bindgen::JsValue> {
+        Backend::device_handle(self)
     }
 
     fn as_any_rc(self: std::rc::Rc<Self>) -> std::rc::Rc<dyn Any> {

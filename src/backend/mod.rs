@@ -9,4 +9,4 @@ pub use api::{
     Backend, BackendKind, Capabilities, Draw, DynBackend, DynTexture, LocalFuture, Values,
 };
 pub use webgl2::WebGl2;
-pub use webgpu::WebGpu;
+pub use webgpu::{GpuSource, WebGpu};

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::pool::{MemoryStats, Pool, Pooled};
 use crate::backend::{
-    Backend, BackendKind, Capabilities, Draw, DynBackend, Values, WebGl2, WebGpu,
+    Backend, BackendKind, Capabilities, Draw, DynBackend, GpuSource, Values, WebGl2, WebGpu,
 };
 use crate::error::{Error, Result};
 use crate::global::Canvas;
@@ -118,19 +118,24 @@ impl Gpu {
 
     /// Opens a GPU as `choice` asks; when nothing works the error names what is missing.
     pub async fn open(choice: Choice) -> Result<Opened> {
-        Gpu::open_on(choice, None).await
+        Gpu::open_on(choice, GpuSource::Navigator, None).await
     }
 
-    /// Opens a GPU as [`Gpu::open`] does, drawing the wall into `canvas` (a `<canvas>` or an
+    /// Opens a GPU as [`Gpu::open`] does, WebGPU from `source` (`navigator.gpu`, a given `GPU`
+    /// or a shared `GPUDevice`), drawing the wall into `canvas` (a `<canvas>` or an
     /// `OffscreenCanvas`, such as one a page moved to a Worker) instead of a canvas of its own:
     /// on WebGL2 the context itself is that canvas's, on WebGPU its 2D context shows the frames.
-    pub async fn open_on(choice: Choice, canvas: Option<Canvas>) -> Result<Opened> {
+    pub async fn open_on(
+        choice: Choice,
+        source: GpuSource,
+        canvas: Option<Canvas>,
+    ) -> Result<Opened> {
         let with_canvas = |mut gpu: Gpu| {
             gpu.canvas = canvas.clone();
             gpu
         };
         let webgpu = || async {
-            let b = WebGpu::create().await?;
+            let b = WebGpu::create_on(source.clone()).await?;
             let renderer: Rc<dyn Draw> = Rc::new(b.renderer(canvas.clone()));
             Ok::<_, Error>(with_canvas(Gpu::new(b, Some(renderer))))
         };
@@ -258,6 +263,26 @@ impl Gpu {
         self.backend().lost()
     }
 
+    /// Where the WebGPU device came from (`navigator.gpu` on WebGL2): a new one after a loss
+    /// comes from the same place.
+    pub(super) fn source(&self) -> GpuSource {
+        self.backend_as::<WebGpu>()
+            .map_or_else(GpuSource::default, |b| b.source().clone())
+    }
+
+    /// The JavaScript texture that holds `m` (see [`crate::backend::Backend::handle`]), the
+    /// work that writes it submitted: the matrix as the caller's own GPU resource.
+    pub fn handle(&self, m: &Matrix) -> Result<wasm_bindgen::JsValue> {
+        self.alive()?;
+        self.backend().handle(self.texture(m)?)
+    }
+
+    /// The JavaScript device or context that [`Gpu::handle`]'s textures belong to.
+    pub fn device_handle(&self) -> Result<wasm_bindgen::JsValue> {
+        self.alive()?;
+        self.backend().device_handle()
+    }
+
     /// Makes the GPU go away now (see [`crate::backend::Backend::lose`]), until
     /// [`Gpu::restore`]: a loss asked for is not brought back unasked.
     pub fn lose(&self) {
@@ -281,12 +306,12 @@ impl Gpu {
         let Some(why) = self.lost() else {
             return Ok(false);
         };
+        let failed = |e: Error| Error::Lost(format!("{why}; bringing it back failed: {e}"));
         let (backend, renderer) =
-            super::revival::open_backend(self.caps.backend, self.canvas.clone())
+            super::revival::open_backend(self.caps.backend, self.source(), self.canvas.clone())
                 .await
-                .map_err(|e| Error::Lost(format!("{why}; bringing it back failed: {e}")))?;
-        self.install(backend, renderer)
-            .map_err(|e| Error::Lost(format!("{why}; bringing it back failed: {e}")))?;
+                .map_err(failed)?;
+        self.install(backend, renderer).map_err(failed)?;
         Ok(true)
     }
 

@@ -9,7 +9,7 @@
 use std::rc::Rc;
 
 use super::base::Gpu;
-use crate::backend::{BackendKind, Draw, DynBackend, WebGl2, WebGpu};
+use crate::backend::{BackendKind, Draw, DynBackend, GpuSource, WebGl2, WebGpu};
 use crate::error::{Error, Result};
 use crate::global::Canvas;
 
@@ -32,11 +32,23 @@ pub(super) enum Revival {
     Ready(u64, Result<Opened>),
 }
 
-/// Opens a new backend of `kind` and its renderer, on the page's `canvas` where it gave one.
-pub(super) async fn open_backend(kind: BackendKind, canvas: Option<Canvas>) -> Result<Opened> {
+/// Opens a new backend of `kind` and its renderer: WebGPU from `source`, drawing into the
+/// page's `canvas` where it gave one. A shared device is refused: only its owner can replace it.
+pub(super) async fn open_backend(
+    kind: BackendKind,
+    source: GpuSource,
+    canvas: Option<Canvas>,
+) -> Result<Opened> {
     Ok(match kind {
         BackendKind::WebGpu => {
-            let b = WebGpu::create().await?;
+            if source.shared() {
+                return Err(Error::Unsupported(
+                    "it was a shared GPUDevice, which only its owner can replace: open a new \
+                     Gpgpu on a new device"
+                        .into(),
+                ));
+            }
+            let b = WebGpu::create_on(source).await?;
             let r = b.renderer(canvas);
             (Rc::new(b), Rc::new(r))
         }
@@ -121,10 +133,10 @@ impl Gpu {
     fn open_unasked(&self, generation: u64) {
         #[cfg(target_arch = "wasm32")]
         {
-            let (slot, canvas) = (self.revival.clone(), self.canvas.clone());
+            let (slot, source, canvas) = (self.revival.clone(), self.source(), self.canvas.clone());
             *slot.borrow_mut() = Revival::Pending(generation);
             wasm_bindgen_futures::spawn_local(async move {
-                let opened = open_backend(BackendKind::WebGpu, canvas).await;
+                let opened = open_backend(BackendKind::WebGpu, source, canvas).await;
                 *slot.borrow_mut() = Revival::Ready(generation, opened);
             });
         }

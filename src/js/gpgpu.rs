@@ -41,6 +41,25 @@ macro_rules! matrix_op {
         Ok(wrapped)
     }};
 }
+impl Gpgpu {
+    /// The device or context underneath, when `kind` runs.
+    fn native(&self, kind: crate::backend::BackendKind) -> Result<JsValue, JsValue> {
+        let runs = self.gpu.capabilities().backend;
+        if runs != kind {
+            return Err(Error::Unsupported(format!(
+                "this Gpgpu runs {}, so it has no {} to give",
+                runs.name(),
+                match kind {
+                    crate::backend::BackendKind::WebGpu => "GPUDevice",
+                    crate::backend::BackendKind::WebGl2 => "WebGL2 context",
+                }
+            ))
+            .into());
+        }
+        Ok(self.gpu.device_handle()?)
+    }
+}
+
 #[wasm_bindgen]
 impl Gpgpu {
     /// Opens a GPU: `"auto"` (the default) tries WebGPU, then WebGL2; `"webgpu"` or `"webgl2"`
@@ -56,7 +75,9 @@ impl Gpgpu {
     /// is one anyway). Option `canvas` (an `HTMLCanvasElement` or `OffscreenCanvas`, such as one
     /// a page moved to a Worker with `transferControlToOffscreen()`): the wall draws into it
     /// instead of a canvas of texla's own; on WebGL2 texla computes in that canvas's context
-    /// too, so it must have no context of another kind.
+    /// too, so it must have no context of another kind. Option `gpu` (a `GPU` object: npm
+    /// `webgpu`'s `create([])` in Node) or `device` (a `GPUDevice` the page owns, shared: texla
+    /// computes on it and never destroys it) opens WebGPU from there instead of `navigator.gpu`.
     pub async fn create(
         #[wasm_bindgen(unchecked_optional_param_type = "\"auto\" | \"webgpu\" | \"webgl2\"")]
         backend: Option<String>,
@@ -67,8 +88,16 @@ impl Gpgpu {
         known_options(
             &options,
             "Gpgpu.create",
-            &["memoryBudget", "keepCopies", "tileLimit", "canvas"],
+            &[
+                "memoryBudget",
+                "keepCopies",
+                "tileLimit",
+                "canvas",
+                "gpu",
+                "device",
+            ],
         )?;
+        let (choice, source) = super::options::gpu_source(&options, choice)?;
         let budget = match super::options::option_number(&options, "memoryBudget")? {
             Some(bytes) if bytes >= 1.0 => Some(Rc::new(Budget::new(bytes as usize))),
             Some(bytes) => {
@@ -85,7 +114,7 @@ impl Gpgpu {
             .filter(|c| !c.is_undefined() && !c.is_null())
             .map(|c| crate::global::Canvas::from_js(c, "option canvas"))
             .transpose()?;
-        let opened = Gpu::open_on(choice, canvas).await?;
+        let opened = Gpu::open_on(choice, source, canvas).await?;
         if let Some(side) = tile_limit {
             opened.gpu.set_tile_limit(side)?;
         }
@@ -101,6 +130,23 @@ impl Gpgpu {
             precision,
             keep_copies,
         })
+    }
+
+    /// The `GPUDevice` texla computes on (WebGPU): the device of `GpuMatrix.texture()`'s
+    /// textures, the page's own where it gave one (`Gpgpu.create("webgpu", { device })`).
+    #[wasm_bindgen(unchecked_return_type = "any")]
+    pub fn device(&self) -> Result<JsValue, JsValue> {
+        self.native(crate::backend::BackendKind::WebGpu)
+    }
+
+    /// The `WebGL2RenderingContext` texla computes on (WebGL2): the context of
+    /// `GpuMatrix.texture()`'s textures. A page drawing with it leaves what it changes of the
+    /// context's state as it found it (blending, scissor, depth and stencil tests off, the
+    /// default pixel-store settings); texla binds its own program, framebuffer, textures,
+    /// vertex array and viewport for each pass.
+    #[wasm_bindgen(js_name = glContext, unchecked_return_type = "WebGL2RenderingContext")]
+    pub fn gl_context(&self) -> Result<JsValue, JsValue> {
+        self.native(crate::backend::BackendKind::WebGl2)
     }
 
     /// The backend that runs: "webgpu" or "webgl2".

@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::rc::Rc;
 
-use js_sys::{Float32Array, Float64Array, Promise};
+use js_sys::{Float32Array, Float64Array, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -120,6 +120,38 @@ impl GpuMatrix {
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> u32 {
         self.id
+    }
+
+    /// This float32 matrix as the page's own GPU resource, to draw with without a read-back:
+    /// `{ texture, format, width, height, rows, cols }`, `texture` a `GPUTexture` of
+    /// `gpu.device()` (WebGPU) or a `WebGLTexture` of `gpu.glContext()` (WebGL2). Format
+    /// `"rgba32float"` (WebGL2: `RGBA32F`, `RGBA`, `FLOAT`), `cols` texels wide and
+    /// `ceil(rows / 4)` high: texel (x, y) holds rows 4y..4y+3 of column x in r, g, b, a, rows
+    /// past the end zero. The work that computes it is submitted first. Read it, never write
+    /// or destroy it: it is the matrix's until the matrix is freed, changed in place (`set`,
+    /// `addAssign`, ...), moved out by `memoryBudget` or lost with the GPU, and then the texture
+    /// may hold another matrix; call `texture()` again after any of those.
+    #[wasm_bindgen(unchecked_return_type = "MatrixTexture")]
+    pub fn texture(&self) -> Result<Object, JsValue> {
+        if self.float_float() {
+            return Err(Error::Argument(
+                "texture() gives a float32 matrix's texture; a float-float matrix is two \
+                 (hi and lo)"
+                    .into(),
+            )
+            .into());
+        }
+        let matrix = self.matrix()?;
+        let texture = self.gpu.handle(&matrix)?;
+        let layout = matrix.layout;
+        Ok(super::options::object(&[
+            ("texture", texture),
+            ("format", "rgba32float".into()),
+            ("width", layout.width().into()),
+            ("height", layout.height().into()),
+            ("rows", layout.rows.into()),
+            ("cols", layout.cols.into()),
+        ]))
     }
 
     /// Reads a float32 matrix back: a Float32Array of exactly rows * cols values, row-major

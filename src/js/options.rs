@@ -56,6 +56,33 @@ pub(super) fn option_tolerance(options: &JsValue, key: &str) -> Result<Option<f6
     }
 }
 
+/// Where WebGPU comes from (options `gpu` and `device` of `Gpgpu.create`), and the backend to
+/// open: either option means WebGPU ("auto" opens it; "webgl2" is refused).
+pub(super) fn gpu_source(
+    options: &JsValue,
+    choice: crate::gpu::Choice,
+) -> Result<(crate::gpu::Choice, crate::backend::GpuSource), Error> {
+    use crate::backend::{BackendKind, GpuSource};
+    use crate::gpu::Choice;
+    let given = |key| Some(option_value(options, key)).filter(|v| !v.is_undefined());
+    let source = match (given("gpu"), given("device")) {
+        (None, None) => return Ok((choice, GpuSource::Navigator)),
+        (Some(gpu), None) => GpuSource::Gpu(gpu),
+        (None, Some(device)) => GpuSource::Device(device),
+        (Some(_), Some(_)) => {
+            return Err(Error::Argument(
+                "give option gpu or option device, not both".into(),
+            ))
+        }
+    };
+    if choice == Choice::Force(BackendKind::WebGl2) {
+        return Err(Error::Argument(
+            "options gpu and device are WebGPU's: open \"webgpu\" (or \"auto\") with them".into(),
+        ));
+    }
+    Ok((Choice::Force(BackendKind::WebGpu), source))
+}
+
 /// A true/false option, `default` when not given; anything else is an error.
 pub(super) fn option_bool_or(options: &JsValue, key: &str, default: bool) -> Result<bool, Error> {
     let v = option_value(options, key);

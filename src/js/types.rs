@@ -50,11 +50,23 @@ export interface MulVecOptions { kernel?: "auto" | "blocked" | "naive" | "comput
 
 /** Options of `Gpgpu.create`: a memory budget in bytes of textures, which copies matrices keep
  * to come back after a lost GPU (true, the default: the arrays uploaded from and read into,
- * left unchanged by the page; "copy": private copies; false: none), and a smaller largest
- * texture side. */
+ * left unchanged by the page; "copy": private copies; false: none), a smaller largest
+ * texture side, where WebGPU comes from: a `GPU` (`gpu`: in Node, npm webgpu's `create([])`) or
+ * a `GPUDevice` the page owns (`device`, shared), instead of `navigator.gpu`, and a canvas. */
 export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean | "copy"; tileLimit?: number;
   /** The canvas the wall draws into (on WebGL2, texla computes in its context too). */
-  canvas?: HTMLCanvasElement | OffscreenCanvas; }
+  canvas?: HTMLCanvasElement | OffscreenCanvas; gpu?: WebGpuGpu; device?: WebGpuDevice; }
+/** What `GpuMatrix.texture()` returns: the matrix's texture (a `GPUTexture` on WebGPU, a
+ * `WebGLTexture` on WebGL2; typed `any` so that texla's types need no `@webgpu/types`), its
+ * format and size in texels (`cols` wide, `ceil(rows / 4)` high, four rows a texel), and the
+ * matrix's shape. */
+export interface MatrixTexture { texture: any; format: "rgba32float"; width: number;
+  height: number; rows: number; cols: number; }
+/** A WebGPU `GPU` (`navigator.gpu`, or npm webgpu's `create([])`), typed by what texla calls so
+ * that its types need no `@webgpu/types`. */
+export interface WebGpuGpu { requestAdapter(options?: any): Promise<any>; }
+/** A WebGPU `GPUDevice`, typed by what texla calls (any `GPUDevice` is one). */
+export interface WebGpuDevice { readonly queue: any; createTexture(descriptor: any): any; }
 
 /** What `Gpgpu.counts()` returns: GPU passes run and read-backs made since the Gpgpu opened. */
 export interface Counts { passes: number; readbacks: number; }

@@ -21,6 +21,7 @@ import init, {
   type LinearCurve,
   type Counts,
   type CreateOptions,
+  type MatrixTexture,
   type MatmulKernel,
   type MatmulOptions,
   type SquareOptions,
@@ -44,6 +45,13 @@ const createOptions: CreateOptions = { memoryBudget: 1e6, keepCopies: true, tile
 await Gpgpu.create(undefined, createOptions);
 // @ts-expect-error: the backends are "auto", "webgpu" and "webgl2"
 await Gpgpu.create("vulkan");
+// WebGPU from a GPU (Node: npm webgpu's create([])) or a page's own GPUDevice.
+declare const someGpu: { requestAdapter(options?: object): Promise<unknown> };
+declare const someDevice: { readonly queue: object; createTexture(descriptor: object): object };
+await Gpgpu.create("webgpu", { gpu: someGpu });
+await Gpgpu.create("webgpu", { device: someDevice, keepCopies: false });
+// @ts-expect-error: a GPU has requestAdapter()
+await Gpgpu.create("webgpu", { gpu: {} });
 const backend: "webgpu" | "webgl2" = gpu.backend;
 const caps: Capabilities = gpu.capabilities();
 const kernelHere: "teaching" | "fast" | "compute" | "registers" = caps.matmulKernel;
@@ -301,6 +309,12 @@ a.addAssign(a);
 a.scaleMut(2);
 a.addScaledMut(a, 3);
 a.addComponentMulMut(a, a);
+const shared: MatrixTexture = a.texture();
+const texture: unknown = shared.texture;
+const texels: number[] = [shared.width, shared.height, shared.rows, shared.cols];
+const format: "rgba32float" = shared.format;
+const device: unknown = gpu.device();
+const gl: WebGL2RenderingContext = gpu.glContext();
 a.free();
 {
   using temporary = gpu.zeros(2, 2);

@@ -315,6 +315,19 @@ impl Backend for WebGl2 {
         &self.capabilities
     }
 
+    #[cfg(target_arch = "wasm32")]
+    fn handle(&self, texture: &Texture) -> Result<wasm_bindgen::JsValue> {
+        // (Commands on one context run in order: nothing to submit first.)
+        self.gl
+            .as_web_gl_texture(texture.texture)
+            .map(Into::into)
+            .ok_or_else(|| Error::Gpu("the matrix's WebGLTexture is gone".into()))
+    }
+
+    fn device_handle(&self) -> Result<wasm_bindgen::JsValue> {
+        Ok(self.context.clone().into())
+    }
+
     fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
         new_texture(&self.gl, &self.was_lost, width, height, false)
     }

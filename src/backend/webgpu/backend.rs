@@ -11,6 +11,7 @@ use std::rc::Rc;
 use super::context::Context;
 use super::pipelines::Pipelines;
 use super::scene::SceneRenderer;
+use super::source::GpuSource;
 use super::texture::{extent, Texture, TEXEL_BYTES};
 use super::transfer::Transfer;
 use crate::backend::{is_software, Backend, BackendKind, Capabilities, Values};
@@ -32,33 +33,33 @@ pub struct WebGpu {
     pipelines: Pipelines,
     /// Upload's and read-back's kernels and kept buffers.
     transfer: Transfer,
+    /// Where the device came from.
+    source: GpuSource,
 }
 
 impl Drop for WebGpu {
     /// Frees the device's memory now rather than whenever the page's garbage collector gets to
     /// it: a page (or a test run) that opens device after device would otherwise hold them all.
+    /// A shared device is its owner's to destroy.
     fn drop(&mut self) {
-        self.context.device.destroy();
+        if !self.source.shared() {
+            self.context.device.destroy();
+        }
     }
 }
 
 impl WebGpu {
-    /// Opens the browser's WebGPU adapter and device, or says exactly what is missing.
-    #[cfg(target_arch = "wasm32")]
+    /// Opens the browser's WebGPU adapter and device (`navigator.gpu`), or says exactly what is
+    /// missing.
     pub async fn create() -> Result<Self> {
-        let gpu = js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
-            .and_then(|nav| js_sys::Reflect::get(&nav, &"gpu".into()))
-            .unwrap_or(wasm_bindgen::JsValue::UNDEFINED);
-        if gpu.is_undefined() || gpu.is_null() {
-            return Err(unavailable(
-                "navigator.gpu is missing (this browser has no WebGPU, or it is switched off; \
-                 Chromium on Linux needs --enable-unsafe-webgpu)",
-            ));
-        }
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-            backends: wgpu::Backends::BROWSER_WEBGPU,
-            ..wgpu::InstanceDescriptor::new_without_display_handle()
-        });
+        Self::create_on(GpuSource::Navigator).await
+    }
+
+    /// Opens a WebGPU device from `source`: an adapter and device of `navigator.gpu` or of a
+    /// given `GPU`, or a given `GPUDevice` as it is.
+    #[cfg(target_arch = "wasm32")]
+    pub async fn create_on(source: GpuSource) -> Result<Self> {
+        let (instance, gpu) = super::source::instance(&source)?;
         let adapter = instance
             .request_adapter(&wgpu::RequestAdapterOptions {
                 power_preference: wgpu::PowerPreference::HighPerformance,
@@ -66,18 +67,21 @@ impl WebGpu {
             })
             .await
             .map_err(|e| {
-                unavailable(&format!(
-                    "navigator.gpu.requestAdapter() gave no adapter ({e})"
-                ))
+                let gpu = match source {
+                    GpuSource::Navigator => "navigator.gpu",
+                    _ => "gpu",
+                };
+                unavailable(&format!("{gpu}.requestAdapter() gave no adapter ({e})"))
             })?;
         let names = browser_adapter_info(&gpu).await;
-        Self::open(adapter, names, wgpu::MemoryHints::default()).await
+        Self::open(adapter, names, source, wgpu::MemoryHints::default()).await
     }
 
     /// Opens a native adapter (Vulkan unless `WGPU_BACKEND` names others) and its device: the
-    /// same backend code as in the browser, for the native benchmark.
+    /// same backend code as in the browser, for the native benchmark. `source` is the browser's
+    /// alone: natively there is one way.
     #[cfg(not(target_arch = "wasm32"))]
-    pub async fn create() -> Result<Self> {
+    pub async fn create_on(_source: GpuSource) -> Result<Self> {
         Self::create_with(wgpu::MemoryHints::default()).await
     }
 
@@ -98,14 +102,16 @@ impl WebGpu {
             .map_err(|e| unavailable(&format!("no native adapter ({e})")))?;
         let info = adapter.get_info();
         let names = vec![format!("{:?} {}", info.backend, info.driver_info)];
-        Self::open(adapter, names, memory_hints).await
+        Self::open(adapter, names, GpuSource::Navigator, memory_hints).await
     }
 
     /// Asks `adapter` for a device with the limits texla's kernels use, as large as the adapter
     /// allows: texture size, render targets per pass, workgroup memory, buffer sizes.
+    /// (A shared device comes as it is: its owner chose its limits.)
     async fn open(
         adapter: wgpu::Adapter,
         mut adapter_name: Vec<String>,
+        source: GpuSource,
         memory_hints: wgpu::MemoryHints,
     ) -> Result<Self> {
         let limits = adapter.limits();
@@ -127,7 +133,7 @@ impl WebGpu {
             })
             .await
             .map_err(|e| unavailable(&format!("the adapter refused a device ({e})")))?;
-        let context = Rc::new(Context::new(device, queue));
+        let context = Rc::new(Context::new(device, queue, source.shared()));
         let info = adapter.get_info();
         if !info.name.is_empty() {
             adapter_name.insert(0, info.name);
@@ -157,7 +163,13 @@ impl WebGpu {
             transfer: Transfer::new(context.clone(), !capabilities.software),
             context,
             capabilities,
+            source,
         })
+    }
+
+    /// Where this device came from (a restored backend comes from the same place).
+    pub fn source(&self) -> &GpuSource {
+        &self.source
     }
 
     /// The scene renderer of this device (see `SceneRenderer`), drawing into `canvas` or, without
@@ -362,6 +374,25 @@ impl Backend for WebGpu {
 
     fn release_kept(&self) {
         self.transfer.release_buffers();
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn handle(&self, texture: &Texture) -> Result<wasm_bindgen::JsValue> {
+        // The passes that write it go to the queue first, so the caller's next submission
+        // sees them.
+        self.context.flush();
+        let texture = texture.texture.as_webgpu().cloned();
+        texture
+            .map(Into::into)
+            .ok_or_else(|| Error::Unsupported("this is no browser WebGPU texture".into()))
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn device_handle(&self) -> Result<wasm_bindgen::JsValue> {
+        let device = self.context.device.as_webgpu().cloned();
+        device
+            .map(Into::into)
+            .ok_or_else(|| Error::Unsupported("this is no browser WebGPU device".into()))
     }
 
     async fn finish(&self) -> Result<()> {

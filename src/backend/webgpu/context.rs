@@ -33,18 +33,79 @@ pub(super) struct Context {
     /// What textures share with the backend: whether work is pending, and the textures dropped
     /// meanwhile, destroyed after the next submission.
     pub(super) shared: Rc<Shared>,
+    /// texla's `uncapturederror` listener on a shared device, removed with the context.
+    _listener: Option<Listener>,
+}
+
+/// An `uncapturederror` listener on a device's event target, removed when dropped.
+pub(super) struct Listener {
+    #[cfg(target_arch = "wasm32")]
+    device: wasm_bindgen::JsValue,
+    #[cfg(target_arch = "wasm32")]
+    listener: wasm_bindgen::JsValue,
+}
+
+impl Listener {
+    /// Calls `push` with the message of every error `device` reports outside an error scope.
+    #[cfg(target_arch = "wasm32")]
+    fn add(device: &wgpu::Device, push: impl Fn(String) + 'static) -> Option<Listener> {
+        use js_sys::{Function, Reflect};
+        use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+        let device: JsValue = device.as_webgpu()?.clone().into();
+        let listener = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
+            let error = Reflect::get(&event, &"error".into()).unwrap_or_default();
+            let message = Reflect::get(&error, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string());
+            push(message.unwrap_or_else(|| format!("{error:?}")));
+        })
+        .into_js_value();
+        let add = Reflect::get(&device, &"addEventListener".into())
+            .ok()?
+            .dyn_into::<Function>()
+            .ok()?;
+        add.call2(&device, &"uncapturederror".into(), &listener)
+            .ok()?;
+        Some(Listener { device, listener })
+    }
+
+    /// Natively no device is shared.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn add(_device: &wgpu::Device, _push: impl Fn(String) + 'static) -> Option<Listener> {
+        None
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Drop for Listener {
+    fn drop(&mut self) {
+        use wasm_bindgen::JsCast;
+        let remove = js_sys::Reflect::get(&self.device, &"removeEventListener".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        if let Some(remove) = remove {
+            let _ = remove.call2(&self.device, &"uncapturederror".into(), &self.listener);
+        }
+    }
 }
 
 impl Context {
-    /// The context of `device` and `queue`, collecting the errors and the loss they report.
-    pub(super) fn new(device: wgpu::Device, queue: wgpu::Queue) -> Self {
+    /// The context of `device` and `queue`, collecting the errors and the loss they report. A
+    /// `shared` device (its owner's) keeps its own `onuncapturederror`: texla listens beside it.
+    pub(super) fn new(device: wgpu::Device, queue: wgpu::Queue, shared: bool) -> Self {
         let errors = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        let push = move |e: String| {
             if let Ok(mut list) = sink.lock() {
-                list.push(e.to_string());
+                list.push(e);
             }
-        }));
+        };
+        let listener = if shared {
+            Listener::add(&device, push)
+        } else {
+            device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| push(e.to_string())));
+            None
+        };
         let lost = Arc::new(Mutex::new(None));
         let why = lost.clone();
         device.set_device_lost_callback(move |reason, message| {
@@ -63,6 +124,7 @@ impl Context {
             pending_count: Cell::new(0),
             batch: Cell::new(1),
             shared: Rc::default(),
+            _listener: listener,
         }
     }
 

@@ -1,0 +1,79 @@
+// Finishes pkg/ (from `wasm-pack build --target web --release`) as texla's npm package, so that
+// `npm pack` in pkg/ gives the tarball: the wasm optimised for size by Binaryen's wasm-opt (-Oz),
+// the Node entry (node.js), package.json with ESM "exports" and the TypeScript types, README.md
+// and both licence texts. tools/setup.sh's build_pkg runs it.
+//
+//   node tools/package/finish.mjs [pkg-dir]
+//
+// wasm-opt: $WASM_OPT, else the npm `binaryen` package installed in tools/package/ (setup_build),
+// else one on PATH (Debian's `binaryen`). wasm-pack's own download of Binaryen is off
+// (Cargo.toml), as it fails without network access to GitHub.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import zlib from "node:zlib";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const pkg = path.resolve(process.argv[2] ?? path.join(root, "pkg"));
+const wasm = path.join(pkg, "texla_bg.wasm");
+if (!fs.existsSync(wasm)) throw new Error(`${wasm} is missing: run wasm-pack build --target web --release first`);
+
+// The WebAssembly features texla's wasm uses: those rustc's wasm32-unknown-unknown target enables
+// by default, and SIMD (.cargo/config.toml), which every browser with WebGPU or WebGL2 has, and
+// Node since 16. wasm-opt may use these, no more.
+const FEATURES = ["bulk-memory", "mutable-globals", "nontrapping-float-to-int", "sign-ext", "reference-types", "multivalue", "simd"];
+
+function wasmOpt() {
+  const local = path.join(here, "node_modules/.bin/wasm-opt");
+  return process.env.WASM_OPT || (fs.existsSync(local) ? local : "wasm-opt");
+}
+
+const size = (file) => {
+  const bytes = fs.readFileSync(file);
+  return { bytes: bytes.length, gzip: zlib.gzipSync(bytes, { level: 9 }).length };
+};
+
+const before = size(wasm);
+const out = `${wasm}.opt`;
+try {
+  execFileSync(wasmOpt(), ["-Oz", ...FEATURES.map((f) => `--enable-${f}`), wasm, "-o", out], { stdio: "inherit" });
+} catch (e) {
+  if (e.code !== "ENOENT") throw e;
+  throw new Error("wasm-opt not found: `(cd tools/package && npm ci)` installs it (tools/setup.sh's setup_build does), or set WASM_OPT");
+}
+fs.renameSync(out, wasm);
+const after = size(wasm);
+console.log(`texla_bg.wasm: ${before.bytes} bytes (${before.gzip} gzipped) -> wasm-opt -Oz -> ${after.bytes} bytes (${after.gzip} gzipped)`);
+
+fs.copyFileSync(path.join(here, "node.js"), path.join(pkg, "node.js"));
+for (const file of ["README.md", "LICENSE-MIT", "LICENSE-APACHE"]) {
+  fs.copyFileSync(path.join(root, file), path.join(pkg, file));
+}
+
+// wasm-pack's package.json gives name, version, description and licence (from Cargo.toml); the
+// rest is texla's.
+const generated = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8"));
+const manifest = {
+  name: generated.name,
+  version: generated.version,
+  description: generated.description,
+  license: generated.license,
+  keywords: ["webgpu", "webgl2", "gpgpu", "linear-algebra", "matrix", "wasm"],
+  type: "module",
+  files: ["texla_bg.wasm", "texla.js", "texla.d.ts", "node.js", "README.md", "LICENSE-MIT", "LICENSE-APACHE"]
+    .concat(fs.existsSync(path.join(pkg, "snippets")) ? ["snippets/"] : []),
+  main: "./texla.js",
+  module: "./texla.js",
+  types: "./texla.d.ts",
+  exports: {
+    ".": { types: "./texla.d.ts", node: "./node.js", default: "./texla.js" },
+    "./texla_bg.wasm": "./texla_bg.wasm",
+    "./package.json": "./package.json",
+  },
+  sideEffects: generated.sideEffects ?? false,
+  engines: { node: ">=20" },
+};
+fs.writeFileSync(path.join(pkg, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+console.log(`${path.relative(root, pkg) || "."}/ is the npm package: (cd ${path.relative(root, pkg)} && npm pack)`);
