@@ -232,9 +232,11 @@ impl ContactLcp {
             let root = &root[run.contacts()];
             let root = root.as_flattened();
             let diagonal = self.diagonal[run.contacts()].as_flattened();
-            // A fixed start with no zero component, so that the estimate is deterministic.
+            // A fixed start with no zero component, so that the estimate is deterministic
+            // (i * 7919 % 97, reduced first: past 540,000 unknowns the product overflows a
+            // 32-bit usize).
             let mut q: Vec<f64> = (3 * run.contacts().start..3 * run.contacts().end)
-                .map(|i| 1.0 + (i * 7919 % 97) as f64 / 194.0)
+                .map(|i| 1.0 + ((i % 97) * (7919 % 97) % 97) as f64 / 194.0)
                 .collect();
             let norm = q.iter().map(|v| v * v).sum::<f64>().sqrt();
             q.iter_mut().for_each(|v| *v /= norm);
