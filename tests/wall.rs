@@ -94,9 +94,9 @@ on_both_backends! {
         let gpu = texla::Gpgpu::create(Some(kind.name().into()), wasm_bindgen::JsValue::UNDEFINED).await.unwrap();
         let wall = gpu.wall(None, None).unwrap();
         let message = |e: wasm_bindgen::JsValue| String::from(js_sys::Error::from(e).message());
-        for bad in [101.0, 1.5, 0.0, f64::NAN] {
+        for bad in [1001.0, 1.5, 0.0, f64::NAN] {
             let e = message(gpu.wall(None, Some(bad)).err().unwrap());
-            assert!(e.contains("walls must be a whole number from 1 to 100"), "{bad}: {e}");
+            assert!(e.contains("walls must be a whole number from 1 to 1000"), "{bad}: {e}");
         }
         for bad in [-1.0, 0.5, f64::INFINITY, 2f64.powi(32)] {
             let e = message(gpu.wall(Some(bad), None).err().unwrap());
