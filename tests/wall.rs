@@ -94,9 +94,9 @@ on_both_backends! {
         let gpu = texla::Gpgpu::create(Some(kind.name().into()), wasm_bindgen::JsValue::UNDEFINED).await.unwrap();
         let wall = gpu.wall(None, None).unwrap();
         let message = |e: wasm_bindgen::JsValue| String::from(js_sys::Error::from(e).message());
-        for bad in [101.0, 1.5, 0.0, f64::NAN] {
+        for bad in [1001.0, 1.5, 0.0, f64::NAN] {
             let e = message(gpu.wall(None, Some(bad)).err().unwrap());
-            assert!(e.contains("walls must be a whole number from 1 to 100"), "{bad}: {e}");
+            assert!(e.contains("walls must be a whole number from 1 to 1000"), "{bad}: {e}");
         }
         for bad in [-1.0, 0.5, f64::INFINITY, 2f64.powi(32)] {
             let e = message(gpu.wall(Some(bad), None).err().unwrap());
@@ -249,6 +249,42 @@ on_both_backends! {
         let solve = ContactSolve::nesterov(step as f32, 0.6, 1).on(ContactPath::Factors);
         let e = solve_contacts(gpu.as_ref(), &dense, &x0, solve, None).await.unwrap_err();
         assert!(e.to_string().contains("block layout with the matrix's factors"), "{e}");
+    }
+
+    async fn gauss_seidel_passes_match_float64(kind) {
+        // Graph-coloured Gauss-Seidel: two fragment passes per colour from the matrix's factors,
+        // 20 sweeps of the ball's frame against the same sweeps in float64 (the same colours,
+        // the same order) within 1e-3 of the largest impulse; every impulse within the friction
+        // box; the paths it does not take say so.
+        let gpu = device(kind).await;
+        let (lcp, _) = busy_layout();
+        let factors = lcp.factors();
+        let (_, colours) = lcp.colours();
+        assert_eq!(factors.colours, colours);
+        assert!(colours >= 8, "the wall's contacts need many colours: {colours}");
+        let system = ContactSystem::upload(gpu.as_ref(), &lcp.factored_layout(factors)).unwrap();
+        let x0 = system.x0.clone();
+        let solve = ContactSolve::gauss_seidel(lcp.mu as f32, 20);
+        let x = solve_contacts(gpu.as_ref(), &system, &x0, solve, None).await.unwrap();
+        let got = system.read(gpu.as_ref(), &x).await.unwrap();
+        let exact = lcp.solve_gauss_seidel(20);
+        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
+        let mut worst = 0.0f64;
+        for (i, e) in exact.iter().enumerate() {
+            let g = |r: usize| f64::from(got[4 * i + r]);
+            for (r, e) in e.iter().enumerate() {
+                worst = worst.max((g(r) - e).abs());
+            }
+            assert_eq!(g(3), 0.0, "padding rows stay zero");
+            let limit = (lcp.mu * g(0)) as f32 as f64;
+            assert!(g(0) >= 0.0 && g(1).abs() <= limit * (1.0 + 1e-6) && g(2).abs() <= limit * (1.0 + 1e-6));
+        }
+        assert!(worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
+        for path in [ContactPath::Rows, ContactPath::Dispatch { workgroups: None }] {
+            let e = solve_contacts(gpu.as_ref(), &system, &x0, solve.on(path), None).await.unwrap_err();
+            assert!(e.to_string().contains("from the matrix's factors"), "{e}");
+        }
     }
 
     async fn gpu_frames_follow_the_float64_wall(kind) {

@@ -70,7 +70,7 @@ export function initWall(gpu) {
       ["frame", s.frame], ["bodies", `${s.bodies}${s.sleeping ? `, ${s.asleep} asleep` : ""}`], ["contacts solved", s.contacts],
       ["LCP size", `${s.lcpSize} (${s.mode === "dense" ? `dense ${4 * s.contacts}²` : "block rows"})`],
       ["islands (LCP sizes)", sizes || "–"],
-      ["solver", s.solver === "nesterov" ? `accelerated, step ${s.step.toFixed(3)}` : `projected Jacobi, ω ${s.omega}`],
+      ["solver", { nesterov: `accelerated, step ${s.step.toFixed(3)}`, "gauss-seidel": "graph-coloured Gauss-Seidel" }[s.solver] ?? `projected Jacobi, ω ${s.omega}`],
       ["iterations", s.iterations],
       ["frame", `${s.frameMs.toFixed(1)} ms`],
       // Where the frame's time went: the CPU finds contacts, assembles the LCP, picks the step
@@ -140,9 +140,11 @@ export function initWall(gpu) {
     draw();
     show(wall.stats());
   });
-  // 1, 10 or 100 walls one behind the other: a new standing scene, the camera backed off.
-  // 100 walls have 42,000 contacts, more than one texture's rows on most GPUs: the contact
-  // system wraps them into several texel columns (src/solver/contact_wrap.rs).
+  // 1, 10, 100 or 1000 walls one behind the other (past 100 in columns of 100 side by side): a
+  // new standing scene, the camera backed off. 100 walls have 42,000 contacts, more than one
+  // texture's rows on most GPUs: the contact system wraps them into several texel columns
+  // (src/solver/contact_wrap.rs). At 1000 walls (60,000 cubes) the CPU's part of a frame takes
+  // seconds awake: the stats show it.
   $("wall-scene").addEventListener("change", (e) => {
     try {
       wall.reset(undefined, Number(e.target.value));

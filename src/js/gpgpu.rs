@@ -439,8 +439,8 @@ impl Gpgpu {
     }
 
     /// The collapsing wall of the ShaderX2 article (60 cubes, contacts solved as an LCP on this GPU), built
-    /// from `seed` (default 1); `walls` (default 1, at most 100) such walls one behind the other
-    /// (the page offers 1, 10 and 100).
+    /// from `seed` (default 1); `walls` (default 1, at most 1000) such walls one behind the other,
+    /// in columns of 100 side by side past 100 (the page offers 1, 10, 100 and 1000).
     pub fn wall(&self, seed: Option<f64>, walls: Option<f64>) -> Result<Wall, JsValue> {
         let walls = super::wall::wall_count(walls.unwrap_or(1.0))?;
         let seed = super::options::seed(seed.unwrap_or(1.0))?;

@@ -188,7 +188,7 @@ export interface WallStats {
   energyIn: number;
   mode: "dense" | "blocks";
   omega: number;
-  solver: "jacobi" | "nesterov";
+  solver: "jacobi" | "nesterov" | "gauss-seidel";
   /** The step or relaxation the last frame's solver used (negative, seed convention). */
   step: number;
   sleeping: boolean;
@@ -205,12 +205,14 @@ export interface WallLcp {
   /** The GPU's impulses. */
   x: Float64Array;
   mu: number;
-  solver: "jacobi" | "nesterov";
+  solver: "jacobi" | "nesterov" | "gauss-seidel";
   omega: number;
   step: number;
   iterations: number;
   /** The island of each contact. */
   island: Uint32Array;
+  /** The colour of each contact: contacts of one colour share no moving body (Gauss-Seidel). */
+  colour: Uint32Array;
 }
 
 /** What `Gpgpu.memory()` returns: textures held by matrices and kept for reuse, and the most

@@ -143,7 +143,7 @@ impl Wall {
     }
 
     /// Back to a standing wall built from `seed` (default: the same one) and `walls` walls one
-    /// behind the other (default: as many as now; 1 to 100), keeping the settings; a new
+    /// behind the other (default: as many as now; 1 to 1000), keeping the settings; a new
     /// number of walls also resets the camera to take them in. A frame in flight is abandoned,
     /// as by `cancel()`, and throws or pushes made during it go with the old wall.
     pub fn reset(&self, seed: Option<f64>, walls: Option<f64>) -> Result<(), JsValue> {
@@ -204,8 +204,19 @@ impl Wall {
         let mut s = self.state.borrow_mut();
         let (origin, dir) = s.camera.ray(x, y);
         let (radius, mass, speed) = physics::BALL;
+        // From 1.5 m before the camera, or from THROW_REACH before what the ray meets (a cube,
+        // else the ground) where that is farther: the ball reaches the hundredth wall too.
+        let dir = dir.normalize();
+        let ground = (dir.y < 0.0).then(|| -origin.y / dir.y);
+        let hit = s
+            .live
+            .world()
+            .ray_hit(origin, dir)
+            .map(|(_, t)| t)
+            .or(ground);
+        let lead = hit.map_or(1.5, |t| (t - THROW_REACH).max(1.5));
         s.live.input(physics::Input::Throw {
-            from: origin + dir * 1.5,
+            from: origin + dir * lead,
             velocity: dir * speed,
             radius,
             mass,
@@ -261,8 +272,10 @@ impl Wall {
         Ok(())
     }
 
-    /// `"nesterov"` (accelerated projected Jacobi, its step chosen each frame: the default) or
-    /// `"jacobi"` (projected Jacobi with `setOmega`'s relaxation: the seed's).
+    /// `"nesterov"` (accelerated projected Jacobi, its step chosen each frame: the default),
+    /// `"jacobi"` (projected Jacobi with `setOmega`'s relaxation: the seed's) or
+    /// `"gauss-seidel"` (graph-coloured projected Gauss-Seidel, from the factors: the block
+    /// layout).
     #[wasm_bindgen(js_name = setSolver)]
     pub fn set_solver(&self, solver: &str) -> Result<(), JsValue> {
         self.state.borrow_mut().live.settings_mut().method = solver_named(solver)?;
@@ -341,7 +354,8 @@ impl Wall {
 
     /// The last frame's LCP and the GPU's answer, for checking in float64: `{contacts, size,
     /// a (dense size x size, row-major), b, x0, x (the GPU's impulses), mu, solver, omega,
-    /// step, iterations, island (per contact)}`; unknowns per contact in the order normal,
+    /// step, iterations, island and colour (per contact: Gauss-Seidel's colours)}`; unknowns
+    /// per contact in the order normal,
     /// tangent, tangent.
     /// `null` before the first frame; an Error past 3000 unknowns (the dense matrix would take
     /// 72 MB; one wall's LCP has about 1260).
@@ -364,6 +378,7 @@ impl Wall {
             js_sys::Float64Array::from(v.iter().flatten().copied().collect::<Vec<_>>().as_slice())
         };
         let island: Vec<u32> = lcp.island.iter().map(|&i| i as u32).collect();
+        let (colours, _) = lcp.colours();
         Ok(object(&[
             ("contacts", lcp.contacts.len().into()),
             ("size", lcp.size().into()),
@@ -382,6 +397,10 @@ impl Wall {
             (
                 "island",
                 js_sys::Uint32Array::from(island.as_slice()).into(),
+            ),
+            (
+                "colour",
+                js_sys::Uint32Array::from(colours.as_slice()).into(),
             ),
         ])
         .into())
@@ -454,16 +473,21 @@ impl Wall {
     }
 }
 
-/// `walls` as a number of walls the API takes (1 to 100), or a clear error.
+/// `walls` as a number of walls the API takes (1 to 1000), or a clear error.
 pub(super) fn wall_count(walls: f64) -> Result<usize, Error> {
-    whole("walls", walls, 1.0..=100.0, " from 1 to 100").map(|w| w as usize)
+    whole("walls", walls, 1.0..=1000.0, " from 1 to 1000").map(|w| w as usize)
 }
+
+/// How far before what it aims at a thrown ball starts, m: the default camera's distance to the
+/// wall's face less 1.5 m, so that a throw at one wall starts where it always did.
+const THROW_REACH: f64 = 7.5;
 
 /// The API's name of the contact solver `method`.
 fn solver_name(method: ContactMethod) -> &'static str {
     match method {
         ContactMethod::Jacobi => "jacobi",
         ContactMethod::Nesterov => "nesterov",
+        ContactMethod::GaussSeidel => "gauss-seidel",
     }
 }
 
@@ -472,8 +496,10 @@ fn solver_named(name: &str) -> Result<ContactMethod, Error> {
     match name {
         "jacobi" => Ok(ContactMethod::Jacobi),
         "nesterov" => Ok(ContactMethod::Nesterov),
+        "gauss-seidel" => Ok(ContactMethod::GaussSeidel),
         other => Err(Error::Argument(format!(
-            "unknown solver \"{other}\": \"nesterov\" (accelerated) or \"jacobi\" (the seed's)"
+            "unknown solver \"{other}\": \"gauss-seidel\" (graph-coloured), \"nesterov\" \
+             (accelerated) or \"jacobi\" (the seed's)"
         ))),
     }
 }

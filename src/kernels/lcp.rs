@@ -97,6 +97,13 @@ pub const CONTACT_NESTEROV_FACTORED: Kernel = contact_kernel!(
     2
 );
 
+/// One colour's pass of graph-coloured projected Gauss-Seidel (`src/solver/contact_colours.rs`):
+/// the contacts of the colour solve their own blocks from J v + R x, the others keep their
+/// impulses: inputs J (with the colours and A_cc's off-diagonal), v (from
+/// [`CONTACT_VELOCITIES`]), x, b, 1/diag; params colour, mu, regularisation.
+pub const CONTACT_GAUSS_SEIDEL: Kernel =
+    contact_kernel!("contact_gauss_seidel", &["a", "b", "c", "d", "e"], 1);
+
 /// Contacts a group of small islands fills up to: one per thread of a hardware workgroup.
 pub const GROUP_PACK: usize = 256;
 

@@ -76,7 +76,7 @@ pub use kernel::{
     Compute, Kernel, Program, Uniforms, INPUT_NAMES, MAX_INPUTS, MAX_PARAMS, SHAPE_SLOTS,
 };
 pub use lcp::{
-    contact_nesterov_group, lcp_jacobi, CONTACT_JACOBI, CONTACT_NESTEROV,
+    contact_nesterov_group, lcp_jacobi, CONTACT_GAUSS_SEIDEL, CONTACT_JACOBI, CONTACT_NESTEROV,
     CONTACT_NESTEROV_FACTORED, CONTACT_VELOCITIES, GROUP_MAX_BODIES, GROUP_MAX_CONTACTS,
     GROUP_PACK, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };

@@ -101,6 +101,7 @@ fn naga_validates_the_compute_kernels() {
         contact_nesterov_group(32, true),
         CONTACT_VELOCITIES,
         CONTACT_NESTEROV_FACTORED,
+        CONTACT_GAUSS_SEIDEL,
     ];
     kernels.extend(TILED_CHUNKS.map(matmul_tiled));
     for kernel in kernels {

@@ -117,6 +117,21 @@ pub(super) fn diagonal(jacobian: &Jacobian, directions: &[[DVec3; 3]], i: usize)
     diagonal.map(|d| d * (1.0 + REGULARISATION))
 }
 
+/// The off-diagonal of A_ii, (n t1, n t2, t1 t2), summed as [`diagonal`] sums its diagonal:
+/// what a contact's Gauss-Seidel step needs besides its diagonal.
+pub(super) fn off_diagonal(jacobian: &Jacobian, directions: &[[DVec3; 3]], i: usize) -> [f64; 3] {
+    let e = &directions[i];
+    let mut off = [0.0; 3];
+    for side in jacobian.sides(i) {
+        let (inv_mass, inv_inertia) = jacobian.inverse(side.body);
+        for (o, (r, c)) in off.iter_mut().zip([(0, 1), (0, 2), (1, 2)]) {
+            let lin = e[r].dot(e[c]) * inv_mass;
+            *o += side.sign * side.sign * (lin + (*inv_inertia * side.arms[r]).dot(side.arms[c]));
+        }
+    }
+    off
+}
+
 /// One body of the contact whose row is being built, and how far the merge has read the
 /// contacts touching it.
 struct Cursor<'a> {

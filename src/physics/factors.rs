@@ -2,7 +2,7 @@
 //! ([`ContactFactors`]: the single-dispatch solver's layout, 9 texels per contact and 3 per
 //! body instead of A's block rows).
 
-use super::blocks::REGULARISATION;
+use super::blocks::{self, REGULARISATION};
 use super::lcp::ContactLcp;
 use crate::solver::{ContactFactors, ContactLayout, JACOBIAN_TEXELS};
 
@@ -27,6 +27,7 @@ impl ContactLcp {
         let mut members: Vec<Vec<usize>> = Vec::new();
         let mut island_bodies: Vec<usize> = Vec::new();
         let mut jacobian = vec![0.0f32; 4 * contacts * JACOBIAN_TEXELS];
+        let (colours, colour_count) = self.colours();
         for c in 0..contacts {
             if c == 0 || self.island[c] != self.island[c - 1] {
                 island_bodies.push(0);
@@ -58,9 +59,14 @@ impl ContactLcp {
                     );
                 }
             }
+            // Texels 3 to 5 carry A_ii's off-diagonal in w (Gauss-Seidel's step).
+            let off = blocks::off_diagonal(&self.jacobian, &self.directions, c);
+            for (d, o) in off.iter().enumerate() {
+                jacobian[(4 * c + 3) * JACOBIAN_TEXELS + 3 + d] = *o as f32;
+            }
             for (d, e) in self.directions[c].iter().enumerate() {
                 let e = e.as_vec3().to_array();
-                let w = if d < 2 { slots[d] } else { 0.0 };
+                let w = if d < 2 { slots[d] } else { colours[c] as f32 };
                 ContactFactors::put(
                     &mut jacobian,
                     JACOBIAN_TEXELS,
@@ -100,6 +106,7 @@ impl ContactLcp {
             body_count: members.len(),
             island_bodies,
             regularisation: REGULARISATION as f32,
+            colours: colour_count,
         }
     }
 }

@@ -26,11 +26,11 @@ use glam::DVec3;
 
 use std::cell::OnceCell;
 
-use super::blocks::{self, Blocks, Rows, REGULARISATION};
+use super::blocks::{self, Block, Blocks, Rows, REGULARISATION};
 use super::body::Body;
 use super::contact::Contact;
 use super::jacobian::{Jacobian, Run};
-use crate::solver::ContactLayout;
+use crate::solver::{self, ContactLayout};
 
 /// How the LCP is laid out for the GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,9 +232,11 @@ impl ContactLcp {
             let root = &root[run.contacts()];
             let root = root.as_flattened();
             let diagonal = self.diagonal[run.contacts()].as_flattened();
-            // A fixed start with no zero component, so that the estimate is deterministic.
+            // A fixed start with no zero component, so that the estimate is deterministic
+            // (i * 7919 % 97, reduced first: past 540,000 unknowns the product overflows a
+            // 32-bit usize).
             let mut q: Vec<f64> = (3 * run.contacts().start..3 * run.contacts().end)
-                .map(|i| 1.0 + (i * 7919 % 97) as f64 / 194.0)
+                .map(|i| 1.0 + ((i % 97) * (7919 % 97) % 97) as f64 / 194.0)
                 .collect();
             let norm = q.iter().map(|v| v * v).sum::<f64>().sqrt();
             q.iter_mut().for_each(|v| *v /= norm);
@@ -321,6 +323,66 @@ impl ContactLcp {
                 t[i] = if turned > 0.0 { 1.0 } else { advanced[i] };
             }
             prev = std::mem::replace(&mut x, next);
+        }
+        x
+    }
+
+    /// The colour of each contact and the number of colours: contacts of one colour share no
+    /// moving body ([`solver::contact_colours`]), the order the GPU's Gauss-Seidel passes
+    /// take them in.
+    pub fn colours(&self) -> (Vec<u32>, usize) {
+        let pairs = self.contacts.iter().map(|c| (Some(c.a), c.b));
+        solver::contact_colours(pairs, self.jacobian.bodies())
+    }
+
+    /// Graph-coloured projected Gauss-Seidel in float64, the GPU's algorithm
+    /// (`shaders/solvers/contact_gauss_seidel.wgsl` gives the formulas): from the warm start,
+    /// `iterations` sweeps over the colours; each contact of a colour takes the new impulses of
+    /// every contact before it (contacts of one colour share no body, so the order within a
+    /// colour does not matter) and solves its own 3 x 3 block row by row: the normal impulse,
+    /// then each friction impulse within mu times the new normal one.
+    pub fn solve_gauss_seidel(&self, iterations: usize) -> Vec<[f64; 3]> {
+        self.gauss_seidel_sweeps(self.x0.clone(), iterations)
+    }
+
+    /// `iterations` Gauss-Seidel sweeps from the impulses `x`.
+    pub fn gauss_seidel_sweeps(&self, mut x: Vec<[f64; 3]>, iterations: usize) -> Vec<[f64; 3]> {
+        let (colours, _) = self.colours();
+        let mut order: Vec<usize> = (0..self.contacts.len()).collect();
+        order.sort_by_key(|&i| colours[i]);
+        let blocks = self.blocks();
+        for _ in 0..iterations {
+            for &i in &order {
+                let (columns, values) = blocks.row(i);
+                let mut w = self.b[i];
+                for (&j, block) in columns.iter().zip(values) {
+                    for (wr, line) in w.iter_mut().zip(block) {
+                        *wr += line[0] * x[j][0] + line[1] * x[j][1] + line[2] * x[j][2];
+                    }
+                }
+                x[i] = self.gauss_seidel_step(x[i], w, &values[0]);
+            }
+        }
+        x
+    }
+
+    /// One contact's Gauss-Seidel step from its impulses `x`, w = (A x + b) of its rows and its
+    /// own block A_ii (i first in its row): row by row, each row's w updated by the changes
+    /// before it.
+    fn gauss_seidel_step(&self, mut x: [f64; 3], mut w: [f64; 3], own: &Block) -> [f64; 3] {
+        for r in 0..3 {
+            let limit = self.mu * x[0];
+            let new = x[r] - w[r] / own[r][r];
+            let new = if r == 0 {
+                new.max(0.0)
+            } else {
+                new.clamp(-limit, limit)
+            };
+            let change = new - x[r];
+            x[r] = new;
+            for (wq, line) in w.iter_mut().zip(own) {
+                *wq += line[r] * change;
+            }
         }
         x
     }

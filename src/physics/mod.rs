@@ -28,8 +28,11 @@ pub use jacobian::{Jacobian, Run, Side};
 pub use lcp::{ContactLcp, Mode};
 pub use live::{Frame, Input, LiveWorld};
 pub use view::Camera;
-pub use wall::{wall, WallSpec, BALL, WALL_SPACING};
-pub use world::{Inputs, Settings, Stats, World, MAX_ITERATIONS, MIN_OMEGA, NESTEROV_ITERATIONS};
+pub use wall::{wall, walls_extent, WallSpec, BALL, WALLS_DEEP, WALL_SPACING};
+pub use world::{
+    Inputs, Settings, Stats, World, GAUSS_SEIDEL_ITERATIONS, MAX_ITERATIONS, MIN_OMEGA,
+    NESTEROV_ITERATIONS,
+};
 
 #[cfg(test)]
 mod tests;

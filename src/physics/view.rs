@@ -35,10 +35,12 @@ impl Default for Camera {
 }
 
 impl Camera {
-    /// The default view, backed off to take in `walls` walls one behind the other.
+    /// The default view, backed off to take in `walls` walls (one behind the other, in
+    /// columns past a hundred: [`super::wall`]).
     pub fn for_walls(walls: usize) -> Self {
-        let span =
-            (walls.max(1) - 1) as f64 * super::WALL_SPACING * super::WallSpec::default().edge;
+        let (wide, deep) = super::walls_extent(walls);
+        let one = super::walls_extent(1).0;
+        let span = deep.max(wide - one);
         Camera {
             distance: 9.0 + 0.9 * span,
             ..Camera::default()

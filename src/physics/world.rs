@@ -65,6 +65,12 @@ pub const MAX_ITERATIONS: usize = 20_000;
 /// under 0.5 mm/s after 2 s, energy below its start), as at 120 and 200.
 pub const NESTEROV_ITERATIONS: usize = 80;
 
+/// Graph-coloured Gauss-Seidel's sweeps per frame: as many as Rapier's solver iterations. The
+/// standing wall does not stand at this cost (in float64 it collapses within 5 s; 100 sweeps
+/// hold it to about 1% drift in 30 s: docs/wall.md), which is why the accelerated solver stays
+/// the default.
+pub const GAUSS_SEIDEL_ITERATIONS: usize = 4;
+
 /// A body is still while every point of it moves slower than this, m/s.
 pub const SLEEP_SPEED: f64 = 0.005;
 
@@ -262,16 +268,20 @@ impl World {
             .position(|b| matches!(b.shape, Shape::Ball { .. }))
     }
 
+    /// The first cube hit by the ray `origin + t dir` (`dir` a unit vector) and its t, m.
+    pub fn ray_hit(&self, origin: DVec3, dir: DVec3) -> Option<(usize, f64)> {
+        self.bodies
+            .iter()
+            .enumerate()
+            .filter_map(|(k, b)| ray_cube(b, origin, dir).map(|t| (k, t)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
     /// Pushes the first cube hit by the ray `origin + t dir` with `impulse` N s along the ray,
     /// at the hit point. Returns the cube's index, or `None` when the ray hits nothing.
     pub fn push(&mut self, origin: DVec3, dir: DVec3, impulse: f64) -> Option<usize> {
         let dir = dir.normalize();
-        let (k, t) = self
-            .bodies
-            .iter()
-            .enumerate()
-            .filter_map(|(k, b)| ray_cube(b, origin, dir).map(|t| (k, t)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))?;
+        let (k, t) = self.ray_hit(origin, dir)?;
         if let Some(island) = self.bodies[k].asleep {
             self.wake_island(island);
         }
@@ -349,6 +359,7 @@ impl World {
             .unwrap_or_else(|| match self.settings.method {
                 ContactMethod::Jacobi => lcp.default_iterations(self.settings.mode),
                 ContactMethod::Nesterov => NESTEROV_ITERATIONS,
+                ContactMethod::GaussSeidel => GAUSS_SEIDEL_ITERATIONS,
             })
     }
 
@@ -362,6 +373,7 @@ impl World {
                 let step = (-1.0 / lcp.lambda_max()) as f32;
                 ContactSolve::nesterov(step, lcp.mu as f32, iterations)
             }
+            ContactMethod::GaussSeidel => ContactSolve::gauss_seidel(lcp.mu as f32, iterations),
         }
     }
 
@@ -480,6 +492,7 @@ impl World {
                 let step = f64::from(self.contact_solve(&lcp).step);
                 (lcp.solve_nesterov(step, iterations), step)
             }
+            ContactMethod::GaussSeidel => (lcp.solve_gauss_seidel(iterations), 0.0),
         };
         self.end_frame(&lcp, &x, (iterations, step))
     }

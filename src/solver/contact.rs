@@ -133,6 +133,12 @@ pub enum ContactMethod {
     /// step turns back restarts its momentum (`shaders/solvers/contact_nesterov.wgsl`). The
     /// float64 twin is `physics::ContactLcp::solve_nesterov`.
     Nesterov,
+    /// Graph-coloured projected Gauss-Seidel: the contacts coloured so that no two of a colour
+    /// share a moving body ([`super::contact_colours`]), then per sweep colour after colour,
+    /// each contact of the colour solving its own 3 x 3 block row by row against the newest
+    /// impulses of all others (`shaders/solvers/contact_gauss_seidel.wgsl`). Warm-started, a
+    /// few sweeps hold the wall. The float64 twin is `physics::ContactLcp::solve_gauss_seidel`.
+    GaussSeidel,
 }
 
 /// Where [`solve_contacts`] runs the iterations.
@@ -207,6 +213,18 @@ impl ContactSolve {
         }
     }
 
+    /// `iterations` sweeps of graph-coloured projected Gauss-Seidel with the friction
+    /// coefficient `mu`, the fastest way here.
+    pub fn gauss_seidel(mu: f32, iterations: usize) -> Self {
+        ContactSolve {
+            method: ContactMethod::GaussSeidel,
+            step: 0.0,
+            mu,
+            iterations,
+            path: ContactPath::Auto,
+        }
+    }
+
     /// This solve on `path`.
     pub fn on(self, path: ContactPath) -> Self {
         ContactSolve { path, ..self }
@@ -248,8 +266,18 @@ pub async fn solve_contacts(
     match method {
         ContactMethod::Jacobi => super::check_omega(step)?,
         ContactMethod::Nesterov => check_step(step, mu)?,
+        ContactMethod::GaussSeidel => check_mu(mu)?,
     }
     let factors = match resolve(gpu, system, solve) {
+        ContactPath::Dispatch { .. } | ContactPath::Rows
+            if method == ContactMethod::GaussSeidel =>
+        {
+            return Err(Error::Unsupported(
+                "graph-coloured Gauss-Seidel runs as fragment passes from the matrix's factors \
+                 (ContactPath::Factors), not over A's rows or in one dispatch"
+                    .into(),
+            ))
+        }
         ContactPath::Dispatch { workgroups } => {
             return dispatch(gpu, system, x0, solve, workgroups)
         }
@@ -262,8 +290,7 @@ pub async fn solve_contacts(
         }
         ContactPath::Factors => Some(system.factors.as_ref().ok_or_else(|| {
             Error::Unsupported(
-                "the factored accelerated contact passes need the block layout with the \
-                 matrix's factors"
+                "the factored contact passes need the block layout with the matrix's factors"
                     .into(),
             )
         })?),
@@ -291,6 +318,11 @@ pub async fn solve_contacts(
             ContactMethod::Nesterov => {
                 accelerated_passes(gpu, system, factors, state, (step, mu), count)?
             }
+            ContactMethod::GaussSeidel => {
+                let f = factors.expect("Gauss-Seidel resolves to the factored passes");
+                let x = gauss_seidel_passes(gpu, system, f, state.0, mu, count)?;
+                (x.clone(), x)
+            }
         };
         done += count;
         if let (true, Some(go_on)) = (done < iterations, go_on) {
@@ -315,7 +347,45 @@ pub fn factors_for_solve(
     method: ContactMethod,
     factors: impl FnOnce() -> ContactFactors,
 ) -> Option<ContactFactors> {
-    (method == ContactMethod::Nesterov).then(factors)
+    (method != ContactMethod::Jacobi).then(factors)
+}
+
+/// `sweeps` sweeps of graph-coloured projected Gauss-Seidel from the impulses `x`: per colour
+/// the bodies' velocities from the newest impulses (`contact_velocities`), then the colour's
+/// contacts' step (`contact_gauss_seidel`), 2 passes per colour.
+fn gauss_seidel_passes(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    f: &FactorSystem,
+    mut x: Matrix,
+    mu: f32,
+    sweeps: usize,
+) -> Result<Matrix> {
+    for _ in 0..sweeps {
+        for colour in 0..f.colours {
+            let inputs = [&f.jacobian, &f.bodies, &x];
+            let v = gpu.run(
+                Program::new(
+                    kernels::CONTACT_VELOCITIES,
+                    inputs.iter().map(|m| m.layout()).collect(),
+                    f.velocities,
+                )
+                .with_params(&[f.body_width as f32]),
+                &inputs,
+            )?;
+            let inputs = [&f.jacobian, &v, &x, &system.b, &system.inv_diag];
+            x = gpu.run(
+                Program::new(
+                    kernels::CONTACT_GAUSS_SEIDEL,
+                    inputs.iter().map(|m| m.layout()).collect(),
+                    x.layout(),
+                )
+                .with_params(&[colour as f32, mu, f.regularisation]),
+                &inputs,
+            )?;
+        }
+    }
+    Ok(x)
 }
 
 /// `system` with A's rows uploaded (what the passes read), not its factors alone.
@@ -343,6 +413,17 @@ fn check_impulses(system: &ContactSystem, x: &Matrix) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Gauss-Seidel's friction coefficient must be at least 0.
+fn check_mu(mu: f32) -> Result<()> {
+    if mu >= 0.0 && mu.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::Argument(format!(
+            "the Gauss-Seidel contact solver needs a finite mu >= 0, got {mu}"
+        )))
+    }
 }
 
 /// The accelerated solver's step must be negative and finite, mu at least 0.
@@ -443,7 +524,7 @@ fn dispatch(
 ) -> Result<Matrix> {
     let what = match solve.method {
         ContactMethod::Jacobi => "the single-dispatch contact solver",
-        ContactMethod::Nesterov => "the single-dispatch accelerated contact solver",
+        _ => "the single-dispatch accelerated contact solver",
     };
     gpu.capabilities().needs_compute(what)?;
     if solve.method == ContactMethod::Jacobi {
@@ -513,9 +594,7 @@ fn resolve(gpu: &Gpu, system: &ContactSystem, solve: ContactSolve) -> ContactPat
         ContactPath::Auto if single_dispatch(gpu, system, solve.method) => {
             ContactPath::Dispatch { workgroups: None }
         }
-        ContactPath::Auto
-            if solve.method == ContactMethod::Nesterov && system.factors.is_some() =>
-        {
+        ContactPath::Auto if solve.method != ContactMethod::Jacobi && system.factors.is_some() => {
             ContactPath::Factors
         }
         ContactPath::Auto => ContactPath::Rows,
@@ -544,5 +623,6 @@ fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> 
         && match method {
             ContactMethod::Jacobi => system.dense && !caps.software,
             ContactMethod::Nesterov => system.factors.as_ref().is_some_and(|f| f.groups.is_some()),
+            ContactMethod::GaussSeidel => false,
         }
 }

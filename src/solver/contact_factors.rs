@@ -11,10 +11,12 @@
 //!   contacts:  (A y)_c = J_c,a v_a - J_c,b v_b + R_c y_c
 //!
 //!   contact c, 9 texel columns (4 rows per texel: x, y, z, w):
-//!     0: e_n,  w = body slot of a + 1     3: r_a x e_n    6: r_b x e_n
-//!     1: e_t1, w = body slot of b + 1     4: r_a x e_t1   7: r_b x e_t1
-//!     2: e_t2                             5: r_a x e_t2   8: r_b x e_t2
-//!   (slot 0: no body, the ground; J_c,k = (e_d, r_k x e_d) for the three directions d)
+//!     0: e_n,  w = body slot of a + 1     3: r_a x e_n,  w = A_cc's n t1   6: r_b x e_n
+//!     1: e_t1, w = body slot of b + 1     4: r_a x e_t1, w = A_cc's n t2   7: r_b x e_t1
+//!     2: e_t2, w = the contact's colour   5: r_a x e_t2, w = A_cc's t1 t2  8: r_b x e_t2
+//!   (slot 0: no body, the ground; J_c,k = (e_d, r_k x e_d) for the three directions d; the
+//!   colour and the off-diagonal of the contact's own block are for Gauss-Seidel's passes:
+//!   contacts of one colour share no body, `super::contact_colours`)
 //!
 //!   body slot k, 3 + L/4 texel columns:
 //!     0..2: the rows of the inverse inertia (world axes); w of texel 0: the inverse mass
@@ -53,6 +55,8 @@ pub struct ContactFactors {
     pub island_bodies: Vec<usize>,
     /// R: each contact's own diagonal of A is `1 + regularisation` times J M^-1 J^T's.
     pub regularisation: f32,
+    /// Colours of the contacts (texel 2's w): Gauss-Seidel's passes per sweep.
+    pub colours: usize,
 }
 
 /// Texel columns per contact of [`ContactFactors::jacobian`].
@@ -82,6 +86,8 @@ pub struct FactorSystem {
     pub velocities: Layout,
     /// R's factor ([`ContactFactors::regularisation`]).
     pub regularisation: f32,
+    /// The contacts' colours ([`ContactFactors::colours`]).
+    pub colours: usize,
     /// The single-dispatch solver's workgroups, where compute kernels run and every island fits
     /// one ([`kernels::GROUP_MAX_CONTACTS`] contacts, [`kernels::GROUP_MAX_BODIES`] bodies).
     pub groups: Option<IslandGroups>,
@@ -154,6 +160,7 @@ impl FactorSystem {
             body_width: width,
             velocities: Layout::new(v_rows, v_cols, gpu.tile_limit() as u32)?,
             regularisation: factors.regularisation,
+            colours: factors.colours,
             groups,
         })
     }

@@ -6,6 +6,7 @@
 mod cg;
 mod cg_float_float;
 mod contact;
+mod contact_colours;
 mod contact_factors;
 mod contact_wrap;
 mod jacobi;
@@ -20,6 +21,7 @@ pub use contact::{
     factors_for_solve, solve_contacts, ContactLayout, ContactMethod, ContactPath, ContactSolve,
     ContactSystem,
 };
+pub use contact_colours::contact_colours;
 pub use contact_factors::{
     island_groups, ContactFactors, FactorSystem, IslandGroups, JACOBIAN_TEXELS,
 };

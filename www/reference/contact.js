@@ -23,6 +23,36 @@ export function contactJacobi64(lcp, iterations = lcp.iterations, dense = false)
   return x;
 }
 
+/** Graph-coloured projected Gauss-Seidel in float64 (shaders/solvers/contact_gauss_seidel.wgsl
+ * gives the formulas): same start and sweeps; colour after colour (`lcp.colour`), each contact
+ * solves its own 3 x 3 block row by row (normal, then each friction impulse within mu times the
+ * new normal one) against the newest impulses of all others. */
+export function contactGaussSeidel64(lcp, iterations = lcp.iterations) {
+  const { size: n, a, b, mu } = lcp;
+  const rows = sparseRows(lcp);
+  const order = [...Array(n / 3).keys()].sort((i, j) => lcp.colour[i] - lcp.colour[j] || i - j);
+  const x = Float64Array.from(lcp.x0);
+  for (let k = 0; k < iterations; k++) {
+    for (const c of order) {
+      const w = [0, 1, 2].map((r) => {
+        const row = rows[3 * c + r];
+        let v = b[3 * c + r];
+        for (let s = 0; s < row.cols.length; s++) v += row.vals[s] * x[row.cols[s]];
+        return v;
+      });
+      for (let r = 0; r < 3; r++) {
+        const i = 3 * c + r, limit = mu * x[3 * c];
+        let next = x[i] - w[r] / a[i * n + i];
+        next = r === 0 ? Math.max(next, 0) : Math.min(Math.max(next, -limit), limit);
+        const change = next - x[i];
+        x[i] = next;
+        for (let q = 0; q < 3; q++) w[q] += a[(3 * c + q) * n + i] * change;
+      }
+    }
+  }
+  return x;
+}
+
 /** Accelerated projected Jacobi in float64 (the GPU's default; shaders/solvers/
  * contact_nesterov.wgsl gives the formulas): same start, step `lcp.step` and iterations;
  * Nesterov's momentum with FISTA's schedule, restarted per contact when its step turns back. */
@@ -145,7 +175,8 @@ export function lemke(M, q, m) {
  * normal impulses of the smallest islands (friction fixed at the GPU's values). */
 export function verify(lcp) {
   const t0 = performance.now();
-  const x64 = lcp.solver === "nesterov" ? contactNesterov64(lcp) : contactJacobi64(lcp);
+  const solve = { nesterov: contactNesterov64, "gauss-seidel": contactGaussSeidel64 }[lcp.solver] ?? contactJacobi64;
+  const x64 = solve(lcp);
   const jsMs = performance.now() - t0;
   let diff = 0, scale = 0;
   for (let i = 0; i < lcp.size; i++) {
