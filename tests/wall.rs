@@ -42,6 +42,27 @@ async fn gpu_solve(
         .collect()
 }
 
+/// The GPU's impulses `got` (4 rows per contact) of the ball's frame against the float64
+/// solver's `exact`: within 1e-3 of the largest impulse (a frame with real impulses), padding rows
+/// zero, every impulse inside its friction box (`mu`).
+fn check_ball_frame(got: &[f32], exact: &[[f64; 3]], mu: f64, kind: BackendKind) {
+    let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
+    let mut worst = 0.0f64;
+    for (i, e) in exact.iter().enumerate() {
+        let g = |r: usize| f64::from(got[4 * i + r]);
+        for (r, e) in e.iter().enumerate() {
+            worst = worst.max((g(r) - e).abs());
+        }
+        assert_eq!(g(3), 0.0, "padding rows stay zero");
+        let limit = (mu * g(0)) as f32 as f64;
+        assert!(
+            g(0) >= 0.0 && g(1).abs() <= limit * (1.0 + 1e-6) && g(2).abs() <= limit * (1.0 + 1e-6)
+        );
+    }
+    assert!(worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
+}
+
 /// WebGPU and WebGL2 against each other and the float64 world: 16 frames of the default wall,
 /// a hit included.
 #[wasm_bindgen_test]
@@ -232,19 +253,7 @@ on_both_backends! {
         let got = system.read(gpu.as_ref(), &x).await.unwrap();
         assert_eq!(got.len(), 4 * lcp.contacts.len());
         let exact = lcp.solve_nesterov(step, 60);
-        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
-        assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
-        let mut worst = 0.0f64;
-        for (i, e) in exact.iter().enumerate() {
-            let g = |r: usize| f64::from(got[4 * i + r]);
-            for (r, e) in e.iter().enumerate() {
-                worst = worst.max((g(r) - e).abs());
-            }
-            assert_eq!(g(3), 0.0, "padding rows stay zero");
-            let limit = (lcp.mu * g(0)) as f32 as f64;
-            assert!(g(0) >= 0.0 && g(1).abs() <= limit * (1.0 + 1e-6) && g(2).abs() <= limit * (1.0 + 1e-6));
-        }
-        assert!(worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
+        check_ball_frame(&got, &exact, lcp.mu, kind);
         let dense = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
         let solve = ContactSolve::nesterov(step as f32, 0.6, 1).on(ContactPath::Factors);
         let e = solve_contacts(gpu.as_ref(), &dense, &x0, solve, None).await.unwrap_err();
@@ -268,19 +277,7 @@ on_both_backends! {
         let x = solve_contacts(gpu.as_ref(), &system, &x0, solve, None).await.unwrap();
         let got = system.read(gpu.as_ref(), &x).await.unwrap();
         let exact = lcp.solve_gauss_seidel(20);
-        let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
-        assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
-        let mut worst = 0.0f64;
-        for (i, e) in exact.iter().enumerate() {
-            let g = |r: usize| f64::from(got[4 * i + r]);
-            for (r, e) in e.iter().enumerate() {
-                worst = worst.max((g(r) - e).abs());
-            }
-            assert_eq!(g(3), 0.0, "padding rows stay zero");
-            let limit = (lcp.mu * g(0)) as f32 as f64;
-            assert!(g(0) >= 0.0 && g(1).abs() <= limit * (1.0 + 1e-6) && g(2).abs() <= limit * (1.0 + 1e-6));
-        }
-        assert!(worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
+        check_ball_frame(&got, &exact, lcp.mu, kind);
         for path in [ContactPath::Rows, ContactPath::Dispatch { workgroups: None }] {
             let e = solve_contacts(gpu.as_ref(), &system, &x0, solve.on(path), None).await.unwrap_err();
             assert!(e.to_string().contains("from the matrix's factors"), "{e}");

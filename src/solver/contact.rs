@@ -363,16 +363,7 @@ fn gauss_seidel_passes(
 ) -> Result<Matrix> {
     for _ in 0..sweeps {
         for colour in 0..f.colours {
-            let inputs = [&f.jacobian, &f.bodies, &x];
-            let v = gpu.run(
-                Program::new(
-                    kernels::CONTACT_VELOCITIES,
-                    inputs.iter().map(|m| m.layout()).collect(),
-                    f.velocities,
-                )
-                .with_params(&[f.body_width as f32]),
-                &inputs,
-            )?;
+            let v = velocities(gpu, f, &x)?;
             let inputs = [&f.jacobian, &v, &x, &system.b, &system.inv_diag];
             x = gpu.run(
                 Program::new(
@@ -386,6 +377,20 @@ fn gauss_seidel_passes(
         }
     }
     Ok(x)
+}
+
+/// The bodies' velocities M^-1 J^T `impulses` (`contact_velocities`), from the factors `f`.
+fn velocities(gpu: &Gpu, f: &FactorSystem, impulses: &Matrix) -> Result<Matrix> {
+    let inputs = [&f.jacobian, &f.bodies, impulses];
+    gpu.run(
+        Program::new(
+            kernels::CONTACT_VELOCITIES,
+            inputs.iter().map(|m| m.layout()).collect(),
+            f.velocities,
+        )
+        .with_params(&[f.body_width as f32]),
+        &inputs,
+    )
 }
 
 /// `system` with A's rows uploaded (what the passes read), not its factors alone.
@@ -475,16 +480,7 @@ fn accelerated_passes(
         let v; // the bodies' velocities, where the passes read the factors
         let (kernel, first, second, params) = match factors {
             Some(f) => {
-                let inputs = [&f.jacobian, &f.bodies, &y];
-                v = gpu.run(
-                    Program::new(
-                        kernels::CONTACT_VELOCITIES,
-                        inputs.iter().map(|m| m.layout()).collect(),
-                        f.velocities,
-                    )
-                    .with_params(&[f.body_width as f32]),
-                    &inputs,
-                )?;
+                v = velocities(gpu, f, &y)?;
                 let params = vec![step, mu, f.regularisation];
                 (kernels::CONTACT_NESTEROV_FACTORED, &f.jacobian, &v, params)
             }
