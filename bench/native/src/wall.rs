@@ -200,6 +200,7 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
         let exact = match method.method {
             ContactMethod::Jacobi => lcp.solve_jacobi(f64::from(method.step), iterations),
             ContactMethod::Nesterov => lcp.solve_nesterov(f64::from(method.step), iterations),
+            ContactMethod::GaussSeidel => lcp.solve_gauss_seidel(iterations),
         };
         let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
         let diff = exact
