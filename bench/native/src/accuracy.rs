@@ -1,7 +1,8 @@
 //! `--accuracy`: the default product (`Gpu::mul`, what `matmul` runs) at each `--sizes` n, its
 //! speed and its error against float64 in the measure of the Dawn bench
 //! (`bench/dawn/bench.mjs`'s "rel. error": max |C - C64| / max |C64| over 64 sampled elements),
-//! over 1024 sampled elements too, and as the worst fraction of texla's error bound.
+//! over 1024 sampled elements too, and as the worst fraction of texla's error bound; its speed
+//! with wgpu's run-time checks (the default) beside it.
 
 use texla::error::Result;
 use texla::gpu::Gpu;
@@ -40,7 +41,9 @@ pub fn accuracy(gpu: &Gpu, o: &Options) -> Result<()> {
         gpu.product_kernel().0,
         o.batches
     );
-    println!("    n         ms  TFLOPS  rel. error (64)  rel. error (1024)  worst of bound");
+    println!(
+        "    n         ms  TFLOPS  rel. error (64)  rel. error (1024)  worst of bound  TFLOPS checked"
+    );
     for &n in &o.sizes {
         let mut rng = Rng::new(n as u32);
         let a = rng.matrix(n * n, -1.0, 1.0);
@@ -50,10 +53,14 @@ pub fn accuracy(gpu: &Gpu, o: &Options) -> Result<()> {
         let data = block_on(gpu.read(&c))?;
         let (rel64, _) = errors(&data, &a, &b, n, 64);
         let (rel1024, worst) = errors(&data, &a, &b, n, 1024);
+        webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
+        let (checked, _) = time(gpu, o.batches, 50, || gpu.mul(&ga, &gb))?;
+        webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::unchecked());
         println!(
-            "{n:5} {:10.3} {:7.2}  {rel64:15.2e}  {rel1024:17.2e}  {worst:14.2e}",
+            "{n:5} {:10.3} {:7.2}  {rel64:15.2e}  {rel1024:17.2e}  {worst:14.2e}  {:14.2}",
             seconds * 1e3,
-            tflops(n, seconds)
+            tflops(n, seconds),
+            tflops(n, checked)
         );
         drop((ga, gb, c));
         gpu.release_pooled();
