@@ -191,6 +191,36 @@ on_both_backends! {
         }
     }
 
+    async fn products_sum_k_in_blocks(kind) {
+        // 4096 terms of 1 + 2^-15: one running sum in float32 drops the 2^-15 of every term
+        // added once the sum passes 1024 (a quarter of its last place) and ends 0.0625 short,
+        // a relative error of 1.5e-5 (in any split of k into 1 to 4 slices); sums of blocks of 8
+        // or more terms, added to the running sum, keep every bit: 4096.125 exactly. Held to
+        // 1e-6: the fast fragment kernel (WebGL2's default) and, on WebGPU, the tiled compute
+        // kernel (a hardware adapter's) at every chunk depth the device allows, split or not.
+        let gpu = device(kind).await;
+        let (m, k, n) = (8, 4096, 8);
+        let x = 1.0 + 2f32.powi(-15);
+        let (a, b) = (gpu.upload(&vec![1.0; m * k], m, k).unwrap(), gpu.upload(&vec![x; k * n], k, n).unwrap());
+        let mut kernels = vec![ProductKernel::FAST];
+        if kind == BackendKind::WebGpu {
+            let storage = gpu.capabilities().max_workgroup_storage;
+            for chunk in texla::kernels::TILED_CHUNKS.into_iter().filter(|&c| texla::kernels::tiled_workgroup_bytes(c) <= storage) {
+                kernels.extend([None, Some(1), Some(4)].map(|slices| ProductKernel::Compute { chunk, slices }));
+            }
+        }
+        let exact = k as f64 * f64::from(x);
+        let mut wrong = vec![];
+        for kernel in kernels {
+            let got = gpu.read(&gpu.mul_with(kernel, &a, &b).unwrap()).await.unwrap();
+            let worst = got.iter().map(|&c| (f64::from(c) - exact).abs() / exact).fold(0.0, f64::max);
+            if worst > 1e-6 {
+                wrong.push(format!("{kernel:?}: relative error {worst:.1e} (C[0] = {})", got[0]));
+            }
+        }
+        assert!(wrong.is_empty(), "{kind:?}, C should be {exact} everywhere: {wrong:#?}");
+    }
+
     async fn compute_path_matches_on_webgpu_and_is_refused_on_webgl2(kind) {
         let gpu = device(kind).await;
         // Shapes inside one block, across block edges (64 rows x 128 columns) and k chunks; the

@@ -16,6 +16,10 @@
 // registers, not 128, so one workgroup fits an SM instead of two, and the kernel still runs 15%
 // faster: 44.6 TFLOPS at n = 4096 and 31.6 at 8192, against 38.9 and 29.1 with the steps in a
 // loop (bench/records/h100/products/native-kernel-variants-2026-11-24.log).
+// Each chunk is summed into 16 fresh registers d<i><c> and added to the running sums c<i><c> once
+// (blocked summation): on an H100 that costs 4-5% at chunks of 32 (one add per 32 steps) and
+// makes the largest error against float64 3-6x smaller at n = 2048 to 8192
+// (bench/records/h100/products/blocked-sum-2026-11-26.log); at chunks of 8 and 16 it costs 30-40%.
 //
 // Split k: where C has too few blocks to fill the GPU, the output is `slices` partial products
 // stacked, each ceil(texel rows of C / 32) * 32 texel rows high, slice s summing its own range of
@@ -93,18 +97,26 @@ fn cs_main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
         // The next chunk's texels, fetched while this chunk is multiplied.
         na{e} = fetch_a(li + 256 * {e}, k0 + BK, k_end, row0);
         nb{e} = fetch_b(li + 256 * {e}, k0 + BK, col0);
+        // The chunk's sums start from zero and are added to the running sums once (blocked
+        // summation): a rounding error grows with k / {BK} + {BK} steps, not with k.
+        var d00 = vec4<f32>(0.0); var d01 = vec4<f32>(0.0); var d02 = vec4<f32>(0.0); var d03 = vec4<f32>(0.0);
+        var d04 = vec4<f32>(0.0); var d05 = vec4<f32>(0.0); var d06 = vec4<f32>(0.0); var d07 = vec4<f32>(0.0);
+        var d10 = vec4<f32>(0.0); var d11 = vec4<f32>(0.0); var d12 = vec4<f32>(0.0); var d13 = vec4<f32>(0.0);
+        var d14 = vec4<f32>(0.0); var d15 = vec4<f32>(0.0); var d16 = vec4<f32>(0.0); var d17 = vec4<f32>(0.0);
         // {p} begin: step k0 + {p} of the chunk, written out for each {p} < {BK}.
         {
             let a0 = a_tile[{p}][ty];
             let a1 = a_tile[{p}][ty + 16];
             let b0 = b_tile[{p}][tx];
             let b1 = b_tile[{p}][tx + 16];
-            c00 += a0 * b0.x; c01 += a0 * b0.y; c02 += a0 * b0.z; c03 += a0 * b0.w;
-            c04 += a0 * b1.x; c05 += a0 * b1.y; c06 += a0 * b1.z; c07 += a0 * b1.w;
-            c10 += a1 * b0.x; c11 += a1 * b0.y; c12 += a1 * b0.z; c13 += a1 * b0.w;
-            c14 += a1 * b1.x; c15 += a1 * b1.y; c16 += a1 * b1.z; c17 += a1 * b1.w;
+            d00 += a0 * b0.x; d01 += a0 * b0.y; d02 += a0 * b0.z; d03 += a0 * b0.w;
+            d04 += a0 * b1.x; d05 += a0 * b1.y; d06 += a0 * b1.z; d07 += a0 * b1.w;
+            d10 += a1 * b0.x; d11 += a1 * b0.y; d12 += a1 * b0.z; d13 += a1 * b0.w;
+            d14 += a1 * b1.x; d15 += a1 * b1.y; d16 += a1 * b1.z; d17 += a1 * b1.w;
         }
         // {p} end
+        c00 += d00; c01 += d01; c02 += d02; c03 += d03; c04 += d04; c05 += d05; c06 += d06; c07 += d07;
+        c10 += d10; c11 += d11; c12 += d12; c13 += d13; c14 += d14; c15 += d15; c16 += d16; c17 += d17;
     }
     let x0 = col0 + 4 * tx;
     let x1 = col0 + 64 + 4 * tx;

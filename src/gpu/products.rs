@@ -68,16 +68,15 @@ impl ProductKernel {
         targets: kernels::FAST_TARGETS,
     };
 
-    /// The compute kernel as [`ProductKernel::Auto`] runs it: chunks of 16, measured fastest on
-    /// an H100 while the steps of a chunk were a loop (the native benchmark tries the others:
-    /// twice in one lease, 38.9 TFLOPS at n = 4096 against 37.3 for 8 and 34.1 for 32, and 36.7
-    /// against 35.3 and 32.6 at 2048; `bench/records/h100/products/native-chunk-depths-2026-11-23b.log`).
-    /// With the steps written out, 16 makes 44.6-44.8 at 4096 and 8 and 32 44.2, 32.3-32.9 at
-    /// 8192 against 31.7 and 32.5 (`native-kernel-variants-2026-11-24.log`,
-    /// `native-unrolled-chunks-2026-11-24.log`). The inner dimension is split by size; `Auto`
-    /// takes chunks of 8 where each slice of k is shallow (`auto_chunk`).
+    /// The compute kernel as [`ProductKernel::Auto`] runs it where the device allows 32 KiB of
+    /// workgroup memory: chunks of 32. Each chunk is summed from zero and added to the running
+    /// sums once (blocked summation); with that, on an H100 natively, chunks of 32 make 39.5 and
+    /// 42.9 TFLOPS at n = 2048 and 4096, chunks of 16 29.4 and 30.3, chunks of 8 26.5 and 26.8
+    /// (`bench/records/h100/products/blocked-sum-2026-11-26.log`). Before (one running sum) 16
+    /// was the fastest: 44.6-44.8 TFLOPS at 4096 (`native-unrolled-chunks-2026-11-24.log`).
+    /// The inner dimension is split by size (`split_k`).
     pub const COMPUTE: ProductKernel = ProductKernel::Compute {
-        chunk: 16,
+        chunk: 32,
         slices: None,
     };
 
@@ -233,11 +232,8 @@ impl Gpu {
         match kernel {
             ProductKernel::Auto => match self.product_kernel().0 {
                 ProductKernel::Compute { slices, .. } => {
-                    let out = Layout {
-                        rows: a.rows(),
-                        cols: b.cols(),
-                    };
-                    self.mul_compute(a, b, auto_chunk(out, a.cols()), slices)
+                    let storage = self.capabilities().max_workgroup_storage;
+                    self.mul_compute(a, b, auto_chunk(storage), slices)
                 }
                 other => self.mul_with(other, a, b),
             },
@@ -653,15 +649,16 @@ fn split_k(out: Layout, k: usize) -> usize {
         })
 }
 
-/// The chunk depth [`ProductKernel::Auto`] takes on the compute path: 8 where each slice of k
-/// is at most 512 deep (a percent or several faster there on the H100, `kernel-sweep-2026-11-26.log`:
-/// 22.9 against 21.3 TFLOPS at n = 1024), else 16.
-fn auto_chunk(out: Layout, k: usize) -> usize {
-    if k / split_k(out, k) <= 512 {
-        8
-    } else {
-        16
-    }
+/// The chunk depth [`ProductKernel::Auto`] takes on the compute path: the deepest of
+/// [`kernels::TILED_CHUNKS`] whose tiles fit the device's `storage` bytes of workgroup memory.
+/// With blocked summation (a partial sum per chunk) the deepest is the fastest on the H100: the
+/// adds of the partials into the running sums cost one per chunk.
+fn auto_chunk(storage: usize) -> usize {
+    kernels::TILED_CHUNKS
+        .into_iter()
+        .rev()
+        .find(|&bk| kernels::tiled_workgroup_bytes(bk) <= storage)
+        .unwrap_or(kernels::TILED_CHUNKS[0])
 }
 
 #[cfg(test)]

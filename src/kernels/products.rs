@@ -46,8 +46,8 @@ pub fn tiled_workgroup_bytes(bk: usize) -> usize {
 
 /// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 x 128
 /// elements of C; chunks of `bk` (one of [`TILED_CHUNKS`]) of the inner dimension pass through
-/// workgroup memory, each chunk's `bk` steps written out; 8 x 8 outputs per thread in
-/// registers. Each chunk depth's source is built once and kept: building it on every call was
+/// workgroup memory, each chunk's `bk` steps written out and summed from zero before being added
+/// to the running sums (blocked summation); 8 x 8 outputs per thread in registers. Each chunk depth's source is built once and kept: building it on every call was
 /// the largest of texla's own costs in recording a product (a profile through Dawn on
 /// SwiftShader); with it kept, and the submissions of `backend/webgpu/`, recording a product
 /// through Dawn on the H100 took 53 us, not 77.

@@ -28,8 +28,11 @@
 //! and `--linear` (the SIMD-optimization paper's measures, Table 3 and Table 4: `linear.rs`; `--linear-grid 40,80,80`,
 //! `--linear-cols 4096`, `--linear-max-iter 20000`, `--wave-side 512`; writes linear.json),
 //! and `--kernel-sweep` (the product's and A x's kernel choice at every order of `--sizes`,
-//! paths in alternating `--rounds`; `kernel_sweep.rs`, writes kernel-sweep.json).
+//! paths in alternating `--rounds`; `kernel_sweep.rs`, writes kernel-sweep.json),
+//! and `--accuracy` (the default product's speed and error against float64 at `--sizes`;
+//! `accuracy.rs`).
 
+mod accuracy;
 mod common;
 mod figure3;
 mod float_float;
@@ -95,6 +98,9 @@ fn main() {
             }
             if o.kernel_sweep {
                 kernel_sweep::kernel_sweep(&gpu, &o)?;
+            }
+            if o.accuracy {
+                accuracy::accuracy(&gpu, &o)?;
             }
             return Ok(());
         }

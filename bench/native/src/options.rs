@@ -30,6 +30,9 @@ pub struct Options {
     /// `--kernel-sweep`: the products' and A x's kernel choice at every order of `sizes`
     /// (`kernel_sweep.rs`), paths in alternating turns; only this runs when named.
     pub kernel_sweep: bool,
+    /// `--accuracy`: the default product's speed and error against float64 at each of `sizes`
+    /// (`accuracy.rs`); only the figures' modes run when named.
+    pub accuracy: bool,
     /// `--memory-hints performance|usage|MIN-MAX` (MiB): wgpu's memory hints for the device.
     pub memory_hints: wgpu::MemoryHints,
     /// `--no-checks`: the kernel sweep without wgpu's run-time checks in the shaders.
@@ -85,6 +88,7 @@ impl Options {
             || self.float_float
             || self.linear
             || self.kernel_sweep
+            || self.accuracy
     }
 }
 
@@ -104,6 +108,7 @@ pub fn options() -> Options {
         quick: false,
         paths: None,
         kernel_sweep: false,
+        accuracy: false,
         rounds: 3,
         no_checks: false,
         memory_hints: wgpu::MemoryHints::default(),
@@ -252,6 +257,7 @@ pub fn options() -> Options {
             "--float-float" => o.float_float = true,
             "--linear" => o.linear = true,
             "--kernel-sweep" => o.kernel_sweep = true,
+            "--accuracy" => o.accuracy = true,
             "--no-checks" => o.no_checks = true,
             other => eprintln!("ignoring unknown option {other}"),
         }
