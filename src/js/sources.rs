@@ -87,7 +87,7 @@ fn kernel_of(operation: &str, options: &JsValue) -> Result<Kernel, Error> {
 }
 
 /// The product kernel of `options.kernel`: "teaching", "fast" (`targets`, 2 to 8, default 8),
-/// "compute" (`chunk`: 8, 16 or 32, default 16).
+/// "compute" (`chunk`: 8, 16 or 32, default 32, what `matmul(a, b, { kernel: "compute" })` runs).
 fn matmul_kernel(options: &JsValue) -> Result<Kernel, Error> {
     let kernel = option_value(options, "kernel").as_string();
     match kernel.as_deref() {
@@ -103,7 +103,7 @@ fn matmul_kernel(options: &JsValue) -> Result<Kernel, Error> {
             Ok(kernels::matmul_fast(targets))
         }
         Some("compute") => {
-            let chunk = option_count(options, "chunk")?.unwrap_or(16);
+            let chunk = option_count(options, "chunk")?.unwrap_or(32);
             if !kernels::TILED_CHUNKS.contains(&chunk) {
                 return Err(Error::Argument(format!(
                     "the compute kernel takes chunks of 8, 16 or 32, not {chunk}"
