@@ -10,9 +10,10 @@ use texla::error::Result;
 use texla::gpu::{Gpu, MatVecKernel, ProductKernel};
 use texla::kernels;
 use texla::matrix::Matrix;
-use texla::reference::{dot_error_bound, Rng};
+use texla::reference::Rng;
 
 use crate::common::{block_on, median, time, webgpu};
+use crate::matvec::check_matvec;
 use crate::options::Options;
 use crate::products::{check_product, tflops};
 
@@ -69,24 +70,6 @@ fn matvec_paths() -> Vec<(String, Op)> {
             Box::new(|g: &Gpu, a: &Matrix, x: &Matrix| g.mul_vec_with(MatVecKernel::Blocked, a, x)),
         ),
     ]
-}
-
-/// Worst |y - exact| / bound of A x over all rows.
-fn check_matvec(y: &[f32], a: &[f32], x: &[f32], n: usize) -> f64 {
-    (0..n)
-        .map(|i| {
-            let (mut e, mut s) = (0.0f64, 0.0f64);
-            for j in 0..n {
-                let t = f64::from(a[i * n + j]) * f64::from(x[j]);
-                e += t;
-                s += t.abs();
-            }
-            (f64::from(y[i]) - e).abs() / dot_error_bound(n, s)
-        })
-        .fold(
-            0.0,
-            |m, r| if r.is_nan() { f64::INFINITY } else { m.max(r) },
-        )
 }
 
 /// One order's measurements: per path, the rate of each round (None where it failed or was

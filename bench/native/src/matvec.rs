@@ -43,20 +43,7 @@ fn matvec_sizes(gpu: &Gpu, o: &Options) -> Result<()> {
         for (name, op) in paths {
             let (seconds, y) = time(gpu, o.batches, 50, op)?;
             let got = block_on(gpu.read(&y))?;
-            let worst = (0..n)
-                .map(|i| {
-                    let (mut e, mut s) = (0.0f64, 0.0f64);
-                    for j in 0..n {
-                        let t = f64::from(a[i * n + j]) * f64::from(x[j]);
-                        e += t;
-                        s += t.abs();
-                    }
-                    (f64::from(got[i]) - e).abs() / dot_error_bound(n, s)
-                })
-                .fold(
-                    0.0f64,
-                    |m, r| if r.is_nan() { f64::INFINITY } else { m.max(r) },
-                );
+            let worst = check_matvec(&got, &a, &x, n);
             println!(
                 "n={n:5} {name:32} {:8.1} us {:8.1} GB/s  check {} (worst {worst:.2e} of bound)",
                 seconds * 1e6,
@@ -67,4 +54,22 @@ fn matvec_sizes(gpu: &Gpu, o: &Options) -> Result<()> {
     }
     gpu.release_pooled();
     Ok(())
+}
+
+/// Worst |y - exact| / bound of A x over all rows.
+pub fn check_matvec(y: &[f32], a: &[f32], x: &[f32], n: usize) -> f64 {
+    (0..n)
+        .map(|i| {
+            let (mut e, mut s) = (0.0f64, 0.0f64);
+            for j in 0..n {
+                let t = f64::from(a[i * n + j]) * f64::from(x[j]);
+                e += t;
+                s += t.abs();
+            }
+            (f64::from(y[i]) - e).abs() / dot_error_bound(n, s)
+        })
+        .fold(
+            0.0,
+            |m, r| if r.is_nan() { f64::INFINITY } else { m.max(r) },
+        )
 }
