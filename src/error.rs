@@ -183,8 +183,11 @@ impl From<Error> for wasm_bindgen::JsValue {
                 let _ = js_sys::Reflect::set(&o, &"message".into(), &m.text.as_str().into());
                 list.push(&o);
             }
-            let mut named: Vec<usize> = messages.iter().filter_map(|m| m.line).collect();
-            named.sort_unstable();
+            let lines: Vec<usize> = messages.iter().filter_map(|m| m.line).collect();
+            let mut named: Vec<usize> = crate::order::order_by(lines.len(), |i| lines[i] as u64)
+                .into_iter()
+                .map(|i| lines[i])
+                .collect();
             named.dedup();
             let lines: js_sys::Array = named.iter().map(|&l| number(Some(l))).collect();
             let _ = js_sys::Reflect::set(&error, &"messages".into(), &list);

@@ -20,6 +20,7 @@ pub mod kernels;
 pub mod layout;
 pub mod matrix;
 pub mod nmf;
+mod order;
 pub mod physics;
 pub mod problems;
 pub mod reference;

@@ -51,12 +51,15 @@ setup_test() {
 
 # pkg/ is then the npm package (`cd pkg && npm pack`): the wasm optimised by wasm-opt -Oz, the
 # Node entry, package.json with ESM exports (tools/package/finish.mjs).
-# Size: texla's own code stays at opt-level 3 (the wall's CPU physics ran 1.3-2x slower at "s"
-# or "z"), its dependencies (wgpu's WebGPU backend, web-sys, js-sys, glow) are built for size
-# and in one codegen unit: 1.53 MB -> 1.25 MB after wasm-opt (2.0 MB without it)
-# (bench/records/package-size-2026-11-26.md). Here, not in Cargo.toml: the native benchmark
-# builds wgpu natively with the release profile, for speed.
-WASM_SIZE_FLAGS=(--config 'profile.release.package."*".opt-level="z"' --config 'profile.release.codegen-units=1')
+# Size: LLVM's inlining threshold is 100 (opt-level 3's is 250), texla's dependencies (wgpu's
+# WebGPU backend, web-sys, js-sys, glow) are built for size, all in one codegen unit: 1.12 MB,
+# 444 KB gzipped, after wasm-opt (2.0 MB, 614 KB without any of it). texla at opt-level "s"
+# instead made the wall's CPU physics 1.4x slower; the threshold of 100 keeps its speed and the
+# optimizer's (bench/records/package-size-2026-11-26.md). The rustflags add to
+# .cargo/config.toml's. Here, not in Cargo.toml: the native benchmark builds wgpu natively with
+# the release profile, for speed.
+WASM_SIZE_FLAGS=(--config 'profile.release.package."*".opt-level="z"' --config 'profile.release.codegen-units=1'
+  --config 'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100"]')
 build_pkg() {
   step "building pkg/ (wasm-pack --target web, release; then wasm-opt and the npm package)"
   wasm-pack build --target web --release -- "${WASM_SIZE_FLAGS[@]}"

@@ -72,7 +72,7 @@ impl Capabilities {
 
 /// Whether an adapter or renderer description names a software renderer.
 pub(crate) fn is_software(description: &str) -> bool {
-    let d = description.to_lowercase();
+    let d = description.to_ascii_lowercase();
     ["swiftshader", "llvmpipe", "lavapipe", "software"]
         .iter()
         .any(|s| d.contains(s))

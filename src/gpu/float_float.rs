@@ -131,7 +131,12 @@ impl FloatFloat<'_> {
                 self.combine(s, &tile(&xb, i, j), t, &tile(&yb, i, j))
             });
         }
-        self.run(kernels::FF_LINEAR, &[x, y], x.hi.layout, &[sh, sl, th, tl])
+        self.run(
+            kernels::ff_linear(),
+            &[x, y],
+            x.hi.layout,
+            &[sh, sl, th, tl],
+        )
     }
 
     /// `x + y` in float-float.
@@ -162,7 +167,7 @@ impl FloatFloat<'_> {
             return Ok(c);
         }
         let out = self.gpu.layout(a.rows(), b.cols())?;
-        self.run(kernels::FF_MATMUL, &[a, b], out, &[])
+        self.run(kernels::ff_matmul(), &[a, b], out, &[])
     }
 
     /// `a * x` in float-float for a column vector `x`, blocked as [`MatVecKernel::Blocked`](super::MatVecKernel::Blocked):
@@ -174,13 +179,13 @@ impl FloatFloat<'_> {
         }
         let blocks = a.cols().div_ceil(MATVEC_BLOCK);
         let partial = self.run(
-            kernels::FF_MATVEC_PARTIAL,
+            kernels::ff_matvec_partial(),
             &[a, x],
             self.gpu.layout(a.rows(), blocks)?,
             &[MATVEC_BLOCK as f32],
         )?;
         self.run(
-            kernels::FF_SUM_COLS,
+            kernels::ff_sum_cols(),
             &[&partial],
             self.gpu.layout(a.rows(), 1)?,
             &[],
@@ -222,7 +227,7 @@ impl FloatFloat<'_> {
         let p = partial.expect("the loop runs at least once");
         let pair = self.gpu.run(
             Program::new(
-                kernels::FF_COMBINE,
+                kernels::ff_combine(),
                 vec![p.hi.layout, p.lo.layout],
                 self.gpu.layout(2, 1)?,
             ),

@@ -9,20 +9,27 @@ use std::borrow::Cow;
 
 use super::{Kernel, Template};
 
-/// A float-float kernel whose body is `shaders/float_float/<name>.*`, after the shared piece.
+/// The shared float-float arithmetic, put before every float-float body.
+const FF: (&str, &str) = (
+    include_str!("../../shaders/float_float/ff.wgsl"),
+    include_str!("../../shaders/float_float/ff.glsl"),
+);
+
+/// A float-float kernel whose body is `shaders/float_float/<name>.*`, after the shared piece
+/// (joined when the kernel is made, so that the binary holds the piece once).
 macro_rules! ff_kernel {
     ($name:literal, $inputs:expr, $outputs:expr) => {
         Kernel {
             name: Cow::Borrowed(concat!("ff_", $name)),
             inputs: $inputs,
-            wgsl: Cow::Borrowed(concat!(
-                include_str!("../../shaders/float_float/ff.wgsl"),
-                include_str!(concat!("../../shaders/float_float/", $name, ".wgsl"))
-            )),
-            glsl: Cow::Borrowed(concat!(
-                include_str!("../../shaders/float_float/ff.glsl"),
-                include_str!(concat!("../../shaders/float_float/", $name, ".glsl"))
-            )),
+            wgsl: Cow::Owned(
+                FF.0.to_owned()
+                    + include_str!(concat!("../../shaders/float_float/", $name, ".wgsl")),
+            ),
+            glsl: Cow::Owned(
+                FF.1.to_owned()
+                    + include_str!(concat!("../../shaders/float_float/", $name, ".glsl")),
+            ),
             outputs: $outputs,
             compute: None,
         }
@@ -31,18 +38,28 @@ macro_rules! ff_kernel {
 
 /// `s X + t Y` element by element: inputs X (a, b) and Y (c, d), the float-float factors
 /// `s = param(0) + param(1)`, `t = param(2) + param(3)`; outputs hi, lo.
-pub const FF_LINEAR: Kernel = ff_kernel!("linear", &["a", "b", "c", "d"], 2);
+pub fn ff_linear() -> Kernel {
+    ff_kernel!("linear", &["a", "b", "c", "d"], 2)
+}
 /// `C = A B`: inputs A (a, b: m x k) and B (c, d: k x n), one output texel per fragment;
 /// outputs C's hi and lo (m x n).
-pub const FF_MATMUL: Kernel = ff_kernel!("matmul", &["a", "b", "c", "d"], 2);
+pub fn ff_matmul() -> Kernel {
+    ff_kernel!("matmul", &["a", "b", "c", "d"], 2)
+}
 /// Blocked `y = A x`, first pass: partial sums over blocks of `param(0)` columns; outputs hi,
 /// lo of the partial sums.
-pub const FF_MATVEC_PARTIAL: Kernel = ff_kernel!("matvec_partial", &["a", "b", "c", "d"], 2);
+pub fn ff_matvec_partial() -> Kernel {
+    ff_kernel!("matvec_partial", &["a", "b", "c", "d"], 2)
+}
 /// Blocked `y = A x`, second pass: the sum across each row of the partial sums (a, b).
-pub const FF_SUM_COLS: Kernel = ff_kernel!("sum_cols", &["a", "b"], 2);
+pub fn ff_sum_cols() -> Kernel {
+    ff_kernel!("sum_cols", &["a", "b"], 2)
+}
 /// The last pass of a reduction: the four lanes of texel (0, 0) of (a, b) summed, written as
 /// the 2 x 1 matrix (hi, lo).
-pub const FF_COMBINE: Kernel = ff_kernel!("combine", &["a", "b"], 1);
+pub fn ff_combine() -> Kernel {
+    ff_kernel!("combine", &["a", "b"], 1)
+}
 
 /// One 16-fold pass of a float-float sum: `dot` for the first pass of a dot product (the
 /// float-float products of (a, b) and (c, d)), else the sum of (a, b).
@@ -66,16 +83,8 @@ pub fn ff_reduce(dot: bool) -> Kernel {
     Kernel {
         name: Cow::Borrowed(name),
         inputs,
-        wgsl: body(
-            include_str!("../../shaders/float_float/ff.wgsl"),
-            template!("float_float/reduce.wgsl"),
-        )
-        .into(),
-        glsl: body(
-            include_str!("../../shaders/float_float/ff.glsl"),
-            template!("float_float/reduce.glsl"),
-        )
-        .into(),
+        wgsl: body(FF.0, template!("float_float/reduce.wgsl")).into(),
+        glsl: body(FF.1, template!("float_float/reduce.glsl")).into(),
         outputs: 2,
         compute: None,
     }
@@ -88,11 +97,11 @@ mod tests {
     #[test]
     fn float_float_kernels_carry_the_shared_piece_and_no_placeholder() {
         for k in [
-            FF_LINEAR,
-            FF_MATMUL,
-            FF_MATVEC_PARTIAL,
-            FF_SUM_COLS,
-            FF_COMBINE,
+            ff_linear(),
+            ff_matmul(),
+            ff_matvec_partial(),
+            ff_sum_cols(),
+            ff_combine(),
             ff_reduce(true),
             ff_reduce(false),
         ] {

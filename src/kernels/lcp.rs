@@ -50,21 +50,28 @@ pub fn lcp_jacobi(
     }
 }
 
-/// A contact kernel's body: `shaders/solvers/contact_layout.*` (the wrap of contacts into
-/// segments, written once) put before `shaders/solvers/<name>.*`.
+/// `shaders/solvers/contact_layout.*`: the wrap of contacts into segments, written once and
+/// put before every contact kernel's body.
+const CONTACT_LAYOUT: (&str, &str) = (
+    include_str!("../../shaders/solvers/contact_layout.wgsl"),
+    include_str!("../../shaders/solvers/contact_layout.glsl"),
+);
+
+/// A contact kernel: [`CONTACT_LAYOUT`] put before `shaders/solvers/<name>.*` (joined when the
+/// kernel is made, so that the binary holds the layout once).
 macro_rules! contact_kernel {
     ($name:literal, $inputs:expr, $outputs:expr) => {
         Kernel {
             name: Cow::Borrowed($name),
             inputs: $inputs,
-            wgsl: Cow::Borrowed(concat!(
-                include_str!("../../shaders/solvers/contact_layout.wgsl"),
-                include_str!(concat!("../../shaders/solvers/", $name, ".wgsl"))
-            )),
-            glsl: Cow::Borrowed(concat!(
-                include_str!("../../shaders/solvers/contact_layout.glsl"),
-                include_str!(concat!("../../shaders/solvers/", $name, ".glsl"))
-            )),
+            wgsl: Cow::Owned(
+                CONTACT_LAYOUT.0.to_owned()
+                    + include_str!(concat!("../../shaders/solvers/", $name, ".wgsl")),
+            ),
+            glsl: Cow::Owned(
+                CONTACT_LAYOUT.1.to_owned()
+                    + include_str!(concat!("../../shaders/solvers/", $name, ".glsl")),
+            ),
             outputs: $outputs,
             compute: None,
         }
@@ -74,35 +81,42 @@ macro_rules! contact_kernel {
 /// One projected Jacobi iteration of the wall's contact LCP (see `src/physics/lcp.rs`, and
 /// `src/solver/contact_wrap.rs` for the wrap into segments): inputs matrix, neighbour lists, x,
 /// b, 1/diag, mu; params omega, blocks per contact, dense.
-pub const CONTACT_JACOBI: Kernel =
-    contact_kernel!("contact_jacobi", &["a", "b", "c", "d", "e", "f"], 1);
+pub fn contact_jacobi() -> Kernel {
+    contact_kernel!("contact_jacobi", &["a", "b", "c", "d", "e", "f"], 1)
+}
 
 /// One accelerated projected Jacobi iteration of the wall's contact LCP (Nesterov's momentum,
 /// a restart per contact): inputs matrix, neighbour lists, y, x, b, 1/diag; params step, blocks
 /// per contact, dense, mu; two render targets, the new x and the new y.
-pub const CONTACT_NESTEROV: Kernel =
-    contact_kernel!("contact_nesterov", &["a", "b", "c", "d", "e", "f"], 2);
+pub fn contact_nesterov() -> Kernel {
+    contact_kernel!("contact_nesterov", &["a", "b", "c", "d", "e", "f"], 2)
+}
 
 /// The first pass of a factored accelerated iteration (`src/solver/contact_factors.rs`): the
 /// bodies' velocities v = M^-1 J^T y, two texels per body slot (linear, angular) in the bodies'
 /// wrap: inputs J, the bodies, y; param texel columns per body.
-pub const CONTACT_VELOCITIES: Kernel = contact_kernel!("contact_velocities", &["a", "b", "c"], 1);
+pub fn contact_velocities() -> Kernel {
+    contact_kernel!("contact_velocities", &["a", "b", "c"], 1)
+}
 
-/// The second pass of a factored accelerated iteration: [`CONTACT_NESTEROV`]'s step with A y as
-/// J v + R y: inputs J, v (from [`CONTACT_VELOCITIES`]), y, x, b, 1/diag; params step, mu,
+/// The second pass of a factored accelerated iteration: [`contact_nesterov`]'s step with A y as
+/// J v + R y: inputs J, v (from [`contact_velocities`]), y, x, b, 1/diag; params step, mu,
 /// regularisation; two render targets, the new x and the new y.
-pub const CONTACT_NESTEROV_FACTORED: Kernel = contact_kernel!(
-    "contact_nesterov_factored",
-    &["a", "b", "c", "d", "e", "f"],
-    2
-);
+pub fn contact_nesterov_factored() -> Kernel {
+    contact_kernel!(
+        "contact_nesterov_factored",
+        &["a", "b", "c", "d", "e", "f"],
+        2
+    )
+}
 
 /// One colour's pass of graph-coloured projected Gauss-Seidel (`src/solver/contact_colours.rs`):
 /// the contacts of the colour solve their own blocks from J v + R x, the others keep their
 /// impulses: inputs J (with the colours and A_cc's off-diagonal), v (from
-/// [`CONTACT_VELOCITIES`]), x, b, 1/diag; params colour, mu, regularisation.
-pub const CONTACT_GAUSS_SEIDEL: Kernel =
-    contact_kernel!("contact_gauss_seidel", &["a", "b", "c", "d", "e"], 1);
+/// [`contact_velocities`]), x, b, 1/diag; params colour, mu, regularisation.
+pub fn contact_gauss_seidel() -> Kernel {
+    contact_kernel!("contact_gauss_seidel", &["a", "b", "c", "d", "e"], 1)
+}
 
 /// Contacts a group of small islands fills up to: one per thread of a hardware workgroup.
 pub const GROUP_PACK: usize = 256;
@@ -139,8 +153,7 @@ pub fn contact_nesterov_group(threads: usize, cached: bool) -> Kernel {
         )
         .into(),
         inputs: &["a", "b", "c", "d", "e", "f"],
-        wgsl: (include_str!("../../shaders/solvers/contact_layout.wgsl").to_string() + &body)
-            .into(),
+        wgsl: (CONTACT_LAYOUT.0.to_owned() + &body).into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {

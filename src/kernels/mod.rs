@@ -11,7 +11,7 @@
 //! ([`Reduction`]), `lcp.rs` (the contact and LCP solvers' passes), the SIMD-optimization paper's `y = A x + b`
 //! with baked coefficients (`simd_expr.rs`: [`linear()`], from the abstract four-wide program of
 //! [`simd`]) and its stencil passes (`stencil.rs`: [`line_stencil`]), and `float_float.rs`
-//! (hi + lo pairs of float32s, about 48 bits: [`FF_MATMUL`], ...).
+//! (hi + lo pairs of float32s, about 48 bits: [`ff_matmul`], ...).
 //! A body with `{placeholders}` is filled through one checked [`Template`], which refuses a
 //! placeholder left unfilled. A kernel of one's own ([`custom()`]) gets the same prelude, and
 //! compilers' messages about any kernel are mapped to lines of its body
@@ -69,15 +69,15 @@ pub use custom::{custom, glsl_messages, Language, ModuleMessage, MAX_BODY_BYTES}
 pub use elementwise::{map, map2, DIAGONAL, IDENTITY};
 pub use expr::{function_names, Expr};
 pub use float_float::{
-    ff_reduce, FF_COMBINE, FF_LINEAR, FF_MATMUL, FF_MATVEC_PARTIAL, FF_SUM_COLS,
+    ff_combine, ff_linear, ff_matmul, ff_matvec_partial, ff_reduce, ff_sum_cols,
 };
 pub use functions::{Func, Func2};
 pub use kernel::{
     Compute, Kernel, Program, Uniforms, INPUT_NAMES, MAX_INPUTS, MAX_PARAMS, SHAPE_SLOTS,
 };
 pub use lcp::{
-    contact_nesterov_group, lcp_jacobi, CONTACT_GAUSS_SEIDEL, CONTACT_JACOBI, CONTACT_NESTEROV,
-    CONTACT_NESTEROV_FACTORED, CONTACT_VELOCITIES, GROUP_MAX_BODIES, GROUP_MAX_CONTACTS,
+    contact_gauss_seidel, contact_jacobi, contact_nesterov, contact_nesterov_factored,
+    contact_nesterov_group, contact_velocities, lcp_jacobi, GROUP_MAX_BODIES, GROUP_MAX_CONTACTS,
     GROUP_PACK, LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
 pub use products::{

@@ -99,9 +99,9 @@ fn naga_validates_the_compute_kernels() {
         SUM_SLICES,
         contact_nesterov_group(256, false),
         contact_nesterov_group(32, true),
-        CONTACT_VELOCITIES,
-        CONTACT_NESTEROV_FACTORED,
-        CONTACT_GAUSS_SEIDEL,
+        contact_velocities(),
+        contact_nesterov_factored(),
+        contact_gauss_seidel(),
     ];
     kernels.extend(TILED_CHUNKS.map(matmul_tiled));
     for kernel in kernels {

@@ -8,6 +8,7 @@
 use glam::{DMat3, DVec3};
 
 use super::body::{Body, Shape};
+use crate::order::{f64_key, order_by};
 
 /// One contact point. The impulse along `normal` pushes body `a` away from `b`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,8 +96,7 @@ fn close_pairs(bodies: &[Body], travel: &[f64], margin: f64) -> Vec<(usize, usiz
         .map(|i| bodies[i].reach() + travel[i] + 0.5 * margin)
         .collect();
     let start = |i: usize| bodies[i].position[axis] - half[i];
-    let mut order: Vec<usize> = (0..bodies.len()).collect();
-    order.sort_by(|a, b| start(*a).total_cmp(&start(*b)).then(a.cmp(b)));
+    let order = order_by(bodies.len(), |i| f64_key(start(i)));
     // Pairs whose intervals overlap along the other two axes too: a row of walls overlaps
     // along z wall by wall, so the sweep alone would keep all 1770 pairs of each wall's 60.
     let near = |i: usize, j: usize| {
@@ -113,8 +113,12 @@ fn close_pairs(bodies: &[Body], travel: &[f64], margin: f64) -> Vec<(usize, usiz
             }
         }
     }
-    pairs.sort_unstable();
-    pairs
+    order_by(pairs.len(), |k| {
+        (pairs[k].0 as u64) << 32 | pairs[k].1 as u64
+    })
+    .into_iter()
+    .map(|k| pairs[k])
+    .collect()
 }
 
 /// Body `i`'s contacts with the ground: a ball's lowest point, a cube's corners (`r`: its

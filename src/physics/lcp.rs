@@ -30,6 +30,7 @@ use super::blocks::{self, Block, Blocks, Rows, REGULARISATION};
 use super::body::Body;
 use super::contact::Contact;
 use super::jacobian::{Jacobian, Run};
+use crate::order::order_by;
 use crate::solver::{self, ContactLayout};
 
 /// How the LCP is laid out for the GPU.
@@ -80,8 +81,7 @@ impl ContactLcp {
         x0: Vec<[f64; 3]>,
     ) -> Self {
         let roots = body_islands(bodies.len(), &contacts);
-        let mut order: Vec<usize> = (0..contacts.len()).collect();
-        order.sort_by_key(|&i| roots[contacts[i].a]);
+        let order = order_by(contacts.len(), |i| roots[contacts[i].a] as u64);
         let (contacts, x0): (Vec<Contact>, Vec<[f64; 3]>) =
             order.iter().map(|&i| (contacts[i], x0[i])).unzip();
         let directions: Vec<[DVec3; 3]> = contacts
@@ -130,9 +130,11 @@ impl ContactLcp {
 
     /// LCP size of each island, largest first.
     pub fn island_sizes(&self) -> Vec<usize> {
-        let mut sizes: Vec<usize> = self.island_runs().iter().map(|n| 3 * n).collect();
-        sizes.sort_unstable_by(|a, b| b.cmp(a));
-        sizes
+        let runs = self.island_runs();
+        order_by(runs.len(), |i| !(runs[i] as u64))
+            .into_iter()
+            .map(|i| 3 * runs[i])
+            .collect()
     }
 
     /// Contacts of each island in order: [`Self::assemble`] orders the contacts by island, so
@@ -348,8 +350,7 @@ impl ContactLcp {
     /// `iterations` Gauss-Seidel sweeps from the impulses `x`.
     pub fn gauss_seidel_sweeps(&self, mut x: Vec<[f64; 3]>, iterations: usize) -> Vec<[f64; 3]> {
         let (colours, _) = self.colours();
-        let mut order: Vec<usize> = (0..self.contacts.len()).collect();
-        order.sort_by_key(|&i| colours[i]);
+        let order = order_by(self.contacts.len(), |i| colours[i] as u64);
         let blocks = self.blocks();
         for _ in 0..iterations {
             for &i in &order {

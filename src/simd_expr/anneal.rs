@@ -17,6 +17,7 @@
 use super::cost::{CostModel, Objective};
 use super::expr::{check_permutation, LinearExpr};
 use crate::error::Result;
+use crate::order::order_by;
 use crate::reference::Rng;
 
 /// The control parameters of Fig. 4 (the paper gives no values; these are texla's).
@@ -71,9 +72,7 @@ pub struct Optimized {
 /// red-black (`0, 2, 4, .. | 1, 3, 5, ..`); stride `n = m / 4` packs quadruple `a` with
 /// `{a, a + n, a + 2n, a + 3n}` (the slabs of the paper's 3D solver, §1.7).
 pub fn stride_permutation(m: usize, s: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by_key(|&i| (i % s, i / s));
-    order
+    order_by(m, |i| ((i % s) as u64) << 32 | (i / s) as u64)
 }
 
 /// The structured starting candidates for an expression of size `m` (spec §1.7): the identity,

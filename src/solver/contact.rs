@@ -367,7 +367,7 @@ fn gauss_seidel_passes(
             let inputs = [&f.jacobian, &v, &x, &system.b, &system.inv_diag];
             x = gpu.run(
                 Program::new(
-                    kernels::CONTACT_GAUSS_SEIDEL,
+                    kernels::contact_gauss_seidel(),
                     inputs.iter().map(|m| m.layout()).collect(),
                     x.layout(),
                 )
@@ -384,7 +384,7 @@ fn velocities(gpu: &Gpu, f: &FactorSystem, impulses: &Matrix) -> Result<Matrix> 
     let inputs = [&f.jacobian, &f.bodies, impulses];
     gpu.run(
         Program::new(
-            kernels::CONTACT_VELOCITIES,
+            kernels::contact_velocities(),
             inputs.iter().map(|m| m.layout()).collect(),
             f.velocities,
         )
@@ -455,7 +455,7 @@ fn jacobi_pass(gpu: &Gpu, system: &ContactSystem, x: &Matrix, omega: f32) -> Res
     let dense = if system.dense { 1.0 } else { 0.0 };
     gpu.run(
         Program::new(
-            kernels::CONTACT_JACOBI,
+            kernels::contact_jacobi(),
             inputs.iter().map(|m| m.layout()).collect(),
             x.layout(),
         )
@@ -482,12 +482,17 @@ fn accelerated_passes(
             Some(f) => {
                 v = velocities(gpu, f, &y)?;
                 let params = vec![step, mu, f.regularisation];
-                (kernels::CONTACT_NESTEROV_FACTORED, &f.jacobian, &v, params)
+                (
+                    kernels::contact_nesterov_factored(),
+                    &f.jacobian,
+                    &v,
+                    params,
+                )
             }
             None => {
                 let params = vec![step, system.count as f32, dense, mu];
                 (
-                    kernels::CONTACT_NESTEROV,
+                    kernels::contact_nesterov(),
                     &system.matrix,
                     &system.neighbours,
                     params,

@@ -9,6 +9,7 @@ use super::state::{OnGpu, Resident};
 use crate::error::Result;
 use crate::gpu::{Gpu, LocalFuture};
 use crate::matrix::Matrix;
+use crate::order::order_by;
 
 /// What the budget needs of a GPU: its bytes, and read-backs of the matrices it moves out
 /// ([`Gpu`]; a fake in the tests).
@@ -102,11 +103,16 @@ impl Budget {
         device: &impl Device<T>,
         matrices: Vec<Rc<RefCell<Resident<T, C>>>>,
     ) -> Result<()> {
-        let mut candidates: Vec<_> = matrices
+        let evictable: Vec<_> = matrices
             .into_iter()
             .filter(|m| m.borrow().evictable().is_some())
             .collect();
-        candidates.sort_by_key(|m| std::cmp::Reverse(m.borrow().last_use()));
+        // Most recently used first: the least recent is popped first.
+        let mut candidates: Vec<_> =
+            order_by(evictable.len(), |k| !evictable[k].borrow().last_use())
+                .into_iter()
+                .map(|k| evictable[k].clone())
+                .collect();
         while device.live_bytes() > self.bytes {
             let Some(matrix) = candidates.pop() else {
                 break;
