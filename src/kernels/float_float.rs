@@ -15,50 +15,50 @@ const FF: (&str, &str) = (
     include_str!("../../shaders/float_float/ff.glsl"),
 );
 
-/// A float-float kernel whose body is `shaders/float_float/<name>.*`, after the shared piece
-/// (joined when the kernel is made, so that the binary holds the piece once).
-macro_rules! ff_kernel {
-    ($name:literal, $inputs:expr, $outputs:expr) => {
-        Kernel {
-            name: Cow::Borrowed(concat!("ff_", $name)),
-            inputs: $inputs,
-            wgsl: Cow::Owned(
-                FF.0.to_owned()
-                    + include_str!(concat!("../../shaders/float_float/", $name, ".wgsl")),
-            ),
-            glsl: Cow::Owned(
-                FF.1.to_owned()
-                    + include_str!(concat!("../../shaders/float_float/", $name, ".glsl")),
-            ),
-            outputs: $outputs,
-            compute: None,
-        }
-    };
-}
-
 /// `s X + t Y` element by element: inputs X (a, b) and Y (c, d), the float-float factors
 /// `s = param(0) + param(1)`, `t = param(2) + param(3)`; outputs hi, lo.
 pub fn ff_linear() -> Kernel {
-    ff_kernel!("linear", &["a", "b", "c", "d"], 2)
+    library_kernel!(
+        FF,
+        "float_float",
+        "ff_linear",
+        "linear",
+        &["a", "b", "c", "d"],
+        2
+    )
 }
 /// `C = A B`: inputs A (a, b: m x k) and B (c, d: k x n), one output texel per fragment;
 /// outputs C's hi and lo (m x n).
 pub fn ff_matmul() -> Kernel {
-    ff_kernel!("matmul", &["a", "b", "c", "d"], 2)
+    library_kernel!(
+        FF,
+        "float_float",
+        "ff_matmul",
+        "matmul",
+        &["a", "b", "c", "d"],
+        2
+    )
 }
 /// Blocked `y = A x`, first pass: partial sums over blocks of `param(0)` columns; outputs hi,
 /// lo of the partial sums.
 pub fn ff_matvec_partial() -> Kernel {
-    ff_kernel!("matvec_partial", &["a", "b", "c", "d"], 2)
+    library_kernel!(
+        FF,
+        "float_float",
+        "ff_matvec_partial",
+        "matvec_partial",
+        &["a", "b", "c", "d"],
+        2
+    )
 }
 /// Blocked `y = A x`, second pass: the sum across each row of the partial sums (a, b).
 pub fn ff_sum_cols() -> Kernel {
-    ff_kernel!("sum_cols", &["a", "b"], 2)
+    library_kernel!(FF, "float_float", "ff_sum_cols", "sum_cols", &["a", "b"], 2)
 }
 /// The last pass of a reduction: the four lanes of texel (0, 0) of (a, b) summed, written as
 /// the 2 x 1 matrix (hi, lo).
 pub fn ff_combine() -> Kernel {
-    ff_kernel!("combine", &["a", "b"], 1)
+    library_kernel!(FF, "float_float", "ff_combine", "combine", &["a", "b"], 1)
 }
 
 /// One 16-fold pass of a float-float sum: `dot` for the first pass of a dot product (the

@@ -46,6 +46,25 @@ pub struct Compute {
 }
 
 impl Kernel {
+    /// A fragment kernel whose body is `library`'s helpers then its own lines `body` (each a
+    /// (WGSL, GLSL) pair), joined here: see `library_kernel!`.
+    pub(super) fn after_library(
+        name: &'static str,
+        inputs: &'static [&'static str],
+        outputs: usize,
+        library: (&str, &str),
+        body: (&str, &str),
+    ) -> Kernel {
+        Kernel {
+            name: Cow::Borrowed(name),
+            inputs,
+            wgsl: Cow::Owned(library.0.to_owned() + body.0),
+            glsl: Cow::Owned(library.1.to_owned() + body.1),
+            outputs,
+            compute: None,
+        }
+    }
+
     /// The key of the backends' pipeline caches, computed from everything that makes the
     /// pipeline: both sources, the render targets, the dispatch and the number of inputs. Equal
     /// keys mean the same pipeline, whatever the name (64-bit FNV-1a: collisions are negligible).

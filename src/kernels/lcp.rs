@@ -51,59 +51,62 @@ pub fn lcp_jacobi(
 }
 
 /// `shaders/solvers/contact_layout.*`: the wrap of contacts into segments, written once and
-/// put before every contact kernel's body.
+/// put before every contact kernel's body (`library_kernel!`).
 const CONTACT_LAYOUT: (&str, &str) = (
     include_str!("../../shaders/solvers/contact_layout.wgsl"),
     include_str!("../../shaders/solvers/contact_layout.glsl"),
 );
 
-/// A contact kernel: [`CONTACT_LAYOUT`] put before `shaders/solvers/<name>.*` (joined when the
-/// kernel is made, so that the binary holds the layout once).
-macro_rules! contact_kernel {
-    ($name:literal, $inputs:expr, $outputs:expr) => {
-        Kernel {
-            name: Cow::Borrowed($name),
-            inputs: $inputs,
-            wgsl: Cow::Owned(
-                CONTACT_LAYOUT.0.to_owned()
-                    + include_str!(concat!("../../shaders/solvers/", $name, ".wgsl")),
-            ),
-            glsl: Cow::Owned(
-                CONTACT_LAYOUT.1.to_owned()
-                    + include_str!(concat!("../../shaders/solvers/", $name, ".glsl")),
-            ),
-            outputs: $outputs,
-            compute: None,
-        }
-    };
-}
-
 /// One projected Jacobi iteration of the wall's contact LCP (see `src/physics/lcp.rs`, and
 /// `src/solver/contact_wrap.rs` for the wrap into segments): inputs matrix, neighbour lists, x,
 /// b, 1/diag, mu; params omega, blocks per contact, dense.
 pub fn contact_jacobi() -> Kernel {
-    contact_kernel!("contact_jacobi", &["a", "b", "c", "d", "e", "f"], 1)
+    library_kernel!(
+        CONTACT_LAYOUT,
+        "solvers",
+        "contact_jacobi",
+        "contact_jacobi",
+        &["a", "b", "c", "d", "e", "f"],
+        1
+    )
 }
 
 /// One accelerated projected Jacobi iteration of the wall's contact LCP (Nesterov's momentum,
 /// a restart per contact): inputs matrix, neighbour lists, y, x, b, 1/diag; params step, blocks
 /// per contact, dense, mu; two render targets, the new x and the new y.
 pub fn contact_nesterov() -> Kernel {
-    contact_kernel!("contact_nesterov", &["a", "b", "c", "d", "e", "f"], 2)
+    library_kernel!(
+        CONTACT_LAYOUT,
+        "solvers",
+        "contact_nesterov",
+        "contact_nesterov",
+        &["a", "b", "c", "d", "e", "f"],
+        2
+    )
 }
 
 /// The first pass of a factored accelerated iteration (`src/solver/contact_factors.rs`): the
 /// bodies' velocities v = M^-1 J^T y, two texels per body slot (linear, angular) in the bodies'
 /// wrap: inputs J, the bodies, y; param texel columns per body.
 pub fn contact_velocities() -> Kernel {
-    contact_kernel!("contact_velocities", &["a", "b", "c"], 1)
+    library_kernel!(
+        CONTACT_LAYOUT,
+        "solvers",
+        "contact_velocities",
+        "contact_velocities",
+        &["a", "b", "c"],
+        1
+    )
 }
 
 /// The second pass of a factored accelerated iteration: [`contact_nesterov`]'s step with A y as
 /// J v + R y: inputs J, v (from [`contact_velocities`]), y, x, b, 1/diag; params step, mu,
 /// regularisation; two render targets, the new x and the new y.
 pub fn contact_nesterov_factored() -> Kernel {
-    contact_kernel!(
+    library_kernel!(
+        CONTACT_LAYOUT,
+        "solvers",
+        "contact_nesterov_factored",
         "contact_nesterov_factored",
         &["a", "b", "c", "d", "e", "f"],
         2
@@ -115,7 +118,14 @@ pub fn contact_nesterov_factored() -> Kernel {
 /// impulses: inputs J (with the colours and A_cc's off-diagonal), v (from
 /// [`contact_velocities`]), x, b, 1/diag; params colour, mu, regularisation.
 pub fn contact_gauss_seidel() -> Kernel {
-    contact_kernel!("contact_gauss_seidel", &["a", "b", "c", "d", "e"], 1)
+    library_kernel!(
+        CONTACT_LAYOUT,
+        "solvers",
+        "contact_gauss_seidel",
+        "contact_gauss_seidel",
+        &["a", "b", "c", "d", "e"],
+        1
+    )
 }
 
 /// Contacts a group of small islands fills up to: one per thread of a hardware workgroup.

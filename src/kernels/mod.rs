@@ -43,6 +43,23 @@ macro_rules! shader_kernel {
     };
 }
 
+/// A kernel whose body is `shaders/<dir>/<file>.*` after a shared helper `library` (a (WGSL,
+/// GLSL) pair): joined when the kernel is made, so that the binary holds the library once.
+macro_rules! library_kernel {
+    ($library:expr, $dir:literal, $name:literal, $file:literal, $inputs:expr, $outputs:expr) => {
+        $crate::kernels::Kernel::after_library(
+            $name,
+            $inputs,
+            $outputs,
+            $library,
+            (
+                include_str!(concat!("../../shaders/", $dir, "/", $file, ".wgsl")),
+                include_str!(concat!("../../shaders/", $dir, "/", $file, ".glsl")),
+            ),
+        )
+    };
+}
+
 /// The [`Template`] of the file `shaders/<path>`, compiled into the binary.
 macro_rules! template {
     ($path:literal) => {
