@@ -352,6 +352,51 @@ impl Wall {
         Self::stats_of(&self.state.borrow())
     }
 
+    /// The last frame's LCP (`lcp()`) solved again on the GPU by `solver` (`"nesterov"`,
+    /// `"jacobi"` or `"gauss-seidel"`, as `setSolver` names them) in `iterations` (1 to 20000),
+    /// from `start`: `"warm"` (the default: the frame's warm start `x0`) or `"zero"`, with the
+    /// wall's omega and the step the frame would choose: the impulses, 3 per contact in
+    /// `lcp()`'s order, projected. The wall does not move. Rejects before the first frame. The
+    /// LCP lesson compares the solvers on one frame with it.
+    #[wasm_bindgen(js_name = solveLcp, unchecked_return_type = "Promise<Float64Array>")]
+    pub fn solve_lcp(&self, solver: &str, iterations: f64, start: Option<String>) -> Promise {
+        let gpu = self.gpu.clone();
+        let asked = solver_named(solver).and_then(|method| {
+            let max = physics::MAX_ITERATIONS;
+            let n = whole(
+                "iterations",
+                iterations,
+                1.0..=max as f64,
+                &format!(" from 1 to {max}"),
+            )?;
+            let s = self.state.borrow();
+            let Some((lcp, _)) = &s.last else {
+                return Err(Error::Argument(
+                    "solveLcp solves the last frame's LCP: step the wall first".into(),
+                ));
+            };
+            let mut lcp = lcp.clone();
+            match start.as_deref().unwrap_or("warm") {
+                "warm" => {}
+                "zero" => lcp.x0.iter_mut().for_each(|x| *x = [0.0; 3]),
+                other => {
+                    return Err(Error::Argument(format!(
+                        "solveLcp's start is \"warm\" or \"zero\", not \"{other}\""
+                    )))
+                }
+            }
+            let world = s.live.world();
+            let solve = world.contact_solve_with(&lcp, method, n as usize);
+            Ok((lcp, world.settings.mode, solve))
+        });
+        future_to_promise(async move {
+            let (lcp, mode, solve) = asked?;
+            let x = physics::gpu_solve(gpu.as_ref(), &lcp, mode, solve).await?;
+            let flat: Vec<f64> = x.into_iter().flatten().collect();
+            Ok(js_sys::Float64Array::from(flat.as_slice()).into())
+        })
+    }
+
     /// The last frame's LCP and the GPU's answer, for checking in float64: `{contacts, size,
     /// a (dense size x size, row-major), b, x0, x (the GPU's impulses), mu, solver, omega,
     /// step, iterations, island and colour (per contact: Gauss-Seidel's colours)}`; unknowns

@@ -7,7 +7,7 @@
 use super::{ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::solver::{self, ContactSystem};
+use crate::solver::{self, ContactLayout, ContactSolve, ContactSystem};
 
 /// Where one frame's milliseconds went, each part timed by the clock given to
 /// [`gpu_frame_timed`]. The CPU's parts come first; the GPU part is the upload, the solve and
@@ -89,59 +89,99 @@ pub async fn gpu_frame_timed(
         let solve = world.contact_solve(&lcp);
         lap(&mut times.step);
         let mode = world.settings.mode;
-        // The block layout as its factors alone where the solver will read them (A's block
-        // rows are ten times the data), else A's rows alone.
-        let factors = (mode == Mode::Blocks)
-            .then(|| solver::factors_for_solve(solve.method, || lcp.factors()))
-            .flatten();
-        let layout = match factors {
-            Some(factors) => lcp.factored_layout(factors),
-            None => lcp.gpu_layout(mode),
-        };
+        let layout = layout(&lcp, mode, &solve);
         lap(&mut times.layout);
-        let system = ContactSystem::upload(gpu, &layout).map_err(|e| match e {
-            Error::TooLarge { width, height, .. } => Error::Simulation(format!(
-                "this frame's {} contacts do not fit the GPU: {} they need a texture of {width} \
-                 x {height} texels, past this device's {} a side{}",
-                lcp.contacts.len(),
-                match mode {
-                    Mode::Dense => "the dense layout has 4 columns per contact, so".to_string(),
-                    Mode::Blocks => format!(
-                        "wrapped into columns of at most {} contacts, {} texel columns each,",
-                        gpu.tile_limit(),
-                        layout.width.max(solver::JACOBIAN_TEXELS),
-                    ),
-                },
-                gpu.tile_limit(),
-                if mode == Mode::Dense {
-                    " (the block layout holds far more)"
-                } else {
-                    ""
-                }
-            )),
-            e => e,
-        })?;
-        times.count = layout.count;
-        // Freed here, before the solve: the CPU's copy of A is as large as the GPU's.
-        drop(layout);
-        let mut textures = vec![&system.matrix, &system.neighbours, &system.b];
-        textures.extend([&system.inv_diag, &system.mu, &system.x0]);
-        if let Some(f) = &system.factors {
-            textures.extend([&f.jacobian, &f.bodies]);
-            textures.extend(f.groups.as_ref().map(|g| &g.texels));
-        }
-        times.bytes = textures.iter().map(|m| 4 * m.rows() * m.cols()).sum();
+        let (system, count, bytes) = upload(gpu, &lcp, mode, layout)?;
+        (times.count, times.bytes) = (count, bytes);
         lap(&mut times.upload);
-        let x = solver::solve_contacts(gpu, &system, &system.x0, solve, Some(go_on)).await?;
-        let data = system.read(gpu, &x).await?;
+        let impulses = solve_uploaded(gpu, &lcp, &system, solve, go_on).await?;
         lap(&mut times.solve);
-        let impulses = data
-            .chunks_exact(4)
-            .map(|c| lcp.project([c[0].into(), c[1].into(), c[2].into()]))
-            .collect();
         (impulses, f64::from(solve.step))
     };
     world.end_frame(&lcp, &impulses, (iterations, step))?;
     lap(&mut times.end);
     Ok((lcp, impulses, times))
+}
+
+/// `lcp`, solved on the GPU by `solve` from its warm start (`lcp.x0`): the impulses, projected.
+/// The frame's solve, alone: the LCP lesson solves one frame's LCP by each solver.
+pub async fn gpu_solve(
+    gpu: &Gpu,
+    lcp: &ContactLcp,
+    mode: Mode,
+    solve: ContactSolve,
+) -> Result<Vec<[f64; 3]>> {
+    if lcp.contacts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (system, _, _) = upload(gpu, lcp, mode, layout(lcp, mode, &solve))?;
+    solve_uploaded(gpu, lcp, &system, solve, &|| true).await
+}
+
+/// The solve of an uploaded `system` and the read-back of its impulses, projected.
+async fn solve_uploaded(
+    gpu: &Gpu,
+    lcp: &ContactLcp,
+    system: &ContactSystem,
+    solve: ContactSolve,
+    go_on: &dyn Fn() -> bool,
+) -> Result<Vec<[f64; 3]>> {
+    let x = solver::solve_contacts(gpu, system, &system.x0, solve, Some(go_on)).await?;
+    let data = system.read(gpu, &x).await?;
+    Ok(data
+        .chunks_exact(4)
+        .map(|c| lcp.project([c[0].into(), c[1].into(), c[2].into()]))
+        .collect())
+}
+
+/// `lcp` as the textures' data in the layout `solve` reads: in the block layout its factors
+/// alone where the solver reads them (A's block rows are ten times the data), else A's rows.
+fn layout(lcp: &ContactLcp, mode: Mode, solve: &ContactSolve) -> ContactLayout {
+    let factors = (mode == Mode::Blocks)
+        .then(|| solver::factors_for_solve(solve.method, || lcp.factors()))
+        .flatten();
+    match factors {
+        Some(factors) => lcp.factored_layout(factors),
+        None => lcp.gpu_layout(mode),
+    }
+}
+
+/// `layout` (of `lcp`) uploaded, with its blocks per contact and the bytes uploaded. Takes the
+/// layout so that it is freed before the solve: the CPU's copy of A is as large as the GPU's.
+fn upload(
+    gpu: &Gpu,
+    lcp: &ContactLcp,
+    mode: Mode,
+    layout: ContactLayout,
+) -> Result<(ContactSystem, usize, usize)> {
+    let system = ContactSystem::upload(gpu, &layout).map_err(|e| match e {
+        Error::TooLarge { width, height, .. } => Error::Simulation(format!(
+            "this frame's {} contacts do not fit the GPU: {} they need a texture of {width} \
+             x {height} texels, past this device's {} a side{}",
+            lcp.contacts.len(),
+            match mode {
+                Mode::Dense => "the dense layout has 4 columns per contact, so".to_string(),
+                Mode::Blocks => format!(
+                    "wrapped into columns of at most {} contacts, {} texel columns each,",
+                    gpu.tile_limit(),
+                    layout.width.max(solver::JACOBIAN_TEXELS),
+                ),
+            },
+            gpu.tile_limit(),
+            if mode == Mode::Dense {
+                " (the block layout holds far more)"
+            } else {
+                ""
+            }
+        )),
+        e => e,
+    })?;
+    let mut textures = vec![&system.matrix, &system.neighbours, &system.b];
+    textures.extend([&system.inv_diag, &system.mu, &system.x0]);
+    if let Some(f) = &system.factors {
+        textures.extend([&f.jacobian, &f.bodies]);
+        textures.extend(f.groups.as_ref().map(|g| &g.texels));
+    }
+    let bytes = textures.iter().map(|m| 4 * m.rows() * m.cols()).sum();
+    Ok((system, layout.count, bytes))
 }

@@ -23,7 +23,7 @@ mod world;
 pub use blocks::{Block, Blocks};
 pub use body::{Body, Shape};
 pub use contact::{find_contacts, Contact};
-pub use frame::{gpu_frame, gpu_frame_timed, FrameTimes};
+pub use frame::{gpu_frame, gpu_frame_timed, gpu_solve, FrameTimes};
 pub use jacobian::{Jacobian, Run, Side};
 pub use lcp::{ContactLcp, Mode};
 pub use live::{Frame, Input, LiveWorld};

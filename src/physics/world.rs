@@ -366,8 +366,19 @@ impl World {
     /// How this frame solves `lcp`: the method, with omega or the step chosen for `lcp`, and
     /// the iterations, the fastest way the GPU has.
     pub fn contact_solve(&self, lcp: &ContactLcp) -> ContactSolve {
-        let iterations = self.iterations(lcp);
-        match self.settings.method {
+        self.contact_solve_with(lcp, self.settings.method, self.iterations(lcp))
+    }
+
+    /// How `method` solves `lcp` in `iterations`, with this world's omega for projected Jacobi
+    /// and the step chosen for `lcp` for the accelerated solver: the frame's solve by another
+    /// solver (the LCP lesson compares them on one frame).
+    pub fn contact_solve_with(
+        &self,
+        lcp: &ContactLcp,
+        method: ContactMethod,
+        iterations: usize,
+    ) -> ContactSolve {
+        match method {
             ContactMethod::Jacobi => ContactSolve::jacobi(self.settings.omega as f32, iterations),
             ContactMethod::Nesterov => {
                 let step = (-1.0 / lcp.lambda_max()) as f32;

@@ -113,6 +113,10 @@ testOnEachBackend(test, "the tutorial: twelve lessons, each with its parts, a ch
   assert.equal(await page.getAttribute("#float-heatmap", "data-drawn"), "true");
   // The reduction lesson counted gpu.sum's passes on its 100 x 100 (100 x 25 texels) matrix.
   assert.equal(await page.getAttribute("#lesson-reduce [data-part=check]", "data-passes"), String(reductionPasses(100, 25)));
+  // The LCP lesson compared the wall's three solvers on one frame: six curves (each solver on
+  // the GPU and in float64), and said how far each got.
+  assert.equal(await page.locator("#lesson-lcp .solvers-picture svg polyline").count(), 6);
+  assert.match(lessons.find((l) => l.id === "lesson-lcp").check[2], /accelerated Jacobi [\d.]+e-\d+, projected Jacobi [\d.]+e-\d+, Gauss-Seidel [\d.]+e-\d+ m\/s/);
 
   // Every exercise: a wrong answer refused, the right one (worked out above) accepted, the
   // solution on request.

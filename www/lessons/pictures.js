@@ -167,3 +167,28 @@ export function drawResiduals(box, gpu32, js64, true32, label32 = "GPU float32 (
   body += text(w - 24, top + 12, label32, 11, "end", RED) + text(w - 24, top + 28, "JavaScript float64", 11, "end", TEAL) + text((w + left) / 2, h - 8, "iteration", 11);
   box.replaceChildren(svg(w, h, `Relative residual of conjugate gradients against the iteration, on a log scale: the float32 recurrence (${label32}) goes down to ${Math.min(...gpu32).toExponential(1)}, but the true residual of its x stays at ${true32.toExponential(1)} (dashed); float64 goes on down to ${Math.min(...js64).toExponential(1)}.`, body));
 }
+
+/** Lesson 10's comparison: the residual max |x − proj(x − (Ax + b))| of one frame of the wall's
+ * LCP after k iterations from zero, for each solver: the GPU's impulses (solid) and the float64
+ * twin's (dashed), both residuals computed in float64; k on a log2 scale. */
+export function drawSolverCurves(box, ks, curves) {
+  const [w, h, left, top] = [560, 230, 50, 15];
+  const all = curves.flatMap((c) => [...c.gpu, ...c.f64]).filter((v) => v > 0);
+  const [lo, hi] = [Math.floor(Math.log10(Math.min(...all))), Math.ceil(Math.log10(Math.max(...all)))];
+  const px = (i) => left + (i / (ks.length - 1 || 1)) * (w - left - 175);
+  const py = (v) => top + ((hi - Math.log10(Math.max(v, 10 ** lo))) / (hi - lo || 1)) * (h - top - 35);
+  let body = line(left, top, left, h - 35) + line(left, h - 35, w - 175, h - 35);
+  for (let e = lo; e <= hi; e++) body += text(left - 4, py(10 ** e) + 4, `1e${e}`, 10, "end") + line(left, py(10 ** e), w - 175, py(10 ** e), "#e3e5ea");
+  ks.forEach((k, i) => (body += text(px(i), h - 22, String(k), 10)));
+  const path = (vals, color, extra = "") => `<polyline fill="none" stroke="${color}" stroke-width="2" ${extra} points="${vals.map((v, i) => `${px(i).toFixed(1)},${py(v).toFixed(1)}`).join(" ")}"/>`;
+  const colors = [RED, BLUE, TEAL];
+  curves.forEach((c, n) => {
+    body += path(c.gpu, colors[n]) + path(c.f64, colors[n], `stroke-dasharray="5 4" opacity="0.8"`);
+    body += text(w - 165, top + 14 + 16 * n, c.name, 11, "start", colors[n]);
+  });
+  body += text(w - 165, top + 70, "solid: GPU float32", 11, "start") + text(w - 165, top + 86, "dashed: float64 (under", 11, "start") + text(w - 165, top + 100, "the solid where equal)", 11, "start");
+  body += text(left - 4, top - 4, "residual, m/s", 10, "start");
+  body += text((w - 125) / 2, h - 6, "iterations (sweeps for Gauss-Seidel), from zero", 11);
+  const said = curves.map((c) => `${c.name} ${c.gpu.at(-1).toExponential(1)} after ${ks.at(-1)}`).join(", ");
+  box.replaceChildren(svg(w, h, `Residual of one frame of the wall's contact LCP against the iterations from zero, on log scales, each solver on the GPU in float32 beside its float64 twin: ${said}.`, body));
+}
