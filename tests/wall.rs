@@ -16,6 +16,25 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// The largest difference between the GPU's impulses `got` (4 rows per contact) and the
+/// float64 ones `exact`, after checking that the padding rows stay zero and that the projection
+/// holds exactly in float32 (normal impulse at least 0, friction within mu times it).
+fn worst_projected(lcp: &ContactLcp, got: &[f64], exact: &[[f64; 3]]) -> f64 {
+    assert_eq!(got.len(), 4 * lcp.contacts.len());
+    let mut worst = 0.0f64;
+    for (i, e) in exact.iter().enumerate() {
+        for r in 0..3 {
+            worst = worst.max((got[4 * i + r] - e[r]).abs());
+        }
+        assert_eq!(got[4 * i + 3], 0.0, "padding rows stay zero");
+        let (n, t1, t2) = (got[4 * i], got[4 * i + 1], got[4 * i + 2]);
+        assert!(n >= 0.0);
+        let limit = (lcp.mu * n) as f32 as f64;
+        assert!(t1.abs() <= limit * (1.0 + 1e-6) && t2.abs() <= limit * (1.0 + 1e-6));
+    }
+    worst
+}
+
 /// The impulses after `iterations` of projected Jacobi (`step` None, omega -0.1) or the
 /// accelerated solver with step `step`, 4 rows per contact.
 async fn gpu_solve(
@@ -162,19 +181,7 @@ on_both_backends! {
         assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
         for mode in [Mode::Dense, Mode::Blocks] {
             let got = gpu_solve(gpu.as_ref(), &lcp, mode, (None, 60)).await;
-            assert_eq!(got.len(), 4 * lcp.contacts.len());
-            let mut worst = 0.0f64;
-            for (i, e) in exact.iter().enumerate() {
-                for r in 0..3 {
-                    worst = worst.max((got[4 * i + r] - e[r]).abs());
-                }
-                assert_eq!(got[4 * i + 3], 0.0, "padding rows stay zero");
-                // The projection holds exactly in float32.
-                let (n, t1, t2) = (got[4 * i], got[4 * i + 1], got[4 * i + 2]);
-                assert!(n >= 0.0);
-                let limit = (lcp.mu * n) as f32 as f64;
-                assert!(t1.abs() <= limit * (1.0 + 1e-6) && t2.abs() <= limit * (1.0 + 1e-6));
-            }
+            let worst = worst_projected(&lcp, &got, &exact);
             // float32 over 60 iterations of sums of up to ~40 blocks: 1e-4 of the largest impulse.
             assert!(worst <= 1e-4 * scale, "{mode:?}: worst {worst} of {scale}");
         }
@@ -189,18 +196,7 @@ on_both_backends! {
         assert!(scale > 1.0, "the ball's frame has real impulses: {scale}");
         for mode in [Mode::Dense, Mode::Blocks] {
             let got = gpu_solve(gpu.as_ref(), &lcp, mode, (Some(step), 60)).await;
-            assert_eq!(got.len(), 4 * lcp.contacts.len());
-            let mut worst = 0.0f64;
-            for (i, e) in exact.iter().enumerate() {
-                for r in 0..3 {
-                    worst = worst.max((got[4 * i + r] - e[r]).abs());
-                }
-                assert_eq!(got[4 * i + 3], 0.0, "padding rows stay zero");
-                let (n, t1, t2) = (got[4 * i], got[4 * i + 1], got[4 * i + 2]);
-                assert!(n >= 0.0);
-                let limit = (lcp.mu * n) as f32 as f64;
-                assert!(t1.abs() <= limit * (1.0 + 1e-6) && t2.abs() <= limit * (1.0 + 1e-6));
-            }
+            let worst = worst_projected(&lcp, &got, &exact);
             // float32 against float64 over 60 accelerated iterations: 1e-3 of the largest impulse.
             assert!(worst <= 1e-3 * scale, "{mode:?}: worst {worst} of {scale}");
         }

@@ -7,6 +7,7 @@
 
 import { verify } from "./reference/contact.js";
 import { downloadCsv } from "./download.js";
+import { wallGestures } from "./gestures.js";
 
 /** Frames whose stats are kept for the CSV download: the last minute at 60 fps. */
 export const KEPT_FRAMES = 3600;
@@ -207,48 +208,12 @@ export function initWall(gpu) {
     }
     if (!running) { draw(); show(wall.stats()); }
   };
-  // The keyboard: arrows orbit, + and − zoom, Space and Enter act at the centre.
-  const keys = {
-    ArrowLeft: () => wall.orbit(0.1, 0, 1), ArrowRight: () => wall.orbit(-0.1, 0, 1),
-    ArrowUp: () => wall.orbit(0, 0.05, 1), ArrowDown: () => wall.orbit(0, -0.05, 1),
-    "+": () => wall.orbit(0, 0, 0.9), "=": () => wall.orbit(0, 0, 0.9), "-": () => wall.orbit(0, 0, 1 / 0.9),
-    " ": () => act(0, 0), Enter: () => act(0, 0),
-  };
-  // Drag to orbit, wheel to zoom, click (no drag) to throw or push.
-  let drag = null;
-  const listen = (canvas) => {
-    canvas.addEventListener("keydown", (e) => {
-      const key = keys[e.key];
-      if (!key || e.altKey || e.ctrlKey || e.metaKey) return;
-      e.preventDefault();
-      e.stopPropagation();
-      key();
-      if (!running) draw();
-    });
-    canvas.addEventListener("pointerdown", (e) => { drag = { x: e.clientX, y: e.clientY, moved: 0 }; canvas.setPointerCapture(e.pointerId); });
-    canvas.addEventListener("pointermove", (e) => {
-      if (!drag) return;
-      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-      drag.moved += Math.abs(dx) + Math.abs(dy);
-      drag.x = e.clientX; drag.y = e.clientY;
-      wall.orbit(-dx * 0.008, dy * 0.008, 1);
-      if (!running) draw();
-    });
-    canvas.addEventListener("pointerup", (e) => {
-      const d = drag;
-      drag = null;
-      if (!d || d.moved > 4) return;
-      const r = canvas.getBoundingClientRect();
-      const x = ((e.clientX - r.left) / r.width) * 2 - 1;
-      const y = 1 - ((e.clientY - r.top) / r.height) * 2;
-      act(x, y);
-    });
-    canvas.addEventListener("wheel", (e) => {
-      e.preventDefault();
-      wall.orbit(0, 0, Math.exp(e.deltaY * 0.001));
-      if (!running) draw();
-    }, { passive: false });
-  };
+  // Arrows, + and −, Space and Enter; drag, wheel, click or tap (gestures.js).
+  const listen = (canvas) => wallGestures(canvas, {
+    orbit: (yaw, pitch, zoom) => wall.orbit(yaw, pitch, zoom),
+    act,
+    after: () => { if (!running) draw(); },
+  });
   listen(canvas);
 
   draw();

@@ -4,6 +4,8 @@
 // Worker reports, so it stays responsive however long a frame takes: the page's own frame
 // counter keeps ticking while the wall computes.
 
+import { wallGestures } from "../gestures.js";
+
 const $ = (id) => document.getElementById(id);
 const backend = new URLSearchParams(location.search).get("backend") ?? "auto";
 const canvas = $("wall-canvas");
@@ -48,37 +50,7 @@ window.addEventListener("resize", () => send("resize", size()));
 
 // A click, a tap or a key at the canvas point (x, y) in -1..1 (y up).
 const act = (x, y) => send("act", { x, y, push: $("wall-click").value === "push" });
-const keys = {
-  ArrowLeft: [0.1, 0, 1], ArrowRight: [-0.1, 0, 1], ArrowUp: [0, 0.05, 1], ArrowDown: [0, -0.05, 1],
-  "+": [0, 0, 0.9], "=": [0, 0, 0.9], "-": [0, 0, 1 / 0.9],
-};
-canvas.addEventListener("keydown", (e) => {
-  if (e.altKey || e.ctrlKey || e.metaKey) return;
-  if (keys[e.key]) { const [yaw, pitch, zoom] = keys[e.key]; send("orbit", { yaw, pitch, zoom }); }
-  else if (e.key === " " || e.key === "Enter") act(0, 0);
-  else return;
-  e.preventDefault();
-});
-let drag = null;
-canvas.addEventListener("pointerdown", (e) => { drag = { x: e.clientX, y: e.clientY, moved: 0 }; canvas.setPointerCapture(e.pointerId); });
-canvas.addEventListener("pointermove", (e) => {
-  if (!drag) return;
-  const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-  drag.moved += Math.abs(dx) + Math.abs(dy);
-  drag.x = e.clientX; drag.y = e.clientY;
-  send("orbit", { yaw: -dx * 0.008, pitch: dy * 0.008, zoom: 1 });
-});
-canvas.addEventListener("pointerup", (e) => {
-  const d = drag;
-  drag = null;
-  if (!d || d.moved > 4) return;
-  const r = canvas.getBoundingClientRect();
-  act(((e.clientX - r.left) / r.width) * 2 - 1, 1 - ((e.clientY - r.top) / r.height) * 2);
-});
-canvas.addEventListener("wheel", (e) => {
-  e.preventDefault();
-  send("orbit", { yaw: 0, pitch: 0, zoom: Math.exp(e.deltaY * 0.001) });
-}, { passive: false });
+wallGestures(canvas, { orbit: (yaw, pitch, zoom) => send("orbit", { yaw, pitch, zoom }), act });
 
 // The page's own frames: they keep coming while the Worker computes.
 let pageFrames = 0;
