@@ -46,23 +46,29 @@ pub struct Compute {
 }
 
 impl Kernel {
-    /// A fragment kernel whose body is `library`'s helpers then its own lines `body` (each a
-    /// (WGSL, GLSL) pair), joined here: see `library_kernel!`.
+    /// A fragment kernel whose (WGSL, GLSL) bodies are `sources`, made by `library_kernel!`.
     pub(super) fn after_library(
         name: &'static str,
         inputs: &'static [&'static str],
         outputs: usize,
-        library: (&str, &str),
-        body: (&str, &str),
+        (wgsl, glsl): (&'static str, &'static str),
     ) -> Kernel {
         Kernel {
             name: Cow::Borrowed(name),
             inputs,
-            wgsl: Cow::Owned(library.0.to_owned() + body.0),
-            glsl: Cow::Owned(library.1.to_owned() + body.1),
+            wgsl: Cow::Borrowed(wgsl),
+            glsl: Cow::Borrowed(glsl),
             outputs,
             compute: None,
         }
+    }
+
+    /// `library`'s helpers then `body`, each a (WGSL, GLSL) pair, joined for the life of the
+    /// program (`library_kernel!` joins each kernel's once).
+    pub(super) fn join(library: (&str, &str), body: (&str, &str)) -> (&'static str, &'static str) {
+        let joined =
+            |a: &str, b: &str| -> &'static str { Box::leak((a.to_owned() + b).into_boxed_str()) };
+        (joined(library.0, body.0), joined(library.1, body.1))
     }
 
     /// The key of the backends' pipeline caches, computed from everything that makes the

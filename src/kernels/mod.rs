@@ -44,20 +44,23 @@ macro_rules! shader_kernel {
 }
 
 /// A kernel whose body is `shaders/<dir>/<file>.*` after a shared helper `library` (a (WGSL,
-/// GLSL) pair): joined when the kernel is made, so that the binary holds the library once.
+/// GLSL) pair): joined once, the first time the kernel is made, so that the binary holds the
+/// library once and making the kernel again (every pass of a solver) copies nothing.
 macro_rules! library_kernel {
-    ($library:expr, $dir:literal, $name:literal, $file:literal, $inputs:expr, $outputs:expr) => {
-        $crate::kernels::Kernel::after_library(
-            $name,
-            $inputs,
-            $outputs,
-            $library,
-            (
-                include_str!(concat!("../../shaders/", $dir, "/", $file, ".wgsl")),
-                include_str!(concat!("../../shaders/", $dir, "/", $file, ".glsl")),
-            ),
-        )
-    };
+    ($library:expr, $dir:literal, $name:literal, $file:literal, $inputs:expr, $outputs:expr) => {{
+        static JOINED: std::sync::OnceLock<(&'static str, &'static str)> =
+            std::sync::OnceLock::new();
+        let joined = *JOINED.get_or_init(|| {
+            $crate::kernels::Kernel::join(
+                $library,
+                (
+                    include_str!(concat!("../../shaders/", $dir, "/", $file, ".wgsl")),
+                    include_str!(concat!("../../shaders/", $dir, "/", $file, ".glsl")),
+                ),
+            )
+        });
+        $crate::kernels::Kernel::after_library($name, $inputs, $outputs, joined)
+    }};
 }
 
 /// The [`Template`] of the file `shaders/<path>`, compiled into the binary.
