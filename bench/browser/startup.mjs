@@ -11,7 +11,7 @@
 // no longer says its shaders are being built (as a reader would, reading the first result).
 // Prints one line per run and the medians, with the machine's load (`uptime`).
 import { execSync } from "node:child_process";
-import { serve, launch } from "../../tests/e2e/browser.mjs";
+import { firstWallFrame, serve, launch } from "../../tests/e2e/browser.mjs";
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const runs = Number(args[0] ?? 3);
@@ -51,15 +51,7 @@ async function once(server, backend) {
     await page.waitForSelector("#wall-status:not([data-compiling])", { timeout: 120_000 });
     const wallReady = await page.evaluate(() => performance.now());
     // The wall: Start, then its first frame.
-    const wall = await page.evaluate(() => new Promise((resolve) => {
-      const stats = document.getElementById("wall-stats");
-      const t0 = performance.now();
-      new MutationObserver((_, o) => {
-        if (stats.dataset.frame) { o.disconnect(); resolve(performance.now() - t0); }
-      }).observe(stats, { attributes: true });
-      document.getElementById("wall-run").click();
-    }));
-    await page.click("#wall-run");
+    const wall = await firstWallFrame(page);
     let lab = null;
     if (nmf) {
       for (const [id, v] of [["images", "512"], ["k", "72"], ["iterations", "4"], ["every", "2"]]) await page.fill(`#nmf-${id}`, v);

@@ -110,6 +110,24 @@ export function sharedBrowser(before, after) {
 }
 
 /** The two backends every end-to-end test runs on. */
+/**
+ * Presses the wall's Start in `page` and resolves to the milliseconds until its first frame is
+ * shown (the stats get a frame number), then presses it again (pause); the start-up test and
+ * bench/browser/startup.mjs time the same thing.
+ */
+export async function firstWallFrame(page) {
+  const ms = await page.evaluate(() => new Promise((resolve) => {
+    const stats = document.getElementById("wall-stats");
+    const t0 = performance.now();
+    new MutationObserver((_, o) => {
+      if (stats.dataset.frame) { o.disconnect(); resolve(performance.now() - t0); }
+    }).observe(stats, { attributes: true });
+    document.getElementById("wall-run").click();
+  }));
+  await page.click("#wall-run");
+  return ms;
+}
+
 export const BACKENDS = ["webgpu", "webgl2"];
 
 /**

@@ -8,7 +8,7 @@
 // the first wall frame 2.9 to 4.5 s after Start (its kernels compiled by that frame).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { openPage, sharedBrowser, testOnEachBackend } from "./browser.mjs";
+import { firstWallFrame, openPage, sharedBrowser, testOnEachBackend } from "./browser.mjs";
 
 const shared = sharedBrowser(before, after);
 
@@ -45,15 +45,7 @@ testOnEachBackend(test, "start-up: the first result soon after load, shader buil
   await page.waitForSelector("#square-result-kernels[data-done]", { timeout: 120_000 });
   await page.waitForFunction(() => "wallCompiling" in window.seen && !document.querySelector("#wall-status[data-compiling]"), null, { timeout: 120_000 });
   assert.doesNotMatch(await page.textContent("#wall-status"), /Building|built by the first frame/);
-  const first = await page.evaluate(() => new Promise((resolve) => {
-    const stats = document.getElementById("wall-stats");
-    const t0 = performance.now();
-    new MutationObserver((_, o) => {
-      if (stats.dataset.frame) { o.disconnect(); resolve(performance.now() - t0); }
-    }).observe(stats, { attributes: true });
-    document.getElementById("wall-run").click();
-  }));
-  await page.click("#wall-run");
+  const first = await firstWallFrame(page);
   console.log(`the wall's first frame on ${backend}: ${Math.round(first)} ms after Start`);
   assert.ok(first < 1500, `the first frame ${Math.round(first)} ms after Start`);
   assert.deepEqual(problems, []);
