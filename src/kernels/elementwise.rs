@@ -9,6 +9,12 @@ pub const IDENTITY: Kernel = shader_kernel!("elementwise", "identity", &[]);
 /// The diagonal of a square matrix, as a column vector.
 pub const DIAGONAL: Kernel = shader_kernel!("elementwise", "diagonal", &["a"]);
 
+/// The expression functions every element-wise kernel puts before its body, (WGSL, GLSL).
+pub(super) const FUNCTIONS: (&str, &str) = (
+    include_str!("../../shaders/elementwise/functions.wgsl"),
+    include_str!("../../shaders/elementwise/functions.glsl"),
+);
+
 /// The element-wise kernel of `expr` (see [`Expr`]): one pass, whatever the expression.
 pub fn map(expr: &Expr) -> Kernel {
     let code = expr.shader();
@@ -17,12 +23,12 @@ pub fn map(expr: &Expr) -> Kernel {
         inputs: &INPUT_NAMES[..expr.input_count()],
         wgsl: functions_and(
             template!("elementwise/map.wgsl").register("expr", &code),
-            include_str!("../../shaders/elementwise/functions.wgsl"),
+            FUNCTIONS.0,
         )
         .into(),
         glsl: functions_and(
             template!("elementwise/map.glsl").register("expr", &code),
-            include_str!("../../shaders/elementwise/functions.glsl"),
+            FUNCTIONS.1,
         )
         .into(),
         outputs: 1,
@@ -45,16 +51,8 @@ pub fn map2(first: &Expr, second: &Expr) -> Kernel {
     Kernel {
         name: format!("map2:{c1};{c2}").into(),
         inputs: &INPUT_NAMES[..inputs],
-        wgsl: fill(
-            template!("elementwise/map2.wgsl"),
-            include_str!("../../shaders/elementwise/functions.wgsl"),
-        )
-        .into(),
-        glsl: fill(
-            template!("elementwise/map2.glsl"),
-            include_str!("../../shaders/elementwise/functions.glsl"),
-        )
-        .into(),
+        wgsl: fill(template!("elementwise/map2.wgsl"), FUNCTIONS.0).into(),
+        glsl: fill(template!("elementwise/map2.glsl"), FUNCTIONS.1).into(),
         outputs: 2,
         compute: None,
     }

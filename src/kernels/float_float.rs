@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use super::{Kernel, Template};
 
 /// The shared float-float arithmetic, put before every float-float body.
-const FF: (&str, &str) = (
+pub(super) const FF: (&str, &str) = (
     include_str!("../../shaders/float_float/ff.wgsl"),
     include_str!("../../shaders/float_float/ff.glsl"),
 );

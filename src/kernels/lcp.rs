@@ -52,7 +52,7 @@ pub fn lcp_jacobi(
 
 /// `shaders/solvers/contact_layout.*`: the wrap of contacts into segments, written once and
 /// put before every contact kernel's body (`library_kernel!`).
-const CONTACT_LAYOUT: (&str, &str) = (
+pub(super) const CONTACT_LAYOUT: (&str, &str) = (
     include_str!("../../shaders/solvers/contact_layout.wgsl"),
     include_str!("../../shaders/solvers/contact_layout.glsl"),
 );

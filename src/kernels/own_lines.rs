@@ -2,23 +2,13 @@
 //! expression functions of every element-wise kernel, the float-float arithmetic, the contact
 //! layout). The tutorial shows them first, and folds the rest of the module away.
 
+use super::elementwise::FUNCTIONS;
+use super::float_float::FF;
+use super::lcp::CONTACT_LAYOUT;
 use super::Kernel;
 
 /// The helper libraries some kernel families put before their body, as (WGSL, GLSL).
-const LIBRARIES: [(&str, &str); 3] = [
-    (
-        include_str!("../../shaders/elementwise/functions.wgsl"),
-        include_str!("../../shaders/elementwise/functions.glsl"),
-    ),
-    (
-        include_str!("../../shaders/float_float/ff.wgsl"),
-        include_str!("../../shaders/float_float/ff.glsl"),
-    ),
-    (
-        include_str!("../../shaders/solvers/contact_layout.wgsl"),
-        include_str!("../../shaders/solvers/contact_layout.glsl"),
-    ),
-];
+const LIBRARIES: [(&str, &str); 3] = [FUNCTIONS, FF, CONTACT_LAYOUT];
 
 impl Kernel {
     /// The kernel's own WGSL lines: its body less a shared helper library, a part of
