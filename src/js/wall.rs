@@ -300,6 +300,7 @@ impl Wall {
         let settings = s.live.settings_mut();
         (settings.method, settings.omega) = (preset.method, preset.omega);
         (settings.iterations, settings.mode) = (preset.iterations, preset.mode);
+        (settings.slop, settings.baumgarte) = (preset.slop, preset.baumgarte);
         settings.sleeping = preset.sleeping;
         Ok(())
     }

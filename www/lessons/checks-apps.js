@@ -70,7 +70,7 @@ async function wallSolvers(gpu, section) {
   return {
     within,
     lines: [`Three solvers on one frame of the wall (${lcp.contacts} contacts, ${lcp.size} unknowns), from zero: after ${KS.at(-1)} iterations the residual max |x − proj(x − (Ax + b))| is ${curves.map(last).join(", ")} m/s (the picture shows each curve beside its float64 twin).`,
-      `Per iteration Gauss-Seidel goes furthest, but a sweep takes its ${colours} colours one after another (${2 * colours} passes, where an accelerated or plain Jacobi iteration is one pass, or two from the factors). Warm-started from the last frame, as the wall runs, the accelerated solver holds the wall at rest with 80 iterations a frame; projected Jacobi drifts 9.7% of an edge in 30 s at 200; Gauss-Seidel collapses at 4 sweeps and stands with 1% drift at 100 (docs/wall.md).`,
+      `Per iteration Gauss-Seidel goes furthest, but a sweep takes its ${colours} colours one after another (${2 * colours} passes, where an accelerated or plain Jacobi iteration is one pass, or two from the factors). Warm-started from the last frame, as the wall runs, the accelerated solver holds the wall at rest within 0.1% of an edge with 80 iterations a frame; projected Jacobi drifts 9.7% of an edge in 30 s at 200; Gauss-Seidel collapses at 4 sweeps and stands with 1% drift at 100 (docs/wall.md).`,
       within ? "Every GPU residual is within 5% of its float64 twin's: within." : "A GPU residual is more than 5% off its float64 twin's: outside."],
     timing: curves.map((c) => [`wall frame, ${c.name}: ${KS.join(", ")} iterations (${KS.reduce((a, b) => a + b)} in all)`, c.ms]),
   };
