@@ -6,9 +6,8 @@
 //! solution.
 
 use std::cell::Cell;
-use std::hash::{DefaultHasher, Hash, Hasher};
-
 use std::collections::BTreeSet;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use glam::DVec3;
 
