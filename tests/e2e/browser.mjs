@@ -109,7 +109,6 @@ export function sharedBrowser(before, after) {
   return shared;
 }
 
-/** The two backends every end-to-end test runs on. */
 /**
  * Presses the wall's Start in `page` and resolves to the milliseconds until its first frame is
  * shown (the stats get a frame number), then presses it again (pause); the start-up test and
@@ -128,6 +127,7 @@ export async function firstWallFrame(page) {
   return ms;
 }
 
+/** The two backends every end-to-end test runs on. */
 export const BACKENDS = ["webgpu", "webgl2"];
 
 /**
