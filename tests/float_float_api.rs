@@ -157,7 +157,7 @@ on_both_backends! {
     async fn float_float_bad_input_is_a_clear_error(kind) {
         let gpu = open(kind).await;
         let ff = gpu.upload_float64(&f64s(&[1.0, 2.0, 3.0, 4.0]), 2.0, 2.0).unwrap();
-        let f32m = gpu.upload(&Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into(), 2.0, 2.0).unwrap();
+        let f32m = gpu.upload(&Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into(), 2.0, 2.0, JsValue::UNDEFINED).unwrap();
         let thrown = |r: Result<GpuMatrix, JsValue>| message(r.err().expect("an Error"));
         // Data: wrong length, NaN, infinity, beyond float32, not a Float64Array.
         let err = thrown(gpu.upload_float64(&f64s(&[1.0, 2.0, 3.0]), 2.0, 2.0));
@@ -208,7 +208,7 @@ on_both_backends! {
         let err = settle(gpu.cg(&ff, &v, fused.into())).await.unwrap_err();
         assert!(err.contains("fused"), "{err}");
         let x0 = Object::new();
-        let v32 = gpu.upload(&Float32Array::from(&[1.0f32, 1.0][..]).into(), 2.0, 1.0).unwrap();
+        let v32 = gpu.upload(&Float32Array::from(&[1.0f32, 1.0][..]).into(), 2.0, 1.0, JsValue::UNDEFINED).unwrap();
         Reflect::set(&x0, &"x0".into(), &JsValue::from(v32)).unwrap();
         let err = settle(gpu.cg(&ff, &v, x0.into())).await.unwrap_err();
         assert!(err.contains("do not mix"), "{err}");

@@ -153,7 +153,7 @@ on_both_backends! {
             for &(rows, cols) in round {
                 let data = Rng::new(7 + rows as u32).matrix(rows * cols, -1e6, 1e6);
                 let array: JsValue = js_sys::Float32Array::from(data.as_slice()).into();
-                uploaded.push((js.upload(&array, rows as f64, cols as f64).unwrap(), data, (rows, cols)));
+                uploaded.push((js.upload(&array, rows as f64, cols as f64, JsValue::UNDEFINED).unwrap(), data, (rows, cols)));
             }
             for (m, data, (rows, cols)) in uploaded {
                 let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap().into();
@@ -399,7 +399,7 @@ on_both_backends! {
         let readbacks = |g: &Gpgpu| js_sys::Reflect::get(&g.counts(), &"readbacks".into()).unwrap().as_f64().unwrap();
         let number = |p: js_sys::Promise| async move { wasm_bindgen_futures::JsFuture::from(p).await.map(|v| v.as_f64().unwrap()) };
         let data: Vec<f32> = (0..12).map(|v| v as f32).collect();
-        let m = gpu.upload(&js_sys::Float32Array::from(data.as_slice()).into(), 3.0, 4.0).unwrap();
+        let m = gpu.upload(&js_sys::Float32Array::from(data.as_slice()).into(), 3.0, 4.0, JsValue::UNDEFINED).unwrap();
         let before = readbacks(&gpu);
         assert_eq!(number(m.get(1.0, 2.0)).await.unwrap(), 6.0);
         assert_eq!(number(m.get(2.0, 3.0)).await.unwrap(), 11.0);
@@ -444,7 +444,7 @@ on_both_backends! {
         let gpu = Gpgpu::create(Some(kind.name().into()), options.into()).await.unwrap();
         let stat = |g: &Gpgpu, key: &str| js_sys::Reflect::get(&g.memory(), &key.into()).unwrap().as_f64().unwrap();
         let data = |i: usize| -> Vec<f32> { (0..64 * 64).map(|v| (v * 7 + i * 1000) as f32).collect() };
-        let ms: Vec<_> = (0..6).map(|i| gpu.upload(&js_sys::Float32Array::from(data(i).as_slice()).into(), 64.0, 64.0).unwrap()).collect();
+        let ms: Vec<_> = (0..6).map(|i| gpu.upload(&js_sys::Float32Array::from(data(i).as_slice()).into(), 64.0, 64.0, JsValue::UNDEFINED).unwrap()).collect();
         wasm_bindgen_futures::JsFuture::from(gpu.finish()).await.unwrap();
         assert!(stat(&gpu, "liveBytes") <= 3.0 * each, "live {} over the budget", stat(&gpu, "liveBytes"));
         assert!(stat(&gpu, "evictions") >= 3.0, "evictions {}", stat(&gpu, "evictions"));
@@ -472,15 +472,15 @@ on_both_backends! {
         // the same Gpgpu back with every matrix that had a copy on the CPU.
         let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let data: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into();
-        let uploaded = gpu.upload(&data, 2.0, 2.0).unwrap();
+        let uploaded = gpu.upload(&data, 2.0, 2.0, JsValue::UNDEFINED).unwrap();
         let read_back = gpu.square(&uploaded, JsValue::UNDEFINED).unwrap();
         assert_eq!(values(&read_back).await.unwrap(), [7.0, 10.0, 15.0, 22.0]);
         let never_read = gpu.matmul(&uploaded, &uploaded, JsValue::UNDEFINED).unwrap();
         let set = gpu.fill(2.0, 2.0, 0.0).unwrap();
         settle(set.set(0.0, 1.0, 5.0)).await.unwrap();
-        let changed = gpu.upload(&data, 2.0, 2.0).unwrap();
+        let changed = gpu.upload(&data, 2.0, 2.0, JsValue::UNDEFINED).unwrap();
         changed.scale_mut(2.0).unwrap();
-        gpu.upload(&data, 2.0, 2.0).unwrap().release();
+        gpu.upload(&data, 2.0, 2.0, JsValue::UNDEFINED).unwrap().release();
         let wall = gpu.wall(None, None).unwrap();
         settle(wall.step()).await.unwrap();
         let counts = |r: JsValue| ["restored", "lost"].map(|k| js_sys::Reflect::get(&r, &k.into()).unwrap().as_f64().unwrap());
@@ -489,13 +489,13 @@ on_both_backends! {
         gpu.lose_context();
         let said = |e: String| e.contains("the GPU went away") && e.contains("restore()");
         assert!(said(message(gpu.matmul(&uploaded, &uploaded, JsValue::UNDEFINED).err().unwrap())), "a product");
-        assert!(said(message(gpu.upload(&data, 2.0, 2.0).err().unwrap())), "an upload");
+        assert!(said(message(gpu.upload(&data, 2.0, 2.0, JsValue::UNDEFINED).err().unwrap())), "an upload");
         assert!(said(values(&uploaded).await.unwrap_err()), "a read-back");
         assert!(said(settle(gpu.finish()).await.unwrap_err()), "finish");
         assert!(said(settle(wall.step()).await.unwrap_err()), "the wall's frame");
         let spd: JsValue = js_sys::Float32Array::from(&[4.0f32, 1.0, 1.0, 3.0][..]).into();
         let rhs: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0][..]).into();
-        assert!(gpu.upload(&spd, 2.0, 2.0).is_err());
+        assert!(gpu.upload(&spd, 2.0, 2.0, JsValue::UNDEFINED).is_err());
         assert!(gpu.lost().is_some());
 
         let restored = counts(settle(gpu.restore()).await.unwrap());
@@ -511,7 +511,7 @@ on_both_backends! {
             assert!(message(gpu.square(m, JsValue::UNDEFINED).err().unwrap()).contains("lost with the GPU context"));
         }
         // A solver and the wall run again; memory counts only the new GPU's textures.
-        let (a, b) = (gpu.upload(&spd, 2.0, 2.0).unwrap(), gpu.upload(&rhs, 2.0, 1.0).unwrap());
+        let (a, b) = (gpu.upload(&spd, 2.0, 2.0, JsValue::UNDEFINED).unwrap(), gpu.upload(&rhs, 2.0, 1.0, JsValue::UNDEFINED).unwrap());
         let solved = settle(gpu.cg(&a, &b, JsValue::UNDEFINED)).await.unwrap();
         assert_eq!(js_sys::Reflect::get(&solved, &"converged".into()).unwrap(), JsValue::TRUE, "cg runs again");
         let stats = settle(wall.step()).await.unwrap();
@@ -524,7 +524,7 @@ on_both_backends! {
         let options = js_sys::Object::new();
         js_sys::Reflect::set(&options, &"keepCopies".into(), &false.into()).unwrap();
         let bare = Gpgpu::create(Some(kind.name().into()), options.into()).await.unwrap();
-        let m = bare.upload(&data, 2.0, 2.0).unwrap();
+        let m = bare.upload(&data, 2.0, 2.0, JsValue::UNDEFINED).unwrap();
         bare.lose_context();
         assert_eq!(counts(settle(bare.restore()).await.unwrap()), [0.0, 1.0]);
         assert!(values(&m).await.unwrap_err().contains("lost with the GPU context"));
@@ -547,7 +547,7 @@ on_both_backends! {
         let bytes = (4 * n * n) as f64;
         let (first, second) = (Rng::new(1).matrix(n * n, -1.0, 1.0), Rng::new(2).matrix(n * n, -1.0, 1.0));
         let js = |d: &[f32]| -> JsValue { js_sys::Float32Array::from(d).into() };
-        let upload = |d: &[f32]| gpu.upload(&js(d), n as f64, n as f64).unwrap();
+        let upload = |d: &[f32]| gpu.upload(&js(d), n as f64, n as f64, JsValue::UNDEFINED).unwrap();
         upload(&first).release();
         assert_eq!(spare(&gpu), bytes, "a freed matrix's copy is kept");
         let b = upload(&second);
@@ -575,13 +575,13 @@ on_both_backends! {
         });
         assert_eq!(gpu.backend(), kind.name());
         let data: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into();
-        let m = gpu.upload(&data, 2.0, 2.0).unwrap();
-        assert!(message(gpu.upload(&data, 3.0, 2.0).err().unwrap()).contains("data has 4 values"));
-        assert!(message(gpu.upload(&data, -1.0, 2.0).err().unwrap()).contains("whole number"));
-        assert!(message(gpu.upload(&data, 1.5, 2.0).err().unwrap()).contains("whole number"));
-        assert!(message(gpu.upload(&JsValue::from(3), 1.0, 1.0).err().unwrap()).contains("Float32Array"));
+        let m = gpu.upload(&data, 2.0, 2.0, JsValue::UNDEFINED).unwrap();
+        assert!(message(gpu.upload(&data, 3.0, 2.0, JsValue::UNDEFINED).err().unwrap()).contains("data has 4 values"));
+        assert!(message(gpu.upload(&data, -1.0, 2.0, JsValue::UNDEFINED).err().unwrap()).contains("whole number"));
+        assert!(message(gpu.upload(&data, 1.5, 2.0, JsValue::UNDEFINED).err().unwrap()).contains("whole number"));
+        assert!(message(gpu.upload(&JsValue::from(3), 1.0, 1.0, JsValue::UNDEFINED).err().unwrap()).contains("Float32Array"));
         let other = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
-        let foreign = other.upload(&data, 2.0, 2.0).unwrap();
+        let foreign = other.upload(&data, 2.0, 2.0, JsValue::UNDEFINED).unwrap();
         assert!(message(gpu.matmul(&m, &foreign, JsValue::UNDEFINED).err().unwrap()).contains("another Gpgpu"));
         let s = gpu.square(&m, JsValue::UNDEFINED).unwrap();
         let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(s.read()).await.unwrap().into();
@@ -612,7 +612,7 @@ on_both_backends! {
         let read = |p: GpuMatrix| async move {
             js_sys::Float32Array::from(wasm_bindgen_futures::JsFuture::from(p.read()).await.unwrap()).to_vec()
         };
-        let v = gpu.upload(&js_sys::Float32Array::from(&[1.0f32, -1.0][..]).into(), 2.0, 1.0).unwrap();
+        let v = gpu.upload(&js_sys::Float32Array::from(&[1.0f32, -1.0][..]).into(), 2.0, 1.0, JsValue::UNDEFINED).unwrap();
         let kernels = [
             ("teaching", false), ("fast", false), ("compute", true), ("registers", true), ("passes", false),
             ("blocked", false), ("naive", false), ("auto", false),
@@ -680,7 +680,7 @@ on_both_backends! {
         assert!(message(gpu.map("a", &by_id(&[twos.id()])).err().unwrap()).contains("freed"));
         assert_eq!(Gpgpu::expression_as_javascript("max(a, 2)").unwrap(), "Math.max(a, (2.0))");
         let plain: JsValue = js_sys::Array::of2(&5.into(), &6.into()).into();
-        let v = gpu.upload(&plain, 1.0, 2.0).unwrap();
+        let v = gpu.upload(&plain, 1.0, 2.0, JsValue::UNDEFINED).unwrap();
         assert_eq!((v.rows(), v.cols()), (1, 2));
         assert!(gpu.capabilities().is_object());
     }

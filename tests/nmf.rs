@@ -85,7 +85,7 @@ on_both_backends! {
         let js = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
         let (m, n) = (361, 64);
         let images = Gpgpu::parts_images(n as f64, Some(2.0)).unwrap();
-        let f = js.upload(&images.clone().into(), m as f64, n as f64).unwrap();
+        let f = js.upload(&images.clone().into(), m as f64, n as f64, JsValue::UNDEFINED).unwrap();
         let progress = js_sys::Array::new();
         let record = wasm_bindgen::closure::Closure::<dyn FnMut(f64, f64, JsValue)>::new({
             let progress = progress.clone();
@@ -105,14 +105,14 @@ on_both_backends! {
         assert!(get(&r, "msPerIteration").as_f64().unwrap() > 0.0);
         let reject = |f: &texla::GpuMatrix, k: f64, opts: JsValue| JsFuture::from(js.nmf(f, k, opts));
         let message = |e: JsValue| String::from(js_sys::Error::from(e).message());
-        let negative = js.upload(&js_sys::Float32Array::from(&[1.0f32, -2.0, 3.0, 4.0][..]).into(), 2.0, 2.0).unwrap();
+        let negative = js.upload(&js_sys::Float32Array::from(&[1.0f32, -2.0, 3.0, 4.0][..]).into(), 2.0, 2.0, JsValue::UNDEFINED).unwrap();
         assert!(message(reject(&negative, 1.0, JsValue::UNDEFINED).await.unwrap_err()).contains("F non-negative and finite: it has a negative entry"));
-        let nan = js.upload(&js_sys::Float32Array::from(&[1.0f32, f32::NAN, 3.0, 4.0][..]).into(), 2.0, 2.0).unwrap();
+        let nan = js.upload(&js_sys::Float32Array::from(&[1.0f32, f32::NAN, 3.0, 4.0][..]).into(), 2.0, 2.0, JsValue::UNDEFINED).unwrap();
         assert!(message(reject(&nan, 1.0, JsValue::UNDEFINED).await.unwrap_err()).contains("infinite or NaN"));
         assert!(message(reject(&f, 65.0, JsValue::UNDEFINED).await.unwrap_err()).contains("k must be from 1 to min(m, n) = 64"));
         let bad_rule = options(&[("rule", "kl".into())]);
         assert!(message(reject(&f, 4.0, bad_rule).await.unwrap_err()).contains("unknown rule \"kl\""));
-        let wrong_u0 = js.upload(&js_sys::Float32Array::new_with_length(20).into(), 5.0, 4.0).unwrap();
+        let wrong_u0 = js.upload(&js_sys::Float32Array::new_with_length(20).into(), 5.0, 4.0, JsValue::UNDEFINED).unwrap();
         let bad_start = options(&[("u0", wrong_u0.into())]);
         assert!(message(reject(&f, 4.0, bad_start).await.unwrap_err()).contains("u0 must be 361x4"));
     }

@@ -146,7 +146,7 @@ on_both_backends! {
         let res = true_residual(&a64, &b64, &xv);
         assert!(res <= 1e-11, "true relative residual {res:e}");
         // Bad input: float32 operands, an unknown solver, a bad tolerance.
-        let a32 = gpu.upload(&js_sys::Float32Array::from(p.a.as_slice()).into(), 64.0, 64.0).unwrap();
+        let a32 = gpu.upload(&js_sys::Float32Array::from(p.a.as_slice()).into(), 64.0, 64.0, JsValue::UNDEFINED).unwrap();
         let err = settle(gpu.refine(&a32, &b, JsValue::UNDEFINED)).await.unwrap_err();
         assert!(err.contains("float-float") && err.contains("uploadFloat64"), "{err}");
         set("solver", "gauss".into());

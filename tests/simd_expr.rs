@@ -174,7 +174,7 @@ on_both_backends! {
         assert!(p.shader("glsl").unwrap().contains("vec4 kernel(ivec2 texel)"));
         // gpu.linear: the natural and the optimised order agree with the Rust call.
         let x: Vec<f32> = Rng::new(2).matrix(80, -1.0, 1.0);
-        let gx = gpu.upload(&Float32Array::from(x.as_slice()).into(), 40.0, 2.0).unwrap();
+        let gx = gpu.upload(&Float32Array::from(x.as_slice()).into(), 40.0, 2.0, JsValue::UNDEFINED).unwrap();
         let read = |m: texla::GpuMatrix| async move {
             let v = wasm_bindgen_futures::JsFuture::from(m.read()).await.unwrap();
             Float32Array::from(v).to_vec()
@@ -224,7 +224,7 @@ on_both_backends! {
         assert!(opt(r#"{"history": 1}"#).contains("option history must be true or false"));
         let example = message(LinearExpression::example("nope").err().unwrap());
         assert!(example.contains("no example \"nope\""), "{example}");
-        let x10 = gpu.upload(&Float32Array::from(&[1.0f32; 10][..]).into(), 10.0, 1.0).unwrap();
+        let x10 = gpu.upload(&Float32Array::from(&[1.0f32; 10][..]).into(), 10.0, 1.0, JsValue::UNDEFINED).unwrap();
         let err = message(gpu.linear(&e, &x10).err().unwrap());
         assert!(err.contains("needs x with 40 rows"), "{err}");
         // Still usable after every error.

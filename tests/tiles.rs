@@ -240,7 +240,7 @@ on_both_backends! {
         assert_eq!(js_sys::Reflect::get(&caps, &"tileLimit".into()).unwrap().as_f64(), Some(64.0));
         let data: Vec<f32> = (0..100 * 100).map(|v| (v % 7) as f32).collect();
         let js: JsValue = js_sys::Float32Array::from(data.as_slice()).into();
-        let m = gpu.upload(&js, 100.0, 100.0).unwrap();
+        let m = gpu.upload(&js, 100.0, 100.0, JsValue::UNDEFINED).unwrap();
         let c = gpu.matmul(&m, &m, JsValue::UNDEFINED).unwrap();
         let got: js_sys::Float32Array = wasm_bindgen_futures::JsFuture::from(c.read()).await.unwrap().into();
         // Integers whose products and sums fit in 24 bits: exact.

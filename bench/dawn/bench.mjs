@@ -185,9 +185,11 @@ function save() {
 // `into`: texla reads back into an array kept from the run before (`readInto`), not a new one.
 // `user`: the calls of a new user on a device opened with `Gpgpu.create("webgpu")`'s defaults
 // (the entry "texla default-user"): `matmul(a, b)`, `read()`, nothing released between sizes.
-function texlaProduct(method, { kernel, into = false, user = null } = {}) {
+function texlaProduct(method, { kernel, into = false, user = null, dtype } = {}) {
   const gpu = user ? user.gpu : mainGpu;
   const options = kernel ? { kernel } : undefined;
+  // Both operands stored as `dtype` ("float16": half the bytes; results stay float32).
+  const upload = (data, rows, cols) => (dtype ? gpu.upload(data, rows, cols, { dtype }) : gpu.upload(data, rows, cols));
   let ga = null;
   let gb = null;
   let kept = null;
@@ -197,19 +199,23 @@ function texlaProduct(method, { kernel, into = false, user = null } = {}) {
     return m.readInto(kept);
   };
   return {
-    name: user ? "texla default-user" : `texla ${method}${kernel ? ` ${kernel}` : ""}${into ? " into" : ""}`,
-    available: !!gpu && typeof gpu[method] === "function" && (!into || typeof texla.GpuMatrix?.prototype.readInto === "function"),
+    name: user ? "texla default-user" : `texla ${method}${kernel ? ` ${kernel}` : ""}${into ? " into" : ""}${dtype ? ` ${dtype}` : ""}`,
+    available:
+      !!gpu &&
+      typeof gpu[method] === "function" &&
+      (!into || typeof texla.GpuMatrix?.prototype.readInto === "function") &&
+      (!dtype || "dtype" in (texla.GpuMatrix?.prototype ?? {})),
     async e2e(a, b, n, bCols = n) {
-      const x = gpu.upload(a, n, n);
-      const y = gpu.upload(b, n, bCols);
+      const x = upload(a, n, n);
+      const y = upload(b, n, bCols);
       const c = gpu[method](x, y, options);
       const out = await read(c);
       [x, y, c].forEach((m) => m.free());
       return out;
     },
     async prepare(a, b, n, bCols = n) {
-      ga = gpu.upload(a, n, n);
-      gb = gpu.upload(b, n, bCols);
+      ga = upload(a, n, n);
+      gb = upload(b, n, bCols);
       await gpu.finish();
     },
     // Matrix products chain X <- X·B from X = A; A·x chains x <- A·x from x = b.
@@ -298,7 +304,7 @@ async function benchMatmul() {
   // A second texla device as a new user opens it: `Gpgpu.create("webgpu")`, default options.
   const user = wanted("texla default-user") ? { gpu: await texla.Gpgpu.create("webgpu").catch((e) => console.error(`texla default-user: ${e.message}`)) } : {};
   const peers = [tfProduct(), jaxJs.entry?.(), onnx.entry?.()].filter(Boolean);
-  const entries = [texlaProduct("matmul"), texlaProduct("matmul", { user }), texlaProduct("matmul", { into: true }), texlaProduct("matmul", { kernel: "teaching" }), texlaProduct("matmul", { kernel: "fast" }), texlaProduct("matmul", { kernel: "compute" }), ...peers].filter((e) => wanted(e.name));
+  const entries = [texlaProduct("matmul"), texlaProduct("matmul", { user }), texlaProduct("matmul", { into: true }), texlaProduct("matmul", { kernel: "teaching" }), texlaProduct("matmul", { kernel: "fast" }), texlaProduct("matmul", { kernel: "compute" }), texlaProduct("matmul", { dtype: "float16" }), ...peers].filter((e) => wanted(e.name));
   const last = {}; // name -> {n, ms}: predicts the next size
   for (const n of opts.sizes) {
     log(`matmul n = ${n}: making matrices and the float64 reference`);
@@ -428,7 +434,7 @@ async function turns(paths, key, once, warm = once) {
 // ---------------------------------------------------------------------------------------------
 // A·x: bytes of A read per product, 4 n^2.
 async function benchMulVec() {
-  const entries = [texlaProduct("mulVec"), texlaProduct("mulVec", { into: true }), texlaProduct("mulVec", { kernel: "blocked" }), texlaProduct("mulVec", { kernel: "compute" }), tfProduct()].filter((e) => wanted(e.name));
+  const entries = [texlaProduct("mulVec"), texlaProduct("mulVec", { into: true }), texlaProduct("mulVec", { kernel: "blocked" }), texlaProduct("mulVec", { kernel: "compute" }), texlaProduct("mulVec", { dtype: "float16" }), tfProduct()].filter((e) => wanted(e.name));
   for (const n of opts.mvSizes) {
     log(`A·x n = ${n}: making data and the float64 reference`);
     const next = mulberry32(n + 1);

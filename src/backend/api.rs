@@ -38,6 +38,47 @@ impl BackendKind {
     }
 }
 
+/// How a matrix texture stores its values: four per texel, as float32 (`RGBA32F`, every
+/// result and the default upload) or float16 (`RGBA16F`, an upload's option: half the memory
+/// and the bytes a kernel reads, values rounded to float16 once; kernels compute in float32
+/// either way).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// RGBA32F.
+    #[default]
+    F32,
+    /// RGBA16F.
+    F16,
+}
+
+impl Format {
+    /// Bytes of one texel.
+    pub fn texel_bytes(self) -> usize {
+        match self {
+            Format::F32 => 16,
+            Format::F16 => 8,
+        }
+    }
+
+    /// The name in the API: "float32" or "float16".
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::F32 => "float32",
+            Format::F16 => "float16",
+        }
+    }
+}
+
+/// The float16 bits of `values` (float16 values already: exactly), as an RGBA16F texture's
+/// upload takes them.
+pub(crate) fn halves(values: &[f32]) -> Vec<u16> {
+    let mut bits = Vec::with_capacity(values.len());
+    for &v in values {
+        bits.push(half::f16::from_f32(v).to_bits());
+    }
+    bits
+}
+
 /// Facts about the running backend, shown in the page's capability panel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Capabilities {
@@ -119,11 +160,12 @@ pub trait Backend: Sized + 'static {
     /// Facts for the capability panel.
     fn capabilities(&self) -> &Capabilities;
 
-    /// A new texture of `width x height` texels, contents undefined.
-    fn create_texture(&self, width: usize, height: usize) -> Result<Self::Texture>;
+    /// A new texture of `width x height` texels of `format`, contents undefined. Only uploads
+    /// write a float16 texture; programs render into float32 ones.
+    fn create_texture(&self, width: usize, height: usize, format: Format) -> Result<Self::Texture>;
 
     /// Writes the matrix of shape `layout` from row-major `data` (`rows * cols` values) into
-    /// `texture`, padding rows zero.
+    /// `texture`, padding rows zero. Into a float16 texture, `data` holds float16 values.
     fn write(&self, texture: &Self::Texture, layout: Layout, data: &[f32]) -> Result<()>;
 
     /// [`Backend::write`] from a JavaScript array (a page's upload): by default through a copy
@@ -245,7 +287,7 @@ pub trait DynBackend {
     /// Facts for the capability panel.
     fn capabilities(&self) -> &Capabilities;
     /// See [`Backend::create_texture`].
-    fn create_texture(&self, width: usize, height: usize) -> Result<DynTexture>;
+    fn create_texture(&self, width: usize, height: usize, format: Format) -> Result<DynTexture>;
     /// See [`Backend::write`].
     fn write(&self, texture: &dyn Any, layout: Layout, data: &[f32]) -> Result<()>;
     /// See [`Backend::write_js`].
@@ -314,8 +356,10 @@ impl<B: Backend> DynBackend for B {
         Backend::capabilities(self)
     }
 
-    fn create_texture(&self, width: usize, height: usize) -> Result<DynTexture> {
-        Ok(Box::new(Backend::create_texture(self, width, height)?))
+    fn create_texture(&self, width: usize, height: usize, format: Format) -> Result<DynTexture> {
+        Ok(Box::new(Backend::create_texture(
+            self, width, height, format,
+        )?))
     }
 
     fn write(&self, texture: &dyn Any, layout: Layout, data: &[f32]) -> Result<()> {

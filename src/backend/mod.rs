@@ -4,9 +4,9 @@ mod api;
 mod webgl2;
 mod webgpu;
 
-pub(crate) use api::is_software;
+pub(crate) use api::{halves, is_software};
 pub use api::{
-    Backend, BackendKind, Capabilities, Draw, DynBackend, DynTexture, LocalFuture, Values,
+    Backend, BackendKind, Capabilities, Draw, DynBackend, DynTexture, Format, LocalFuture, Values,
 };
 pub use webgl2::WebGl2;
 pub use webgpu::{GpuSource, WebGpu};

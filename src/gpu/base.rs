@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::pool::{MemoryStats, Pool, Pooled};
 use crate::backend::{
-    Backend, BackendKind, Capabilities, Draw, DynBackend, GpuSource, Values, WebGl2, WebGpu,
+    Backend, BackendKind, Capabilities, Draw, DynBackend, Format, GpuSource, Values, WebGl2, WebGpu,
 };
 use crate::error::{Error, Result};
 use crate::global::Canvas;
@@ -315,15 +315,16 @@ impl Gpu {
         Ok(true)
     }
 
-    /// A matrix of the given shape with a texture from the pool, contents undefined.
+    /// A float32 matrix of the given shape with a texture from the pool, contents undefined.
     pub(super) fn alloc(&self, layout: Layout) -> Result<Matrix> {
+        self.alloc_as(layout, Format::F32)
+    }
+
+    /// [`Gpu::alloc`] stored as `format`.
+    pub(super) fn alloc_as(&self, layout: Layout, format: Format) -> Result<Matrix> {
         self.alive()?;
-        let texture = Pool::take(
-            &self.pool,
-            self.backend().as_ref(),
-            layout.width(),
-            layout.height(),
-        )?;
+        let size = (layout.width(), layout.height());
+        let texture = Pool::take(&self.pool, self.backend().as_ref(), size, format)?;
         Ok(Matrix {
             layout,
             owner: self.id,

@@ -1,17 +1,56 @@
-//! Matrices made on the GPU: uploaded from row-major data, filled, the identity, a diagonal.
+//! Matrices made on the GPU: uploaded from row-major data (float32, or float16 on request),
+//! filled, the identity, a diagonal.
 
 use super::Gpu;
+use crate::backend::{halves, Format};
 use crate::error::{Error, Result};
 use crate::kernels::{self, Expr, Program};
 use crate::matrix::Matrix;
 
+/// `data` rounded to the nearest float16 values (ties to even), or a clear error naming the
+/// first finite value beyond float16's range (±65504), which would become infinite.
+pub fn float16(data: &[f32]) -> Result<Vec<f32>> {
+    let bits = halves(data);
+    let mut rounded = Vec::with_capacity(data.len());
+    for (i, (&h, &v)) in bits.iter().zip(data).enumerate() {
+        if h & 0x7fff == 0x7c00 && v.is_finite() {
+            return Err(Error::Argument(format!(
+                "value at index {i} is beyond float16's range of \u{b1}65504: upload it as \
+                 float32"
+            )));
+        }
+        rounded.push(half::f16::from_bits(h).to_f32());
+    }
+    Ok(rounded)
+}
+
 impl Gpu {
     /// Copies row-major `data` (`rows * cols` values) into a new GPU matrix.
     pub fn upload(&self, data: &[f32], rows: usize, cols: usize) -> Result<Matrix> {
+        self.upload_as(data, (rows, cols), Format::F32)
+    }
+
+    /// [`Gpu::upload`] stored as `format`: in float16 each value is rounded to the nearest
+    /// float16 (see [`float16`]) and the matrix takes half the memory; every kernel reads it
+    /// as float32 and computes in float32, and results are float32 matrices.
+    pub fn upload_as(
+        &self,
+        data: &[f32],
+        (rows, cols): (usize, usize),
+        format: Format,
+    ) -> Result<Matrix> {
         if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(data.len()) {
-            return self.upload_tiles(data, rows, cols);
+            return self.upload_tiles(data, (rows, cols), format);
         }
-        let m = self.alloc_for(data.len(), rows, cols)?;
+        let m = self.alloc_for(data.len(), (rows, cols), format)?;
+        let rounded;
+        let data = match format {
+            Format::F32 => data,
+            Format::F16 => {
+                rounded = float16(data)?;
+                &rounded
+            }
+        };
         self.backend().write(self.texture(&m)?, m.layout, data)?;
         Ok(m)
     }
@@ -24,21 +63,27 @@ impl Gpu {
         rows: usize,
         cols: usize,
     ) -> Result<Matrix> {
+        let format = Format::F32;
         if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(data.length() as usize) {
-            return self.upload_tiles(&data.to_vec(), rows, cols);
+            return self.upload_tiles(&data.to_vec(), (rows, cols), format);
         }
-        let m = self.alloc_for(data.length() as usize, rows, cols)?;
+        let m = self.alloc_for(data.length() as usize, (rows, cols), format)?;
         self.backend().write_js(self.texture(&m)?, m.layout, data)?;
         Ok(m)
     }
 
-    /// A new `rows x cols` matrix for `len` uploaded values, or a clear error when they do not
-    /// fill it.
-    fn alloc_for(&self, len: usize, rows: usize, cols: usize) -> Result<Matrix> {
+    /// A new `rows x cols` matrix of `format` for `len` uploaded values, or a clear error when
+    /// they do not fill it.
+    fn alloc_for(
+        &self,
+        len: usize,
+        (rows, cols): (usize, usize),
+        format: Format,
+    ) -> Result<Matrix> {
         if rows > 0 && cols > 0 && rows.checked_mul(cols) != Some(len) {
             return Err(Error::DataLength { len, rows, cols });
         }
-        self.alloc(self.layout(rows, cols)?)
+        self.alloc_as(self.layout(rows, cols)?, format)
     }
 
     /// A `rows x cols` matrix of `value` (`fill(r, c, 0.0)` is the zero matrix).

@@ -5,8 +5,8 @@
 //! The operations are split by concern, as nalgebra splits a type's: [`products`] (`mul`,
 //! `mul_with` a [`ProductKernel`], `mul_transposed`, `square`, `mul_vec`, ...),
 //! [`elementwise`] (`map`, `map2`, `map_mut`, and the seed's operation set in [`ops`]),
-//! [`reductions`] (`dot`, `sum_all`, `max_abs`), [`construction`] (`upload`, `fill`,
-//! `identity`, `diagonal`) and [`float_float`] (matrices of hi + lo float32 pairs, about 48
+//! [`reductions`] (`dot`, `sum_all`, `max_abs`), [`construction`] (`upload`, `upload_as`
+//! float16, `fill`, `identity`, `diagonal`) and [`float_float`] (matrices of hi + lo float32 pairs, about 48
 //! bits: [`DdMatrix`], through the view [`Gpu::float_float`]). Every
 //! operation only records GPU work and returns at once; nothing is read back unless [`Gpu::read`]
 //! (or a reduction) is awaited. Every result is a new matrix; `_mut` operations replace the
@@ -25,8 +25,9 @@ pub mod residency;
 mod revival;
 mod tiles;
 
-pub use crate::backend::LocalFuture;
+pub use crate::backend::{Format, LocalFuture};
 pub use base::{Choice, Counts, Gpu, Opened};
+pub use construction::float16;
 pub use elementwise::ops;
 pub use float_float::{DdMatrix, FloatFloat};
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};

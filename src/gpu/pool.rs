@@ -4,7 +4,7 @@
 //! next matrix of the same texture size takes it from there. The pool counts what is live (held
 //! by matrices) and what is pooled (free, kept for reuse), in textures and bytes, and the peak:
 //! the most bytes it held at once (live and pooled together, since both are GPU memory).
-//! A matrix costs its padded texture, 16 bytes per texel, and nothing more.
+//! A matrix costs its padded texture, 16 bytes per texel (8 in float16), and nothing more.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -12,7 +12,7 @@ use std::rc::{Rc, Weak};
 
 use std::any::Any;
 
-use crate::backend::{DynBackend, DynTexture};
+use crate::backend::{DynBackend, DynTexture, Format};
 use crate::error::Result;
 
 /// Free textures kept for reuse are capped at this many bytes; past it they are really freed.
@@ -23,7 +23,7 @@ pub const MAX_POOLED_BYTES: usize = 256 << 20;
 pub struct MemoryStats {
     /// Textures held by matrices.
     pub live_textures: usize,
-    /// Their bytes (16 per texel).
+    /// Their bytes (16 per texel, 8 in float16).
     pub live_bytes: usize,
     /// Free textures kept for reuse.
     pub pooled_textures: usize,
@@ -41,9 +41,12 @@ impl MemoryStats {
     }
 }
 
-/// The free textures of one device, by size, and the counts.
+/// A texture's width, height and format: which textures can stand in for each other.
+type Size = (usize, usize, Format);
+
+/// The free textures of one device, by size and format, and the counts.
 pub struct Pool {
-    free: HashMap<(usize, usize), Vec<DynTexture>>,
+    free: HashMap<Size, Vec<DynTexture>>,
     stats: MemoryStats,
     /// Bumped by [`Pool::restart`] when the backend is replaced: textures lent before belong to
     /// the lost one.
@@ -53,13 +56,18 @@ pub struct Pool {
 /// A texture on loan from a pool; it goes back when dropped.
 pub struct Pooled {
     texture: Option<DynTexture>,
-    size: (usize, usize),
+    size: Size,
     pool: Weak<RefCell<Pool>>,
     /// The pool's generation when it was lent.
     generation: u32,
 }
 
 impl Pooled {
+    /// How the texture stores its values.
+    pub fn format(&self) -> Format {
+        self.size.2
+    }
+
     /// The texture.
     pub fn texture(&self) -> &dyn Any {
         self.texture
@@ -79,9 +87,9 @@ impl Drop for Pooled {
     }
 }
 
-/// The bytes of a `w x h` RGBA32F texture.
-fn bytes((w, h): (usize, usize)) -> usize {
-    16 * w * h
+/// The bytes of a `w x h` texture of `format`.
+fn bytes((w, h, format): Size) -> usize {
+    format.texel_bytes() * w * h
 }
 
 impl Pool {
@@ -94,14 +102,15 @@ impl Pool {
         }))
     }
 
-    /// A texture of `width x height` texels: a pooled one if there is one, else a new one.
+    /// A texture of `width x height` texels of `format`: a pooled one if there is one, else a
+    /// new one.
     pub fn take(
         pool: &Rc<RefCell<Self>>,
         backend: &dyn DynBackend,
-        width: usize,
-        height: usize,
+        (width, height): (usize, usize),
+        format: Format,
     ) -> Result<Pooled> {
-        let size = (width, height);
+        let size = (width, height, format);
         let reused = {
             let mut p = pool.borrow_mut();
             let t = p.free.get_mut(&size).and_then(Vec::pop);
@@ -113,7 +122,7 @@ impl Pool {
         };
         let texture = match reused {
             Some(t) => t,
-            None => backend.create_texture(width, height)?,
+            None => backend.create_texture(width, height, format)?,
         };
         let mut p = pool.borrow_mut();
         p.stats.live_textures += 1;
@@ -127,7 +136,7 @@ impl Pool {
         })
     }
 
-    fn give_back(&mut self, size: (usize, usize), texture: DynTexture) {
+    fn give_back(&mut self, size: Size, texture: DynTexture) {
         self.stats.live_textures -= 1;
         self.stats.live_bytes -= bytes(size);
         if self.stats.pooled_bytes + bytes(size) <= MAX_POOLED_BYTES {
@@ -192,7 +201,7 @@ mod tests {
         fn capabilities(&self) -> &Capabilities {
             &self.caps
         }
-        fn create_texture(&self, width: usize, height: usize) -> Result<(usize, usize)> {
+        fn create_texture(&self, width: usize, height: usize, _: Format) -> Result<(usize, usize)> {
             self.created.set(self.created.get() + 1);
             Ok((width, height))
         }
@@ -243,8 +252,8 @@ mod tests {
     fn a_texture_costs_its_texels_and_the_peak_follows_live_plus_pooled() {
         let backend = fake();
         let pool = Pool::new();
-        let a = Pool::take(&pool, &backend, 7, 4).unwrap();
-        let b = Pool::take(&pool, &backend, 3, 1).unwrap();
+        let a = Pool::take(&pool, &backend, (7, 4), Format::F32).unwrap();
+        let b = Pool::take(&pool, &backend, (3, 1), Format::F32).unwrap();
         let s = pool.borrow().stats();
         assert_eq!((s.live_textures, s.live_bytes), (2, 16 * 7 * 4 + 16 * 3));
         assert_eq!((s.pooled_bytes, s.peak_bytes), (0, 16 * 31));
@@ -252,12 +261,12 @@ mod tests {
         let s = pool.borrow().stats();
         assert_eq!((s.live_bytes, s.pooled_bytes, s.peak_bytes), (48, 448, 496));
         // Taking the pooled texture again costs nothing new: same peak, no new texture.
-        let a = Pool::take(&pool, &backend, 7, 4).unwrap();
+        let a = Pool::take(&pool, &backend, (7, 4), Format::F32).unwrap();
         assert_eq!(backend.created.get(), 2);
         assert_eq!(pool.borrow().stats().peak_bytes, 496);
         // A new size while the old one is pooled: the peak counts both.
         drop(a);
-        let c = Pool::take(&pool, &backend, 10, 10).unwrap();
+        let c = Pool::take(&pool, &backend, (10, 10), Format::F32).unwrap();
         let s = pool.borrow().stats();
         assert_eq!(
             (s.live_bytes, s.pooled_bytes, s.peak_bytes),
@@ -276,13 +285,35 @@ mod tests {
     }
 
     #[test]
+    fn a_float16_texture_costs_half_and_stands_in_only_for_float16() {
+        let backend = fake();
+        let pool = Pool::new();
+        drop(Pool::take(&pool, &backend, (8, 2), Format::F16).unwrap());
+        assert_eq!(pool.borrow().stats().pooled_bytes, 8 * 8 * 2);
+        let f32 = Pool::take(&pool, &backend, (8, 2), Format::F32).unwrap();
+        assert_eq!(
+            backend.created.get(),
+            2,
+            "a float16 texture is no float32 one"
+        );
+        let f16 = Pool::take(&pool, &backend, (8, 2), Format::F16).unwrap();
+        assert_eq!(
+            backend.created.get(),
+            2,
+            "the pooled float16 texture is reused"
+        );
+        assert_eq!(pool.borrow().stats().live_bytes, 16 * 16 + 8 * 16);
+        drop((f32, f16));
+    }
+
+    #[test]
     fn textures_over_the_pool_cap_are_freed_and_leave_the_counts() {
         let backend = fake();
         let pool = Pool::new();
         // 16 MiB each: the 17th given back does not fit in the 256 MiB cap.
         let side = 1024;
         let all: Vec<_> = (0..17)
-            .map(|_| Pool::take(&pool, &backend, side, side).unwrap())
+            .map(|_| Pool::take(&pool, &backend, (side, side), Format::F32).unwrap())
             .collect();
         drop(all);
         let s = pool.borrow().stats();
@@ -296,14 +327,14 @@ mod tests {
         let backend = fake();
         let pool = Pool::new();
         let (old, pooled) = (
-            Pool::take(&pool, &backend, 4, 4).unwrap(),
-            Pool::take(&pool, &backend, 2, 2).unwrap(),
+            Pool::take(&pool, &backend, (4, 4), Format::F32).unwrap(),
+            Pool::take(&pool, &backend, (2, 2), Format::F32).unwrap(),
         );
         drop(pooled);
         pool.borrow_mut().restart();
         assert!(!pool.borrow().lent(&old));
         assert_eq!(pool.borrow().stats().held_bytes(), 0);
-        let new = Pool::take(&pool, &backend, 2, 2).unwrap();
+        let new = Pool::take(&pool, &backend, (2, 2), Format::F32).unwrap();
         assert_eq!(
             backend.created.get(),
             3,

@@ -26,7 +26,9 @@
 
 use std::rc::Rc;
 
+use super::pool::Pooled;
 use super::Gpu;
+use crate::backend::Format;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::matrix::Matrix;
@@ -34,6 +36,19 @@ use crate::matrix::Matrix;
 /// The most elements a matrix may have (4 GiB of float32): past it, a clear error rather than
 /// an allocation the GPU cannot make.
 pub const MAX_ELEMENTS: usize = 1 << 30;
+
+impl Matrix {
+    /// How its texture stores the values (a grid: its tiles). Only an upload makes float16.
+    pub fn format(&self) -> Format {
+        match self.texture.downcast_ref::<Grid>() {
+            Some(grid) => grid.tiles[0].format(),
+            None => self
+                .texture
+                .downcast_ref::<Pooled>()
+                .map_or(Format::F32, Pooled::format),
+        }
+    }
+}
 
 /// Tiles of at most `tile x tile` elements, row-major: a matrix too large for one texture (see
 /// the module's diagram), or a matrix taken apart for an operation on grids ([`Gpu::blocks`]).
@@ -98,6 +113,7 @@ impl Gpu {
         if blocks.tiles.len() == 1 {
             return Ok(blocks.tiles.into_iter().next().expect("one tile"));
         }
+        let format = blocks.tiles[0].format();
         if !self.fits(rows, cols) {
             return Ok(Matrix {
                 layout: Layout { rows, cols },
@@ -105,7 +121,7 @@ impl Gpu {
                 texture: Rc::new(blocks),
             });
         }
-        let whole = self.alloc(self.layout(rows, cols)?)?;
+        let whole = self.alloc_as(self.layout(rows, cols)?, format)?;
         let tile = self.tile_limit();
         for i in 0..blocks.blocks.0 {
             for j in 0..blocks.blocks.1 {
@@ -138,7 +154,7 @@ impl Gpu {
             for j in 0..blocks.1 {
                 let rows = tile.min(m.rows() - i * tile);
                 let cols = tile.min(m.cols() - j * tile);
-                let t = self.alloc(self.layout(rows, cols)?)?;
+                let t = self.alloc_as(self.layout(rows, cols)?, m.format())?;
                 let size = (t.layout.width(), t.layout.height());
                 let from = (j * tile, i * tile / 4);
                 let (src, dst) = (self.texture(m)?, self.texture(&t)?);
@@ -257,7 +273,12 @@ impl Gpu {
     }
 
     /// Uploads row-major `data` of a matrix that does not fit one texture, tile by tile.
-    pub(crate) fn upload_tiles(&self, data: &[f32], rows: usize, cols: usize) -> Result<Matrix> {
+    pub(crate) fn upload_tiles(
+        &self,
+        data: &[f32],
+        (rows, cols): (usize, usize),
+        format: Format,
+    ) -> Result<Matrix> {
         let tile = self.tile_limit();
         self.tiled(rows, cols, |i, j, r, c| {
             let mut part = Vec::with_capacity(r * c);
@@ -265,7 +286,7 @@ impl Gpu {
                 let start = row * cols + j * tile;
                 part.extend_from_slice(&data[start..start + c]);
             }
-            self.upload(&part, r, c)
+            self.upload_as(&part, (r, c), format)
         })
     }
 

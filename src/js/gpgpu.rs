@@ -8,11 +8,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::gpu_matrix::{matrix_of, wrap_matrix, GpuMatrix, Registry};
-use super::options::{dimension, factor, known_options, object};
+use super::options::{dimension, factor, known_options, object, option_value};
 use super::wall::Wall;
 use crate::error::Error;
 use crate::gpu::residency::Budget;
-use crate::gpu::{ops, Choice, Gpu, Precision};
+use crate::gpu::{float16, ops, Choice, Format, Gpu, Precision};
 use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
 
@@ -190,13 +190,31 @@ impl Gpgpu {
     }
 
     /// Uploads `rows x cols` row-major values (a Float32Array, or an array of numbers).
+    /// Option `dtype`: `"float32"` (the default) or `"float16"`, which stores each value
+    /// rounded to the nearest float16 in half the memory (a value beyond ±65504 rejects); every
+    /// operation reads such a matrix as float32 and computes in float32, and memory-bound ones
+    /// (`mulVec`, element-wise) read half the bytes.
     pub fn upload(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Float32Array | number[]")] data: &JsValue,
         rows: f64,
         cols: f64,
+        #[wasm_bindgen(unchecked_optional_param_type = "UploadOptions")] options: JsValue,
     ) -> Result<GpuMatrix, JsValue> {
         let (rows, cols) = (dimension("rows", rows)?, dimension("cols", cols)?);
+        known_options(&options, "upload", &["dtype"])?;
+        let dtype = option_value(&options, "dtype");
+        let format = match dtype.as_string().as_deref() {
+            _ if dtype.is_undefined() => Format::F32,
+            Some("float32") => Format::F32,
+            Some("float16") => Format::F16,
+            _ => {
+                return Err(Error::Argument(
+                    "option dtype must be \"float32\" or \"float16\"".into(),
+                )
+                .into())
+            }
+        };
         let converted;
         let data = match data.dyn_ref::<Float32Array>() {
             Some(f) => f,
@@ -211,7 +229,17 @@ impl Gpgpu {
                 .into())
             }
         };
-        let m: Result<GpuMatrix, JsValue> = matrix_op!(self, self.gpu.upload_js(data, rows, cols));
+        // A float16 matrix keeps its rounded values as its copy.
+        let rounded;
+        let (m, data) = match format {
+            Format::F32 => (self.gpu.upload_js(data, rows, cols), data),
+            Format::F16 => {
+                let values = float16(&data.to_vec())?;
+                rounded = Float32Array::from(values.as_slice());
+                (self.gpu.upload_as(&values, (rows, cols), format), &rounded)
+            }
+        };
+        let m: Result<GpuMatrix, JsValue> = matrix_op!(self, m);
         let m = m?;
         m.back_up(data);
         Ok(m)

@@ -15,7 +15,7 @@ use super::copies::{let_go, Keep, Kept};
 use crate::error::Error;
 use crate::gpu::ops;
 use crate::gpu::residency::{self, Residency, Resident, Shared, Source};
-use crate::gpu::{DdMatrix, Gpu};
+use crate::gpu::{float16, DdMatrix, Format, Gpu};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
@@ -55,9 +55,13 @@ pub(super) fn matrix_of(gpu: &Gpu, m: &Handle) -> Result<Matrix, Error> {
     gpu.revive()?;
     let mut m = m.borrow_mut();
     m.catch_up(gpu.generation());
+    let format = m.format();
     m.texture(|source, rows, cols| match source {
-        Source::Values(values) => gpu.upload(values, rows, cols),
-        Source::Kept(kept) => gpu.upload_js(kept.array()?, rows, cols),
+        Source::Values(values) => gpu.upload_as(values, (rows, cols), format),
+        Source::Kept(kept) => match format {
+            Format::F32 => gpu.upload_js(kept.array()?, rows, cols),
+            Format::F16 => gpu.upload_as(&kept.array()?.to_vec(), (rows, cols), format),
+        },
     })
 }
 
@@ -116,6 +120,18 @@ impl GpuMatrix {
         matches!(self.matrix, Handle::FloatFloat(_))
     }
 
+    /// How it stores its values: `"float32"`, `"float16"` (uploaded with `{ dtype:
+    /// "float16" }`: half the memory, each value rounded to float16; every operation reads it
+    /// as float32 and gives float32 results, an in-place one makes it float32) or
+    /// `"float-float"`.
+    #[wasm_bindgen(getter)]
+    pub fn dtype(&self) -> String {
+        match &self.matrix {
+            Handle::Float32(m) => m.borrow().format().name().into(),
+            Handle::FloatFloat(_) => "float-float".into(),
+        }
+    }
+
     /// A number that identifies this matrix within its Gpgpu.
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> u32 {
@@ -125,7 +141,8 @@ impl GpuMatrix {
     /// This float32 matrix as the page's own GPU resource, to draw with without a read-back:
     /// `{ texture, format, width, height, rows, cols }`, `texture` a `GPUTexture` of
     /// `gpu.device()` (WebGPU) or a `WebGLTexture` of `gpu.glContext()` (WebGL2). Format
-    /// `"rgba32float"` (WebGL2: `RGBA32F`, `RGBA`, `FLOAT`), `cols` texels wide and
+    /// `"rgba32float"` (WebGL2: `RGBA32F`, `RGBA`, `FLOAT`; `"rgba16float"`, `RGBA16F`, for a
+    /// float16 matrix), `cols` texels wide and
     /// `ceil(rows / 4)` high: texel (x, y) holds rows 4y..4y+3 of column x in r, g, b, a, rows
     /// past the end zero. The work that computes it is submitted first. Read it, never write
     /// or destroy it: it is the matrix's until the matrix is freed, changed in place (`set`,
@@ -146,7 +163,14 @@ impl GpuMatrix {
         let layout = matrix.layout;
         Ok(super::options::object(&[
             ("texture", texture),
-            ("format", "rgba32float".into()),
+            (
+                "format",
+                match matrix.format() {
+                    Format::F32 => "rgba32float",
+                    Format::F16 => "rgba16float",
+                }
+                .into(),
+            ),
             ("width", layout.width().into()),
             ("height", layout.height().into()),
             ("rows", layout.rows.into()),
@@ -265,6 +289,11 @@ impl GpuMatrix {
         future_to_promise(async move {
             let index = index?;
             let (m, _) = copy.await?;
+            let format = m.borrow().format();
+            let value = match format {
+                Format::F32 => value,
+                Format::F16 => float16(&[value])?[0],
+            };
             let copy = m.borrow_mut().set(index, value)?;
             let_go(copy);
             Ok(JsValue::UNDEFINED)

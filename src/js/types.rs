@@ -264,6 +264,8 @@ export interface LastKernel { name: string; wgsl: string; glsl: string; inputs: 
  *  or entry point). */
 export interface KernelSources { name: string; wgsl: string; glsl: string | null;
   own: { wgsl: string; glsl: string | null }; }
+/** Options of `Gpgpu.upload`. */
+export interface UploadOptions { dtype?: "float32" | "float16"; }
 /** Options of `Gpgpu.kernelSources`. */
 export interface KernelSourcesOptions { expr?: string; kernel?: "teaching" | "fast" | "compute";
   targets?: number; chunk?: number; last?: boolean; }

@@ -30,11 +30,13 @@
 //! and `--kernel-sweep` (the product's and A x's kernel choice at every order of `--sizes`,
 //! paths in alternating `--rounds`; `kernel_sweep.rs`, writes kernel-sweep.json),
 //! and `--accuracy` (the default product's speed and error against float64 at `--sizes`;
-//! `accuracy.rs`).
+//! `accuracy.rs`), and `--float16` (A x and the product with float16 storage against float32 at
+//! `--sizes`, in turns; `float16.rs`).
 
 mod accuracy;
 mod common;
 mod figure3;
+mod float16;
 mod float_float;
 mod instructions;
 mod kernel_sweep;
@@ -101,6 +103,9 @@ fn main() {
             }
             if o.accuracy {
                 accuracy::accuracy(&gpu, &o)?;
+            }
+            if o.float16 {
+                float16::float16(&gpu, &o)?;
             }
             return Ok(());
         }

@@ -33,6 +33,9 @@ pub struct Options {
     /// `--accuracy`: the default product's speed and error against float64 at each of `sizes`
     /// (`accuracy.rs`); only the figures' modes run when named.
     pub accuracy: bool,
+    /// `--float16`: float16 storage against float32, A x and the product at each of `sizes`
+    /// (`float16.rs`); only the figures' modes run when named.
+    pub float16: bool,
     /// `--memory-hints performance|usage|MIN-MAX` (MiB): wgpu's memory hints for the device.
     pub memory_hints: wgpu::MemoryHints,
     /// `--no-checks`: the kernel sweep without wgpu's run-time checks in the shaders.
@@ -89,6 +92,7 @@ impl Options {
             || self.linear
             || self.kernel_sweep
             || self.accuracy
+            || self.float16
     }
 }
 
@@ -109,6 +113,7 @@ pub fn options() -> Options {
         paths: None,
         kernel_sweep: false,
         accuracy: false,
+        float16: false,
         rounds: 3,
         no_checks: false,
         memory_hints: wgpu::MemoryHints::default(),
@@ -258,6 +263,7 @@ pub fn options() -> Options {
             "--linear" => o.linear = true,
             "--kernel-sweep" => o.kernel_sweep = true,
             "--accuracy" => o.accuracy = true,
+            "--float16" => o.float16 = true,
             "--no-checks" => o.no_checks = true,
             other => eprintln!("ignoring unknown option {other}"),
         }

@@ -12,7 +12,7 @@ use glow::HasContext;
 
 use super::gl::{drop_linking, gl_errors, is_linked, linked, start_link, LinkFailure};
 use super::scene::SceneRenderer;
-use crate::backend::{Backend, Capabilities, Values};
+use crate::backend::{Backend, Capabilities, Format, Values};
 use crate::error::{Error, Result};
 use crate::global::Canvas;
 use crate::kernels::{glsl_messages, Kernel, Language, Program};
@@ -69,10 +69,11 @@ struct GlProgram {
     inputs: Vec<Option<glow::UniformLocation>>,
 }
 
-/// An RGBA32F texture and the framebuffer that renders into it.
+/// An RGBA32F (or an upload's RGBA16F) texture and the framebuffer that renders into it.
 pub struct Texture {
     gl: Rc<glow::Context>,
     texture: glow::Texture,
+    format: Format,
     framebuffer: glow::Framebuffer,
     /// The backend's `was_lost`: a texture of a lost context went with it, and deleting it on
     /// that context once restored (a canvas the page gave, see `WebGl2::create`) would be an
@@ -210,7 +211,7 @@ impl WebGl2 {
             .contains("KHR_parallel_shader_compile");
         // SAFETY: plain object creation on a live context.
         let vertex_array = unsafe { gl.create_vertex_array() }.map_err(Error::Gpu)?;
-        let sync = new_texture(&gl, &was_lost, 1, 1, true)?;
+        let sync = new_texture(&gl, &was_lost, (1, 1), Format::F32, true)?;
         // SAFETY: plain object creation on a live context.
         let multi = unsafe { gl.create_framebuffer() }.map_err(Error::Gpu)?;
         Ok(WebGl2 {
@@ -328,8 +329,8 @@ impl Backend for WebGl2 {
         Ok(self.context.clone().into())
     }
 
-    fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
-        new_texture(&self.gl, &self.was_lost, width, height, false)
+    fn create_texture(&self, width: usize, height: usize, format: Format) -> Result<Texture> {
+        new_texture(&self.gl, &self.was_lost, (width, height), format, false)
     }
 
     fn lost(&self) -> Option<String> {
@@ -355,7 +356,17 @@ impl Backend for WebGl2 {
     fn write(&self, t: &Texture, layout: Layout, data: &[f32]) -> Result<()> {
         let (width, height, texels) = (layout.width(), layout.height(), layout.pack(data));
         let gl = &self.gl;
-        // SAFETY: `texels` holds width * height RGBA float texels, as the texture does.
+        // An RGBA16F texture takes float16 bits (GL's own conversion of floats may flush
+        // float16's subnormals).
+        let halves: Vec<u16>;
+        let (kind, bytes) = match t.format {
+            Format::F32 => (glow::FLOAT, bytemuck::cast_slice(&texels)),
+            Format::F16 => {
+                halves = crate::backend::halves(&texels);
+                (glow::HALF_FLOAT, bytemuck::cast_slice(&halves))
+            }
+        };
+        // SAFETY: `bytes` holds width * height RGBA texels of the texture's format.
         unsafe {
             gl.bind_texture(glow::TEXTURE_2D, Some(t.texture));
             gl.tex_sub_image_2d(
@@ -366,8 +377,8 @@ impl Backend for WebGl2 {
                 width as i32,
                 height as i32,
                 glow::RGBA,
-                glow::FLOAT,
-                glow::PixelUnpackData::Slice(Some(bytemuck::cast_slice(&texels))),
+                kind,
+                glow::PixelUnpackData::Slice(Some(bytes)),
             );
             gl.bind_texture(glow::TEXTURE_2D, None);
         }
@@ -606,7 +617,8 @@ impl Backend for WebGl2 {
     }
 }
 
-/// A `width x height` RGBA32F texture with NEAREST filtering and its own framebuffer. Only where
+/// A `width x height` RGBA32F (or RGBA16F) texture with NEAREST filtering and its own
+/// framebuffer. Only where
 /// `check` (the context's first texture) is GL asked whether the framebuffer is complete:
 /// RGBA32F renders here (`EXT_color_buffer_float`) or the backend does not open, and the
 /// question waits for the GPU to run everything queued before it (on a CPU-emulated GPU,
@@ -614,8 +626,8 @@ impl Backend for WebGl2 {
 fn new_texture(
     gl: &Rc<glow::Context>,
     lost: &Rc<Cell<bool>>,
-    width: usize,
-    height: usize,
+    (width, height): (usize, usize),
+    format: Format,
     check: bool,
 ) -> Result<Texture> {
     // SAFETY: new objects of this context; the texture is bound only for this setup.
@@ -625,7 +637,10 @@ fn new_texture(
         gl.tex_storage_2d(
             glow::TEXTURE_2D,
             1,
-            glow::RGBA32F,
+            match format {
+                Format::F32 => glow::RGBA32F,
+                Format::F16 => glow::RGBA16F,
+            },
             width as i32,
             height as i32,
         );
@@ -644,6 +659,7 @@ fn new_texture(
         let t = Texture {
             gl: gl.clone(),
             texture,
+            format,
             framebuffer,
             lost: lost.clone(),
         };

@@ -1,6 +1,6 @@
 //! The WebGPU backend, through wgpu.
 //!
-//! Matrices are `Rgba32Float` textures; a program is a render pipeline (full-screen triangle,
+//! Matrices are `Rgba32Float` textures (an upload may ask for `Rgba16Float`); a program is a render pipeline (full-screen triangle,
 //! kernel in the fragment stage) with one uniform buffer of shapes and one texture per input.
 //! `rgba32float` is renderable but not filterable in WebGPU, so inputs are bound as
 //! unfilterable float textures and read with `textureLoad`, never sampled. The wall's renderer is
@@ -14,7 +14,7 @@ use super::scene::SceneRenderer;
 use super::source::GpuSource;
 use super::texture::{extent, Texture, TEXEL_BYTES};
 use super::transfer::Transfer;
-use crate::backend::{is_software, Backend, BackendKind, Capabilities, Values};
+use crate::backend::{is_software, Backend, BackendKind, Capabilities, Format, Values};
 use crate::error::{Error, Result};
 use crate::global::Canvas;
 use crate::kernels::{Kernel, Program};
@@ -250,12 +250,12 @@ impl Backend for WebGpu {
         &self.capabilities
     }
 
-    fn create_texture(&self, width: usize, height: usize) -> Result<Texture> {
+    fn create_texture(&self, width: usize, height: usize, format: Format) -> Result<Texture> {
         Ok(Texture::new(
             &self.context.device,
             &self.context.shared,
-            width,
-            height,
+            (width, height),
+            format,
         ))
     }
 

@@ -1,9 +1,12 @@
-//! The WebGPU backend's matrix texture, and what its pieces share about textures: the format,
-//! the texel size, and the state a texture shares with its device's recorded work.
+//! The WebGPU backend's matrix texture, and what its pieces share about textures: the format
+//! programs render into, its texel size, and the state a texture shares with its device's
+//! recorded work.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::backend::Format;
 
 pub(super) const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 pub(super) const TEXEL_BYTES: usize = 16;
@@ -20,9 +23,10 @@ pub(super) struct Shared {
 /// Ids of textures, never reused (see `Pipelines::cached_bind_group`).
 static NEXT_TEXTURE: AtomicU64 = AtomicU64::new(1);
 
-/// An `Rgba32Float` texture and the view every pass uses.
+/// An `Rgba32Float` texture (an upload's may be `Rgba16Float`) and the view every pass uses.
 pub struct Texture {
     pub(super) texture: wgpu::Texture,
+    pub(super) format: Format,
     pub(super) view: wgpu::TextureView,
     /// Names this texture in the bind group cache.
     pub(super) id: u64,
@@ -30,12 +34,12 @@ pub struct Texture {
 }
 
 impl Texture {
-    /// A new `width x height` texture of `device`, sharing `shared` with it.
+    /// A new `width x height` texture of `format` on `device`, sharing `shared` with it.
     pub(super) fn new(
         device: &wgpu::Device,
         shared: &Rc<Shared>,
-        width: usize,
-        height: usize,
+        (width, height): (usize, usize),
+        format: Format,
     ) -> Texture {
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("matrix"),
@@ -43,7 +47,10 @@ impl Texture {
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: FORMAT,
+            format: match format {
+                Format::F32 => FORMAT,
+                Format::F16 => wgpu::TextureFormat::Rgba16Float,
+            },
             usage: wgpu::TextureUsages::TEXTURE_BINDING
                 | wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::COPY_SRC
@@ -54,6 +61,7 @@ impl Texture {
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
         Texture {
             texture,
+            format,
             view,
             id: NEXT_TEXTURE.fetch_add(1, Ordering::Relaxed),
             shared: shared.clone(),

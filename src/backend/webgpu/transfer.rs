@@ -18,6 +18,9 @@
 //! JavaScript array or from wasm memory, with one copy in JavaScript (see
 //! [`Transfer::write_mapped`]).
 //!
+//! A float16 texture (an upload's option) is written by the CPU's copy, its values encoded as
+//! float16 first; it is read back as any other.
+//!
 //! Large transfers keep their buffers for the next one: a new buffer costs its creation and
 //! Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small ones leave them alone, so that
 //! reading a scalar between two large reads does not free them.
@@ -26,8 +29,8 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::context::Context;
-use super::texture::{extent, Texture, FORMAT, TEXEL_BYTES};
-use crate::backend::Values;
+use super::texture::{extent, Texture, FORMAT};
+use crate::backend::{Format, Values};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 
@@ -100,14 +103,22 @@ impl Transfer {
         // must be submitted first.
         self.context.flush();
         let bytes = std::mem::size_of_val(data) as u64;
-        if !self.packs_on_gpu(bytes) {
+        if t.format == Format::F16 || !self.packs_on_gpu(bytes) {
             let (width, height) = (layout.width(), layout.height());
+            let texels = layout.pack(data);
+            let halves: Vec<u16>;
             self.context.queue.write_texture(
                 t.texture.as_image_copy(),
-                bytemuck::cast_slice(&layout.pack(data)),
+                match t.format {
+                    Format::F32 => bytemuck::cast_slice(&texels),
+                    Format::F16 => {
+                        halves = crate::backend::halves(&texels);
+                        bytemuck::cast_slice(&halves)
+                    }
+                },
                 wgpu::TexelCopyBufferLayout {
                     offset: 0,
-                    bytes_per_row: Some((width * TEXEL_BYTES) as u32),
+                    bytes_per_row: Some((width * t.format.texel_bytes()) as u32),
                     rows_per_image: Some(height as u32),
                 },
                 extent(width, height),
@@ -174,7 +185,7 @@ impl Transfer {
             .context
             .queue
             .as_webgpu()
-            .filter(|_| self.packs_on_gpu(bytes))
+            .filter(|_| t.format == Format::F32 && self.packs_on_gpu(bytes))
         else {
             return self.write_matrix(t, layout, &data.to_vec());
         };
@@ -276,7 +287,7 @@ impl Transfer {
         let bytes = (4 * layout.rows * layout.cols) as u64;
         let direct = self.packs_on_gpu(bytes);
         // The fallback copies texel rows, which must start at multiples of 256 bytes.
-        let row_bytes = layout.width() * TEXEL_BYTES;
+        let row_bytes = layout.width() * t.format.texel_bytes();
         let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize;
         let padded_row = row_bytes.div_ceil(align) * align;
         let size = if direct {
@@ -350,10 +361,13 @@ impl Transfer {
             if let Some(destination) = destination {
                 values_of(&view, destination)
             } else {
-                let texels: Vec<f32> = view
-                    .chunks_exact(padded_row)
-                    .flat_map(|row| floats(&row[..row_bytes]))
-                    .collect();
+                let mut texels = Vec::with_capacity(4 * layout.width() * layout.height());
+                for row in view.chunks_exact(padded_row) {
+                    match t.format {
+                        Format::F32 => texels.extend(floats(&row[..row_bytes])),
+                        Format::F16 => widen(&row[..row_bytes], &mut texels),
+                    }
+                }
                 Values::Here(layout.unpack(&texels))
             }
         };
@@ -562,6 +576,13 @@ fn values_of(view: &wgpu::BufferView, destination: js_sys::Float32Array) -> Valu
 fn values_of(view: &wgpu::BufferView, mut destination: Vec<f32>) -> Values {
     destination.extend(floats(view));
     Values::Here(destination)
+}
+
+/// Appends the little-endian float16 values of `bytes` to `out`, as float32.
+fn widen(bytes: &[u8], out: &mut Vec<f32>) {
+    for b in bytes.chunks_exact(2) {
+        out.push(half::f16::from_le_bytes([b[0], b[1]]).to_f32());
+    }
 }
 
 /// Little-endian f32s (GPU data, wasm and x86 alike): cast where the bytes are aligned to f32

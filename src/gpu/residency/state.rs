@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::backend::Format;
 use crate::error::{Error, Result};
 use crate::gpu::DdMatrix;
 use crate::matrix::Matrix;
@@ -19,10 +20,20 @@ fn tick() -> u64 {
 pub trait OnGpu: Clone {
     /// An element as the CPU holds it: `f32`, or `f64` for a float-float matrix.
     type Elem: Copy;
+
+    /// How the texture stores the values (float32 but for a float16 upload), which an upload
+    /// of a copy keeps.
+    fn format(&self) -> Format {
+        Format::F32
+    }
 }
 
 impl OnGpu for Matrix {
     type Elem = f32;
+
+    fn format(&self) -> Format {
+        Matrix::format(self)
+    }
 }
 
 impl OnGpu for DdMatrix {
@@ -103,6 +114,8 @@ pub struct Resident<T: OnGpu, C> {
     cols: usize,
     /// Whether copies of what is uploaded and read back are kept (`keepCopies`).
     keep: bool,
+    /// How its texture stores the values, and so an upload of a copy (the last texture's).
+    format: Format,
     /// The GPU's generation its texture was made in: a later one means the texture went with
     /// a lost GPU (see [`Resident::catch_up`]).
     generation: u64,
@@ -113,6 +126,7 @@ impl<T: OnGpu, C> Resident<T, C> {
     /// copies of what is uploaded and read back.
     pub fn new(texture: T, rows: usize, cols: usize, keep: bool) -> Self {
         Resident {
+            format: texture.format(),
             residency: Residency::Gpu {
                 texture,
                 copies: Copies::none(),
@@ -141,6 +155,11 @@ impl<T: OnGpu, C> Resident<T, C> {
         }
         self.generation = generation;
         self.restore()
+    }
+
+    /// How its texture stores the values: an upload of a copy stores them so again.
+    pub fn format(&self) -> Format {
+        self.format
     }
 
     /// Where its values are.
@@ -299,6 +318,7 @@ impl<T: OnGpu, C> Resident<T, C> {
             return None;
         }
         self.version += 1;
+        self.format = texture.format();
         let copies = Copies::none();
         kept_of(std::mem::replace(
             &mut self.residency,

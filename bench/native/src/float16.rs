@@ -1,0 +1,112 @@
+//! `--float16`: float16 storage against float32 at each `--sizes` n: A·x (the default
+//! `mul_vec`) and the default product with both operands uploaded as float32 and as float16,
+//! paths in turns over `--batches` rounds (median), no run-time checks; each one's error against
+//! float64 of the float32 data (what the user had), so that float16's rounding shows.
+
+use texla::error::Result;
+use texla::gpu::{Format, Gpu};
+use texla::matrix::Matrix;
+use texla::reference::Rng;
+
+use crate::common::{block_on, median, time, webgpu};
+use crate::options::Options;
+use crate::products::tflops;
+
+/// max |y - y64| / max |y64| over `rows` sampled rows (all where `rows` >= m) of the m x n
+/// product of `a` (m x k) and `b` (k x n), y64 in float64 from the float32 data.
+fn rel_error(
+    c: &[f32],
+    a: &[f32],
+    b: &[f32],
+    (m, k, n): (usize, usize, usize),
+    rows: usize,
+) -> f64 {
+    let mut rng = Rng::new(0x16 ^ m as u32);
+    let (mut err, mut scale) = (0.0f64, 0.0f64);
+    for s in 0..rows.min(m) {
+        let i = if rows >= m {
+            s
+        } else {
+            ((rng.next_f64() * m as f64) as usize).min(m - 1)
+        };
+        // A few columns of each sampled row (all of A·x's one).
+        for j in [0, n / 3, n - 1].into_iter().take(n.min(3)) {
+            let exact: f64 = (0..k)
+                .map(|p| f64::from(a[i * k + p]) * f64::from(b[p * n + j]))
+                .sum();
+            let e = (f64::from(c[i * n + j]) - exact).abs();
+            err = err.max(if e.is_nan() { f64::INFINITY } else { e });
+            scale = scale.max(exact.abs());
+        }
+    }
+    err / scale.max(f64::MIN_POSITIVE)
+}
+
+pub fn float16(gpu: &Gpu, o: &Options) -> Result<()> {
+    webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::unchecked());
+    println!(
+        "float16 storage against float32 ({:?}), no run-time checks, median of {} rounds in \
+         turns; entries in [-1, 1); GB/s of A x count 4 n^2 bytes (float16 reads half)",
+        gpu.product_kernel().0,
+        o.batches
+    );
+    println!(
+        "    n  A x f32 us  GB/s   f16 us  GB/s  f16/f32   error f32  error f16 | product f32 TFLOPS  f16  f16/f32  error f32  error f16"
+    );
+    for &n in &o.sizes {
+        let mut rng = Rng::new(n as u32 + 16);
+        let a = rng.matrix(n * n, -1.0, 1.0);
+        let b = rng.matrix(n * n, -1.0, 1.0);
+        let x = rng.matrix(n, -1.0, 1.0);
+        let up = |d: &[f32], cols, f| gpu.upload_as(d, (d.len() / cols, cols), f);
+        let (a32, b32, x32) = (
+            up(&a, n, Format::F32)?,
+            up(&b, n, Format::F32)?,
+            up(&x, 1, Format::F32)?,
+        );
+        let (a16, b16, x16) = (
+            up(&a, n, Format::F16)?,
+            up(&b, n, Format::F16)?,
+            up(&x, 1, Format::F16)?,
+        );
+        let paths: [&dyn Fn() -> Result<Matrix>; 4] = [
+            &|| gpu.mul_vec(&a32, &x32),
+            &|| gpu.mul_vec(&a16, &x16),
+            &|| gpu.mul(&a32, &b32),
+            &|| gpu.mul(&a16, &b16),
+        ];
+        let mut seconds = vec![vec![]; paths.len()];
+        let mut results = vec![None; paths.len()];
+        for round in 0..o.batches {
+            for i in 0..paths.len() {
+                let p = (round + i) % paths.len();
+                let (s, r) = time(gpu, 3, 50, paths[p])?;
+                seconds[p].push(s);
+                results[p] = Some(r);
+            }
+        }
+        let s: Vec<f64> = seconds.into_iter().map(median).collect();
+        let read = |i: usize| block_on(gpu.read(results[i].as_ref().expect("ran")));
+        let (y32, y16, c32, c16) = (read(0)?, read(1)?, read(2)?, read(3)?);
+        let gbs = |s: f64| (4 * n * n) as f64 / s / 1e9;
+        println!(
+            "{n:5} {:11.1} {:5.0} {:8.1} {:5.0} {:7.2}x {:10.2e} {:10.2e} | {:18.2} {:5.2} {:7.2}x {:10.2e} {:10.2e}",
+            s[0] * 1e6,
+            gbs(s[0]),
+            s[1] * 1e6,
+            gbs(s[1]),
+            s[0] / s[1],
+            rel_error(&y32, &a, &x, (n, n, 1), n),
+            rel_error(&y16, &a, &x, (n, n, 1), n),
+            tflops(n, s[2]),
+            tflops(n, s[3]),
+            s[2] / s[3],
+            rel_error(&c32, &a, &b, (n, n, n), 64),
+            rel_error(&c16, &a, &b, (n, n, n), 64),
+        );
+        drop((a32, b32, x32, a16, b16, x16, results));
+        gpu.release_pooled();
+    }
+    webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
+    Ok(())
+}
