@@ -145,6 +145,10 @@ on_both_backends! {
         let gpu = device(kind).await;
         let err = gpu.upload_as(&[1.0, -70000.0], (2, 1), Format::F16).unwrap_err();
         assert!(err.to_string().contains("value at index 1 is beyond") && err.to_string().contains("65504"), "{err}");
+        // 65519.99 rounds to 65504; 65520 would round to an infinity.
+        assert!(gpu.upload_as(&[65520.0], (1, 1), Format::F16).is_err());
+        let edge = gpu.upload_as(&[65519.99, -65519.99], (2, 1), Format::F16).unwrap();
+        assert_eq!(gpu.read(&edge).await.unwrap(), [65504.0, -65504.0]);
         // Infinities and NaN are float16 values; the GPU works on.
         let special = gpu.upload_as(&[f32::INFINITY, f32::NAN], (2, 1), Format::F16).unwrap();
         let back = gpu.read(&special).await.unwrap();
@@ -173,6 +177,8 @@ on_both_backends! {
         let mut want = rounded.clone();
         want[0] = float16(&[0.3]).unwrap()[0];
         same_bits(&values(&m).await, &want, "after set");
+        let beyond = wasm_bindgen_futures::JsFuture::from(m.set(0.0, 1.0, 1e5)).await.unwrap_err();
+        assert!(format!("{beyond:?}").contains("beyond the range of this float16 matrix"), "{beyond:?}");
         let texture = m.texture().unwrap();
         assert_eq!(js_sys::Reflect::get(&texture, &"format".into()).unwrap(), "rgba16float");
         for bad in ["float64", "half"] {

@@ -21,6 +21,10 @@
 #       float-float.mjs, in dawn-float-float.log; no PyTorch)
 #   bash .dawn/bench/run-h100.sh --resident-steps [resident-steps.mjs options...]   (a resident
 #       chain of products at n = 1024 and 2048 step by step: recorded, finished, read back)
+#   bash .dawn/bench/run-h100.sh --float16 [bench.mjs options...]   (float16 storage against
+#       float32: native_bench --float16 at n = 1024..8192, what Dawn's adapter offers
+#       (adapter.mjs: subgroups, shader-f16, subgroup matrices), then bench.mjs's float16 and
+#       float32 entries of matmul and mulVec beside TF.js)
 #   bash .dawn/bench/run-h100.sh --linear [native_bench options...]   (the SIMD-optimization paper natively: the four
 #       measures, Table 3 on 40 x 80 x 80 and Table 4 on 512 x 512; native_bench --linear, its
 #       tables in native-linear.log and linear.json; no node, no Dawn; about 70 s)
@@ -56,7 +60,7 @@ rm -rf "$work/bench" && mkdir -p "$work/bench"
 if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--linear" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-  cp "$dawn"/bench/{bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,package.json} "$work/bench/"
+  cp "$dawn"/bench/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,package.json} "$work/bench/"
   # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
   if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
     mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -124,6 +128,14 @@ if [ "${1:-}" = "--linear" ]; then
   echo "== the SIMD-optimization paper done in $(($(date +%s) - t1)) s"
   sleep 1   # let tee finish the log
   exit 0
+fi
+if [ "${1:-}" = "--float16" ]; then
+  shift
+  native native-float16.log --float16 --sizes 1024,2048,4096,8192
+  echo "== what Dawn's adapter offers"
+  "$work/node" adapter.mjs 2>&1 | tee "$out/dawn-adapter.log"
+  set -- --only matmul,mulvec --sizes 1024,2048,4096 --reps 7 \
+    --paths 'texla matmul$,texla matmul float16,texla mulVec$,texla mulVec float16,tfjs' "$@"
 fi
 if [ "${1:-}" = "--kernel-only" ]; then
   # texla's compute kernel without texla (kernel-only.mjs): the remaining options go to it.

@@ -69,8 +69,8 @@ impl Format {
     }
 }
 
-/// The float16 bits of `values` (float16 values already: exactly), as an RGBA16F texture's
-/// upload takes them.
+/// The float16 bits of `values`, each rounded to the nearest float16 (ties to even), as an
+/// RGBA16F texture's upload takes them.
 pub(crate) fn halves(values: &[f32]) -> Vec<u16> {
     let mut bits = Vec::with_capacity(values.len());
     for &v in values {
@@ -165,7 +165,8 @@ pub trait Backend: Sized + 'static {
     fn create_texture(&self, width: usize, height: usize, format: Format) -> Result<Self::Texture>;
 
     /// Writes the matrix of shape `layout` from row-major `data` (`rows * cols` values) into
-    /// `texture`, padding rows zero. Into a float16 texture, `data` holds float16 values.
+    /// `texture`, padding rows zero; into a float16 texture each rounded to the nearest float16
+    /// ([`halves`]), every one within float16's range.
     fn write(&self, texture: &Self::Texture, layout: Layout, data: &[f32]) -> Result<()>;
 
     /// [`Backend::write`] from a JavaScript array (a page's upload): by default through a copy

@@ -7,21 +7,28 @@ use crate::error::{Error, Result};
 use crate::kernels::{self, Expr, Program};
 use crate::matrix::Matrix;
 
-/// `data` rounded to the nearest float16 values (ties to even), or a clear error naming the
-/// first finite value beyond float16's range (±65504), which would become infinite.
+/// `data` rounded to the nearest float16 values (ties to even): what a float16 upload of it
+/// holds. A clear error where [`in_float16_range`] finds a value beyond float16's range.
 pub fn float16(data: &[f32]) -> Result<Vec<f32>> {
-    let bits = halves(data);
-    let mut rounded = Vec::with_capacity(data.len());
-    for (i, (&h, &v)) in bits.iter().zip(data).enumerate() {
-        if h & 0x7fff == 0x7c00 && v.is_finite() {
-            return Err(Error::Argument(format!(
-                "value at index {i} is beyond float16's range of \u{b1}65504: upload it as \
-                 float32"
-            )));
-        }
-        rounded.push(half::f16::from_bits(h).to_f32());
+    in_float16_range(data)?;
+    Ok(halves(data)
+        .into_iter()
+        .map(|h| half::f16::from_bits(h).to_f32())
+        .collect())
+}
+
+/// A clear error naming the first finite value of `data` beyond float16's range (±65504),
+/// which would round to an infinity: from 65520 on.
+fn in_float16_range(data: &[f32]) -> Result<()> {
+    match data
+        .iter()
+        .position(|v| v.is_finite() && v.abs() >= 65520.0)
+    {
+        Some(i) => Err(Error::Argument(format!(
+            "value at index {i} is beyond float16's range of \u{b1}65504: upload it as float32"
+        ))),
+        None => Ok(()),
     }
-    Ok(rounded)
 }
 
 impl Gpu {
@@ -42,15 +49,11 @@ impl Gpu {
         if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(data.len()) {
             return self.upload_tiles(data, (rows, cols), format);
         }
+        if format == Format::F16 {
+            in_float16_range(data)?;
+        }
         let m = self.alloc_for(data.len(), (rows, cols), format)?;
-        let rounded;
-        let data = match format {
-            Format::F32 => data,
-            Format::F16 => {
-                rounded = float16(data)?;
-                &rounded
-            }
-        };
+        // The backend rounds to float16 as it writes.
         self.backend().write(self.texture(&m)?, m.layout, data)?;
         Ok(m)
     }

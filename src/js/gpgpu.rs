@@ -12,7 +12,7 @@ use super::options::{dimension, factor, known_options, object, option_value};
 use super::wall::Wall;
 use crate::error::Error;
 use crate::gpu::residency::Budget;
-use crate::gpu::{float16, ops, Choice, Format, Gpu, Precision};
+use crate::gpu::{ops, Choice, Format, Gpu, Precision};
 use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
 
@@ -229,15 +229,11 @@ impl Gpgpu {
                 .into())
             }
         };
-        // A float16 matrix keeps its rounded values as its copy.
-        let rounded;
-        let (m, data) = match format {
-            Format::F32 => (self.gpu.upload_js(data, rows, cols), data),
-            Format::F16 => {
-                let values = float16(&data.to_vec())?;
-                rounded = Float32Array::from(values.as_slice());
-                (self.gpu.upload_as(&values, (rows, cols), format), &rounded)
-            }
+        // A float16 matrix keeps the page's values as its copy too: an upload after a lost GPU
+        // rounds them again, the same way.
+        let m = match format {
+            Format::F32 => self.gpu.upload_js(data, rows, cols),
+            Format::F16 => self.gpu.upload_as(&data.to_vec(), (rows, cols), format),
         };
         let m: Result<GpuMatrix, JsValue> = matrix_op!(self, m);
         let m = m?;

@@ -15,7 +15,7 @@ use super::copies::{let_go, Keep, Kept};
 use crate::error::Error;
 use crate::gpu::ops;
 use crate::gpu::residency::{self, Residency, Resident, Shared, Source};
-use crate::gpu::{float16, DdMatrix, Format, Gpu};
+use crate::gpu::{DdMatrix, Format, Gpu};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
@@ -290,9 +290,15 @@ impl GpuMatrix {
             let index = index?;
             let (m, _) = copy.await?;
             let format = m.borrow().format();
-            let value = match format {
-                Format::F32 => value,
-                Format::F16 => float16(&[value])?[0],
+            let value = match (format, half::f16::from_f32(value)) {
+                (Format::F16, h) if h.is_infinite() && value.is_finite() => {
+                    return Err(Error::Argument(format!(
+                        "{value} is beyond the range of this float16 matrix (\u{b1}65504)"
+                    ))
+                    .into())
+                }
+                (Format::F16, h) => h.to_f32(),
+                (Format::F32, _) => value,
             };
             let copy = m.borrow_mut().set(index, value)?;
             let_go(copy);

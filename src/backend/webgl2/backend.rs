@@ -356,8 +356,8 @@ impl Backend for WebGl2 {
     fn write(&self, t: &Texture, layout: Layout, data: &[f32]) -> Result<()> {
         let (width, height, texels) = (layout.width(), layout.height(), layout.pack(data));
         let gl = &self.gl;
-        // An RGBA16F texture takes float16 bits (GL's own conversion of floats may flush
-        // float16's subnormals).
+        // An RGBA16F texture takes float16 bits, rounded here (GL's own conversion of floats
+        // may round otherwise and flush float16's subnormals).
         let halves: Vec<u16>;
         let (kind, bytes) = match t.format {
             Format::F32 => (glow::FLOAT, bytemuck::cast_slice(&texels)),

@@ -51,11 +51,15 @@ impl Texture {
                 Format::F32 => FORMAT,
                 Format::F16 => wgpu::TextureFormat::Rgba16Float,
             },
-            usage: wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::RENDER_ATTACHMENT
+            // A float16 texture is only written by uploads: an input, never a target.
+            usage: match format {
+                Format::F32 => {
+                    wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::STORAGE_BINDING
+                }
+                Format::F16 => wgpu::TextureUsages::empty(),
+            } | wgpu::TextureUsages::TEXTURE_BINDING
                 | wgpu::TextureUsages::COPY_SRC
-                | wgpu::TextureUsages::COPY_DST
-                | wgpu::TextureUsages::STORAGE_BINDING,
+                | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
