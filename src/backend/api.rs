@@ -166,7 +166,7 @@ pub trait Backend: Sized + 'static {
 
     /// Writes the matrix of shape `layout` from row-major `data` (`rows * cols` values) into
     /// `texture`, padding rows zero; into a float16 texture each rounded to the nearest float16
-    /// ([`halves`]), every one within float16's range.
+    /// (ties to even), every one within float16's range.
     fn write(&self, texture: &Self::Texture, layout: Layout, data: &[f32]) -> Result<()>;
 
     /// [`Backend::write`] from a JavaScript array (a page's upload): by default through a copy

@@ -8,7 +8,7 @@ use crate::kernels::{self, Expr, Program};
 use crate::matrix::Matrix;
 
 /// `data` rounded to the nearest float16 values (ties to even): what a float16 upload of it
-/// holds. A clear error where [`in_float16_range`] finds a value beyond float16's range.
+/// holds. A clear error where a finite value is beyond float16's range (from 65520 on).
 pub fn float16(data: &[f32]) -> Result<Vec<f32>> {
     in_float16_range(data)?;
     Ok(halves(data)
