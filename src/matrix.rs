@@ -6,8 +6,8 @@ use std::rc::Rc;
 use crate::layout::Layout;
 
 /// An `rows x cols` f32 matrix held in a texture of the [`Gpu`](crate::gpu::Gpu) that
-/// made it (float32, or float16 where it was uploaded so: [`Matrix::format`]). Cloning is cheap and shares the
-/// texture, which is freed when the last clone drops.
+/// made it (float32, or float16 where it was uploaded so: [`Matrix::format`]). Cloning is
+/// cheap and shares the texture, which is freed when the last clone drops.
 #[derive(Clone)]
 pub struct Matrix {
     pub(crate) layout: Layout,

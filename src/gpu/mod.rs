@@ -6,8 +6,8 @@
 //! `mul_with` a [`ProductKernel`], `mul_transposed`, `square`, `mul_vec`, ...),
 //! [`elementwise`] (`map`, `map2`, `map_mut`, and the seed's operation set in [`ops`]),
 //! [`reductions`] (`dot`, `sum_all`, `max_abs`), [`construction`] (`upload`, `upload_as`
-//! float16, `fill`, `identity`, `diagonal`) and [`float_float`] (matrices of hi + lo float32 pairs, about 48
-//! bits: [`DdMatrix`], through the view [`Gpu::float_float`]). Every
+//! float16, `fill`, `identity`, `diagonal`) and [`float_float`] (matrices of hi + lo float32
+//! pairs, about 48 bits: [`DdMatrix`], through the view [`Gpu::float_float`]). Every
 //! operation only records GPU work and returns at once; nothing is read back unless [`Gpu::read`]
 //! (or a reduction) is awaited. Every result is a new matrix; `_mut` operations replace the
 //! matrix they are given (other handles to the old value keep it).

@@ -618,8 +618,8 @@ impl Backend for WebGl2 {
 }
 
 /// A `width x height` RGBA32F (or RGBA16F) texture with NEAREST filtering and its own
-/// framebuffer. Only where
-/// `check` (the context's first texture) is GL asked whether the framebuffer is complete:
+/// framebuffer. Only where `check` (the context's first texture) is GL asked whether the
+/// framebuffer is complete:
 /// RGBA32F renders here (`EXT_color_buffer_float`) or the backend does not open, and the
 /// question waits for the GPU to run everything queued before it (on a CPU-emulated GPU,
 /// building new kernels' pipelines: up to 30 ms a new matrix).

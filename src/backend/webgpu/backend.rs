@@ -1,7 +1,8 @@
 //! The WebGPU backend, through wgpu.
 //!
-//! Matrices are `Rgba32Float` textures (an upload may ask for `Rgba16Float`); a program is a render pipeline (full-screen triangle,
-//! kernel in the fragment stage) with one uniform buffer of shapes and one texture per input.
+//! Matrices are `Rgba32Float` textures (an upload may ask for `Rgba16Float`); a program is a
+//! render pipeline (full-screen triangle, kernel in the fragment stage) with one uniform buffer
+//! of shapes and one texture per input.
 //! `rgba32float` is renderable but not filterable in WebGPU, so inputs are bound as
 //! unfilterable float textures and read with `textureLoad`, never sampled. The wall's renderer is
 //! in `webgpu/scene.rs`.
