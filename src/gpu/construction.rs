@@ -17,13 +17,15 @@ pub fn float16(data: &[f32]) -> Result<Vec<f32>> {
         .collect())
 }
 
-/// A clear error naming the first finite value of `data` beyond float16's range (±65504),
-/// which would round to an infinity: from 65520 on.
+/// Whether `v` is finite and beyond float16's range (±65504): it would round to an infinity
+/// (from 65520 on).
+pub fn beyond_float16(v: f32) -> bool {
+    v.is_finite() && v.abs() >= 65520.0
+}
+
+/// A clear error naming the first value of `data` [`beyond_float16`].
 fn in_float16_range(data: &[f32]) -> Result<()> {
-    match data
-        .iter()
-        .position(|v| v.is_finite() && v.abs() >= 65520.0)
-    {
+    match data.iter().position(|&v| beyond_float16(v)) {
         Some(i) => Err(Error::Argument(format!(
             "value at index {i} is beyond float16's range of \u{b1}65504: upload it as float32"
         ))),
@@ -73,6 +75,20 @@ impl Gpu {
         let m = self.alloc_for(data.length() as usize, (rows, cols), format)?;
         self.backend().write_js(self.texture(&m)?, m.layout, data)?;
         Ok(m)
+    }
+
+    /// [`Gpu::upload_js`] stored as `format` (float16 through a copy into this program's
+    /// memory, which it rounds: see [`Gpu::upload_as`]).
+    pub fn upload_js_as(
+        &self,
+        data: &js_sys::Float32Array,
+        (rows, cols): (usize, usize),
+        format: Format,
+    ) -> Result<Matrix> {
+        match format {
+            Format::F32 => self.upload_js(data, rows, cols),
+            Format::F16 => self.upload_as(&data.to_vec(), (rows, cols), format),
+        }
     }
 
     /// A new `rows x cols` matrix of `format` for `len` uploaded values, or a clear error when

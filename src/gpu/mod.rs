@@ -27,7 +27,7 @@ mod tiles;
 
 pub use crate::backend::{Format, LocalFuture};
 pub use base::{Choice, Counts, Gpu, Opened};
-pub use construction::float16;
+pub use construction::{beyond_float16, float16};
 pub use elementwise::ops;
 pub use float_float::{DdMatrix, FloatFloat};
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};

@@ -231,11 +231,8 @@ impl Gpgpu {
         };
         // A float16 matrix keeps the page's values as its copy too: an upload after a lost GPU
         // rounds them again, the same way.
-        let m = match format {
-            Format::F32 => self.gpu.upload_js(data, rows, cols),
-            Format::F16 => self.gpu.upload_as(&data.to_vec(), (rows, cols), format),
-        };
-        let m: Result<GpuMatrix, JsValue> = matrix_op!(self, m);
+        let m: Result<GpuMatrix, JsValue> =
+            matrix_op!(self, self.gpu.upload_js_as(data, (rows, cols), format));
         let m = m?;
         m.back_up(data);
         Ok(m)

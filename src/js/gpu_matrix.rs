@@ -15,7 +15,7 @@ use super::copies::{let_go, Keep, Kept};
 use crate::error::Error;
 use crate::gpu::ops;
 use crate::gpu::residency::{self, Residency, Resident, Shared, Source};
-use crate::gpu::{DdMatrix, Format, Gpu};
+use crate::gpu::{beyond_float16, DdMatrix, Format, Gpu};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
@@ -58,10 +58,7 @@ pub(super) fn matrix_of(gpu: &Gpu, m: &Handle) -> Result<Matrix, Error> {
     let format = m.format();
     m.texture(|source, rows, cols| match source {
         Source::Values(values) => gpu.upload_as(values, (rows, cols), format),
-        Source::Kept(kept) => match format {
-            Format::F32 => gpu.upload_js(kept.array()?, rows, cols),
-            Format::F16 => gpu.upload_as(&kept.array()?.to_vec(), (rows, cols), format),
-        },
+        Source::Kept(kept) => gpu.upload_js_as(kept.array()?, (rows, cols), format),
     })
 }
 
@@ -289,16 +286,15 @@ impl GpuMatrix {
         future_to_promise(async move {
             let index = index?;
             let (m, _) = copy.await?;
-            let format = m.borrow().format();
-            let value = match (format, half::f16::from_f32(value)) {
-                (Format::F16, h) if h.is_infinite() && value.is_finite() => {
+            let value = match m.borrow().format() {
+                Format::F16 if beyond_float16(value) => {
                     return Err(Error::Argument(format!(
                         "{value} is beyond the range of this float16 matrix (\u{b1}65504)"
                     ))
                     .into())
                 }
-                (Format::F16, h) => h.to_f32(),
-                (Format::F32, _) => value,
+                Format::F16 => half::f16::from_f32(value).to_f32(),
+                Format::F32 => value,
             };
             let copy = m.borrow_mut().set(index, value)?;
             let_go(copy);
