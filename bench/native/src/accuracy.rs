@@ -12,16 +12,23 @@ use crate::common::{block_on, time, webgpu};
 use crate::options::Options;
 use crate::products::tflops;
 
-/// (max |C - C64| / max |C64| over the first `samples` sampled elements, worst |C - C64| / bound).
-fn errors(c: &[f32], a: &[f32], b: &[f32], n: usize, samples: usize) -> (f64, f64) {
-    let mut rng = Rng::new(0x5eed ^ n as u32);
+/// Of C = A B (m x k times k x n, float64 from the float32 data), over `samples` sampled
+/// elements: (max |C - C64| / max |C64|, worst |C - C64| / bound).
+pub fn errors(
+    c: &[f32],
+    a: &[f32],
+    b: &[f32],
+    (m, k, n): (usize, usize, usize),
+    samples: usize,
+) -> (f64, f64) {
+    let mut rng = Rng::new(0x5eed ^ m as u32);
     let (mut err, mut scale, mut worst) = (0.0f64, 0.0f64, 0.0f64);
     for _ in 0..samples {
-        let i = ((rng.next_f64() * n as f64) as usize).min(n - 1);
+        let i = ((rng.next_f64() * m as f64) as usize).min(m - 1);
         let j = ((rng.next_f64() * n as f64) as usize).min(n - 1);
         let (mut exact, mut abs) = (0.0f64, 0.0f64);
-        for p in 0..n {
-            let t = f64::from(a[i * n + p]) * f64::from(b[p * n + j]);
+        for p in 0..k {
+            let t = f64::from(a[i * k + p]) * f64::from(b[p * n + j]);
             exact += t;
             abs += t.abs();
         }
@@ -29,7 +36,7 @@ fn errors(c: &[f32], a: &[f32], b: &[f32], n: usize, samples: usize) -> (f64, f6
         let e = if e.is_nan() { f64::INFINITY } else { e };
         err = err.max(e);
         scale = scale.max(exact.abs());
-        worst = worst.max(e / dot_error_bound(n, abs).max(f64::MIN_POSITIVE));
+        worst = worst.max(e / dot_error_bound(k, abs).max(f64::MIN_POSITIVE));
     }
     (err / scale.max(f64::MIN_POSITIVE), worst)
 }
@@ -51,8 +58,8 @@ pub fn accuracy(gpu: &Gpu, o: &Options) -> Result<()> {
         let (ga, gb) = (gpu.upload(&a, n, n)?, gpu.upload(&b, n, n)?);
         let (seconds, c) = time(gpu, o.batches, 50, || gpu.mul(&ga, &gb))?;
         let data = block_on(gpu.read(&c))?;
-        let (rel64, _) = errors(&data, &a, &b, n, 64);
-        let (rel1024, worst) = errors(&data, &a, &b, n, 1024);
+        let (rel64, _) = errors(&data, &a, &b, (n, n, n), 64);
+        let (rel1024, worst) = errors(&data, &a, &b, (n, n, n), 1024);
         webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::checked());
         let (checked, _) = time(gpu, o.batches, 50, || gpu.mul(&ga, &gb))?;
         webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::unchecked());

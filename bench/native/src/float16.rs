@@ -1,46 +1,18 @@
 //! `--float16`: float16 storage against float32 at each `--sizes` n: A·x (the default
 //! `mul_vec`) and the default product with both operands uploaded as float32 and as float16,
 //! paths in turns over `--batches` rounds (median), no run-time checks; each one's error against
-//! float64 of the float32 data (what the user had), so that float16's rounding shows.
+//! float64 of the float32 data (what the user had), so that float16's rounding shows: the
+//! `--accuracy` measure, over 1024 sampled elements of y and 64 of C.
 
 use texla::error::Result;
 use texla::gpu::{Format, Gpu};
 use texla::matrix::Matrix;
 use texla::reference::Rng;
 
+use crate::accuracy::errors;
 use crate::common::{block_on, median, time, webgpu};
 use crate::options::Options;
 use crate::products::tflops;
-
-/// max |y - y64| / max |y64| over `rows` sampled rows (all where `rows` >= m) of the m x n
-/// product of `a` (m x k) and `b` (k x n), y64 in float64 from the float32 data.
-fn rel_error(
-    c: &[f32],
-    a: &[f32],
-    b: &[f32],
-    (m, k, n): (usize, usize, usize),
-    rows: usize,
-) -> f64 {
-    let mut rng = Rng::new(0x16 ^ m as u32);
-    let (mut err, mut scale) = (0.0f64, 0.0f64);
-    for s in 0..rows.min(m) {
-        let i = if rows >= m {
-            s
-        } else {
-            ((rng.next_f64() * m as f64) as usize).min(m - 1)
-        };
-        // A few columns of each sampled row (all of A·x's one).
-        for j in [0, n / 3, n - 1].into_iter().take(n.min(3)) {
-            let exact: f64 = (0..k)
-                .map(|p| f64::from(a[i * k + p]) * f64::from(b[p * n + j]))
-                .sum();
-            let e = (f64::from(c[i * n + j]) - exact).abs();
-            err = err.max(if e.is_nan() { f64::INFINITY } else { e });
-            scale = scale.max(exact.abs());
-        }
-    }
-    err / scale.max(f64::MIN_POSITIVE)
-}
 
 pub fn float16(gpu: &Gpu, o: &Options) -> Result<()> {
     webgpu(gpu).set_runtime_checks(wgpu::ShaderRuntimeChecks::unchecked());
@@ -96,13 +68,13 @@ pub fn float16(gpu: &Gpu, o: &Options) -> Result<()> {
             s[1] * 1e6,
             gbs(s[1]),
             s[0] / s[1],
-            rel_error(&y32, &a, &x, (n, n, 1), n),
-            rel_error(&y16, &a, &x, (n, n, 1), n),
+            errors(&y32, &a, &x, (n, n, 1), 1024).0,
+            errors(&y16, &a, &x, (n, n, 1), 1024).0,
             tflops(n, s[2]),
             tflops(n, s[3]),
             s[2] / s[3],
-            rel_error(&c32, &a, &b, (n, n, n), 64),
-            rel_error(&c16, &a, &b, (n, n, n), 64),
+            errors(&c32, &a, &b, (n, n, n), 64).0,
+            errors(&c16, &a, &b, (n, n, n), 64).0,
         );
         drop((a32, b32, x32, a16, b16, x16, results));
         gpu.release_pooled();
