@@ -15,7 +15,12 @@ use std::any::Any;
 use crate::backend::{DynBackend, DynTexture, Format};
 use crate::error::Result;
 
-/// Free textures kept for reuse are capped at this many bytes; past it they are really freed.
+/// Free textures kept for reuse are capped at this many bytes. A texture given back that would
+/// pass the cap frees the textures pooled longest until it fits (one larger than the cap is
+/// freed itself): the texture just given back is the likeliest to be asked for next. Freeing
+/// it instead made every n = 8192 product (C is 256 MiB) create its texture anew while a few
+/// small textures sat in the pool: 31 TFLOPS on an H100 against 43 (bench/records/h100/products/
+/// overhead-2026-11-26.log).
 pub const MAX_POOLED_BYTES: usize = 256 << 20;
 
 /// Live and pooled textures of one device.
@@ -46,7 +51,10 @@ type Size = (usize, usize, Format);
 
 /// The free textures of one device, by size and format, and the counts.
 pub struct Pool {
-    free: HashMap<Size, Vec<DynTexture>>,
+    /// By size, the free textures and when each was given back (a count of give-backs).
+    free: HashMap<Size, Vec<(u64, DynTexture)>>,
+    /// Give-backs so far.
+    clock: u64,
     stats: MemoryStats,
     /// Bumped by [`Pool::restart`] when the backend is replaced: textures lent before belong to
     /// the lost one.
@@ -97,6 +105,7 @@ impl Pool {
     pub fn new() -> Rc<RefCell<Self>> {
         Rc::new(RefCell::new(Pool {
             free: HashMap::new(),
+            clock: 0,
             stats: MemoryStats::default(),
             generation: 0,
         }))
@@ -118,7 +127,7 @@ impl Pool {
                 p.stats.pooled_textures -= 1;
                 p.stats.pooled_bytes -= bytes(size);
             }
-            t
+            t.map(|(_, t)| t)
         };
         let texture = match reused {
             Some(t) => t,
@@ -139,11 +148,28 @@ impl Pool {
     fn give_back(&mut self, size: Size, texture: DynTexture) {
         self.stats.live_textures -= 1;
         self.stats.live_bytes -= bytes(size);
-        if self.stats.pooled_bytes + bytes(size) <= MAX_POOLED_BYTES {
-            self.free.entry(size).or_default().push(texture);
-            self.stats.pooled_textures += 1;
-            self.stats.pooled_bytes += bytes(size);
+        if bytes(size) > MAX_POOLED_BYTES {
+            return;
         }
+        while self.stats.pooled_bytes + bytes(size) > MAX_POOLED_BYTES {
+            // The size whose first (oldest) texture was given back earliest loses it.
+            let oldest = self.free.iter().filter(|(_, v)| !v.is_empty());
+            let Some((&old, _)) = oldest.min_by_key(|(_, v)| v[0].0) else {
+                break;
+            };
+            if let Some(textures) = self.free.get_mut(&old) {
+                textures.remove(0);
+            }
+            self.stats.pooled_textures -= 1;
+            self.stats.pooled_bytes -= bytes(old);
+        }
+        self.clock += 1;
+        self.free
+            .entry(size)
+            .or_default()
+            .push((self.clock, texture));
+        self.stats.pooled_textures += 1;
+        self.stats.pooled_bytes += bytes(size);
     }
 
     /// Whether `texture` was lent by this pool since its last [`Pool::restart`].
@@ -307,10 +333,10 @@ mod tests {
     }
 
     #[test]
-    fn textures_over_the_pool_cap_are_freed_and_leave_the_counts() {
+    fn a_texture_given_back_past_the_cap_frees_the_oldest_pooled() {
         let backend = fake();
         let pool = Pool::new();
-        // 16 MiB each: the 17th given back does not fit in the 256 MiB cap.
+        // 16 MiB each: the 17th given back does not fit in the 256 MiB cap beside the others.
         let side = 1024;
         let all: Vec<_> = (0..17)
             .map(|_| Pool::take(&pool, &backend, (side, side), Format::F32).unwrap())
@@ -320,6 +346,22 @@ mod tests {
         assert_eq!((s.live_textures, s.pooled_textures), (0, 16));
         assert_eq!(s.pooled_bytes, MAX_POOLED_BYTES);
         assert_eq!(s.peak_bytes, 17 * 16 * side * side);
+        // A small texture, then one of the whole cap: the cap's texture is kept, the others go.
+        drop(Pool::take(&pool, &backend, (2, 2), Format::F32).unwrap());
+        let big = Pool::take(&pool, &backend, (4096, 4096), Format::F32).unwrap();
+        drop(big);
+        let s = pool.borrow().stats();
+        assert_eq!((s.pooled_textures, s.pooled_bytes), (1, MAX_POOLED_BYTES));
+        let created = backend.created.get();
+        drop(Pool::take(&pool, &backend, (4096, 4096), Format::F32).unwrap());
+        assert_eq!(
+            backend.created.get(),
+            created,
+            "the large texture is reused"
+        );
+        // One larger than the cap is freed itself.
+        drop(Pool::take(&pool, &backend, (4096, 4097), Format::F32).unwrap());
+        assert_eq!(pool.borrow().stats().pooled_bytes, MAX_POOLED_BYTES);
     }
 
     #[test]

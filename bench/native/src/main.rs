@@ -10,9 +10,9 @@
 //! awake, asleep and hit by the ball; the seed's preset in both layouts), beside the float64
 //! solve of the same LCP; then the thesis's NMF at its shape (`nmf.rs`).
 //!
-//! Timing (`common.rs`): every operation runs once to build its pipeline, then in batches of
-//! back-to-back runs between two waits for the GPU (`finish` polls the device until the queue
-//! is idle); the median batch is reported. Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`,
+//! Timing (`common.rs`): every operation runs once to build its pipeline, for half a second to
+//! raise the GPU's clock, then in batches of back-to-back runs between two waits for the GPU
+//! (`finish` polls the device until the queue is idle); the median batch is reported. Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`,
 //! `--no-products`, `--no-wall`, `--no-nmf`, `--quick` (fewer variants), `--paths TEXT` (only
 //! the products whose name contains TEXT, without run-time checks), `--lcp-n 400`,
 //! `--lcp-iterations 800`, `--walls 1,10,100` (the wall's scenes), `--wall-frames 20` (frames
@@ -31,7 +31,8 @@
 //! paths in alternating `--rounds`; `kernel_sweep.rs`, writes kernel-sweep.json),
 //! and `--accuracy` (the default product's speed and error against float64 at `--sizes`;
 //! `accuracy.rs`), and `--float16` (A x and the product with float16 storage against float32 at
-//! `--sizes`, in turns; `float16.rs`).
+//! `--sizes`, in turns; `float16.rs`), and `--overhead` (a call's fixed cost, CPU part and round
+//! trip, and what a process's history does to speed; `overhead.rs`).
 
 mod accuracy;
 mod common;
@@ -46,6 +47,7 @@ mod matvec;
 mod mulvec_sweep;
 mod nmf;
 mod options;
+mod overhead;
 mod products;
 mod wall;
 
@@ -106,6 +108,9 @@ fn main() {
             }
             if o.float16 {
                 float16::float16(&gpu, &o)?;
+            }
+            if o.overhead {
+                overhead::overhead(&gpu, &o)?;
             }
             return Ok(());
         }

@@ -36,6 +36,9 @@ pub struct Options {
     /// `--float16`: float16 storage against float32, A x and the product at each of `sizes`
     /// (`float16.rs`); only the figures' modes run when named.
     pub float16: bool,
+    /// `--overhead`: a call's fixed cost (CPU part, round trip) and what history does to speed
+    /// (`overhead.rs`); only the figures' modes run when named.
+    pub overhead: bool,
     /// `--memory-hints performance|usage|MIN-MAX` (MiB): wgpu's memory hints for the device.
     pub memory_hints: wgpu::MemoryHints,
     /// `--no-checks`: the kernel sweep without wgpu's run-time checks in the shaders.
@@ -93,6 +96,7 @@ impl Options {
             || self.kernel_sweep
             || self.accuracy
             || self.float16
+            || self.overhead
     }
 }
 
@@ -114,6 +118,7 @@ pub fn options() -> Options {
         kernel_sweep: false,
         accuracy: false,
         float16: false,
+        overhead: false,
         rounds: 3,
         no_checks: false,
         memory_hints: wgpu::MemoryHints::default(),
@@ -264,6 +269,7 @@ pub fn options() -> Options {
             "--kernel-sweep" => o.kernel_sweep = true,
             "--accuracy" => o.accuracy = true,
             "--float16" => o.float16 = true,
+            "--overhead" => o.overhead = true,
             "--no-checks" => o.no_checks = true,
             other => eprintln!("ignoring unknown option {other}"),
         }
