@@ -7,7 +7,6 @@
 //! A matrix costs its padded texture, 16 bytes per texel (8 in float16), and nothing more.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use std::any::Any;
@@ -49,12 +48,10 @@ impl MemoryStats {
 /// A texture's width, height and format: which textures can stand in for each other.
 type Size = (usize, usize, Format);
 
-/// The free textures of one device, by size and format, and the counts.
+/// The free textures of one device, with their sizes, and the counts.
 pub struct Pool {
-    /// By size, the free textures and when each was given back (a count of give-backs).
-    free: HashMap<Size, Vec<(u64, DynTexture)>>,
-    /// Give-backs so far.
-    clock: u64,
+    /// The free textures in the order they were given back, the oldest first.
+    free: Vec<(Size, DynTexture)>,
     stats: MemoryStats,
     /// Bumped by [`Pool::restart`] when the backend is replaced: textures lent before belong to
     /// the lost one.
@@ -104,8 +101,7 @@ impl Pool {
     /// An empty pool, shared by a device and the textures it lends.
     pub fn new() -> Rc<RefCell<Self>> {
         Rc::new(RefCell::new(Pool {
-            free: HashMap::new(),
-            clock: 0,
+            free: Vec::new(),
             stats: MemoryStats::default(),
             generation: 0,
         }))
@@ -122,12 +118,14 @@ impl Pool {
         let size = (width, height, format);
         let reused = {
             let mut p = pool.borrow_mut();
-            let t = p.free.get_mut(&size).and_then(Vec::pop);
+            // The newest of this size.
+            let i = p.free.iter().rposition(|(s, _)| *s == size);
+            let t = i.map(|i| p.free.remove(i).1);
             if t.is_some() {
                 p.stats.pooled_textures -= 1;
                 p.stats.pooled_bytes -= bytes(size);
             }
-            t.map(|(_, t)| t)
+            t
         };
         let texture = match reused {
             Some(t) => t,
@@ -152,22 +150,11 @@ impl Pool {
             return;
         }
         while self.stats.pooled_bytes + bytes(size) > MAX_POOLED_BYTES {
-            // The size whose first (oldest) texture was given back earliest loses it.
-            let oldest = self.free.iter().filter(|(_, v)| !v.is_empty());
-            let Some((&old, _)) = oldest.min_by_key(|(_, v)| v[0].0) else {
-                break;
-            };
-            if let Some(textures) = self.free.get_mut(&old) {
-                textures.remove(0);
-            }
+            let (old, _) = self.free.remove(0);
             self.stats.pooled_textures -= 1;
             self.stats.pooled_bytes -= bytes(old);
         }
-        self.clock += 1;
-        self.free
-            .entry(size)
-            .or_default()
-            .push((self.clock, texture));
+        self.free.push((size, texture));
         self.stats.pooled_textures += 1;
         self.stats.pooled_bytes += bytes(size);
     }
