@@ -69,6 +69,22 @@ fn repeated_lines_unroll_and_leave_no_placeholder() {
 }
 
 #[test]
+fn a_key_is_the_same_for_a_static_source_hashed_once_and_an_owned_copy() {
+    use std::borrow::Cow;
+    for kernel in [MATMUL, matmul_tiled(32), MATVEC_TILED] {
+        let owned = Kernel {
+            wgsl: Cow::Owned(kernel.wgsl.to_string()),
+            glsl: Cow::Owned(kernel.glsl.to_string()),
+            ..kernel.clone()
+        };
+        assert_eq!(kernel.key(), owned.key());
+        assert_eq!(kernel.key(), kernel.key(), "found again by its address");
+    }
+    assert_ne!(MATMUL.key(), matmul_tiled(32).key());
+    assert_ne!(matmul_tiled(16).key(), matmul_tiled(32).key());
+}
+
+#[test]
 fn shape_uniform_lists_output_then_inputs() {
     let p = Program::new(
         MATMUL,
