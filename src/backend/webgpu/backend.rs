@@ -223,11 +223,7 @@ impl WebGpu {
                 .pipelines
                 .cached_bind_group(program, key, &layout, inputs, Some(output)),
         };
-        self.context.record(|encoder| {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(&program.kernel.name),
-                timestamp_writes: None,
-            });
+        self.context.record_dispatch(|pass| {
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             let (groups_x, groups_y) = match program.workgroups {

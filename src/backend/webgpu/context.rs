@@ -24,6 +24,9 @@ pub(super) struct Context {
     pub(super) errors: Arc<Mutex<Vec<String>>>,
     /// Why the device was lost, once it was.
     pub(super) lost: Arc<Mutex<Option<String>>>,
+    /// The compute pass open in `pending`: consecutive dispatches share it (see
+    /// [`Context::record_dispatch`]). Declared before `pending`, so that it ends first.
+    pass: RefCell<Option<wgpu::ComputePass<'static>>>,
     /// Passes and copies recorded but not yet submitted (see [`Context::record`]).
     pending: RefCell<Option<wgpu::CommandEncoder>>,
     /// How many are recorded in `pending`.
@@ -120,6 +123,7 @@ impl Context {
             queue,
             errors,
             lost,
+            pass: RefCell::new(None),
             pending: RefCell::new(None),
             pending_count: Cell::new(0),
             batch: Cell::new(1),
@@ -174,12 +178,41 @@ impl Context {
     /// 10 products at n = 1024 (20 passes) was all recorded before the GPU got any of it: through
     /// Dawn on the H100 the chain took 1.61-1.75 ms to `finish`, 1.03 ms with this.
     pub(super) fn record(&self, work: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        self.pass.borrow_mut().take();
         {
             let mut pending = self.pending.borrow_mut();
             let encoder = pending
                 .get_or_insert_with(|| self.device.create_command_encoder(&Default::default()));
             work(encoder);
         }
+        self.counted();
+    }
+
+    /// Records a dispatch (its pipeline, bind group and dispatch set by `work`) into the open
+    /// compute pass, opening one if the last record was no dispatch, and counts it as
+    /// [`Context::record`] does. WebGPU makes each dispatch its own usage scope, so a dispatch
+    /// reading what the one before wrote needs no pass of its own. On an H100 a pass for each
+    /// dispatch cost about 6 us of GPU time and 7 of CPU a dispatch: A x at n = 1024 made 284
+    /// GB/s, 489 in one pass, the product 24.6 TFLOPS, 30.7 in one pass
+    /// (bench/records/h100/products/compute-pass-2026-11-26.log).
+    pub(super) fn record_dispatch(&self, work: impl FnOnce(&mut wgpu::ComputePass<'static>)) {
+        {
+            let mut pass = self.pass.borrow_mut();
+            let pass = pass.get_or_insert_with(|| {
+                let mut pending = self.pending.borrow_mut();
+                let encoder = pending
+                    .get_or_insert_with(|| self.device.create_command_encoder(&Default::default()));
+                encoder
+                    .begin_compute_pass(&Default::default())
+                    .forget_lifetime()
+            });
+            work(pass);
+        }
+        self.counted();
+    }
+
+    /// Counts a record, and submits when `batch` records wait.
+    fn counted(&self) {
         self.shared.pending.set(true);
         self.pending_count.set(self.pending_count.get() + 1);
         if self.pending_count.get() >= self.batch.get() {
@@ -194,6 +227,7 @@ impl Context {
 
     /// Submits the recorded work, then destroys the textures dropped while it waited.
     pub(super) fn flush(&self) {
+        self.pass.borrow_mut().take();
         if let Some(encoder) = self.pending.borrow_mut().take() {
             self.queue.submit([encoder.finish()]);
             self.batch.set((2 * self.batch.get()).min(BATCH));
