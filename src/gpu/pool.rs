@@ -18,8 +18,8 @@ use crate::error::Result;
 /// pass the cap frees the textures pooled longest until it fits (one larger than the cap is
 /// freed itself): the texture just given back is the likeliest to be asked for next. Freeing
 /// it instead made every n = 8192 product (C is 256 MiB) create its texture anew while a few
-/// small textures sat in the pool: 31 TFLOPS on an H100 against 43 (bench/records/h100/products/
-/// overhead-2026-11-26.log).
+/// small textures sat in the pool: 31 TFLOPS on an H100 against 43
+/// (`bench/records/h100/products/overhead-2026-11-26.log`).
 pub const MAX_POOLED_BYTES: usize = 256 << 20;
 
 /// Live and pooled textures of one device.

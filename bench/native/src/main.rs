@@ -12,9 +12,10 @@
 //!
 //! Timing (`common.rs`): every operation runs once to build its pipeline, for half a second to
 //! raise the GPU's clock, then in batches of back-to-back runs between two waits for the GPU
-//! (`finish` polls the device until the queue is idle); the median batch is reported. Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`,
-//! `--no-products`, `--no-wall`, `--no-nmf`, `--quick` (fewer variants), `--paths TEXT` (only
-//! the products whose name contains TEXT, without run-time checks), `--lcp-n 400`,
+//! (`finish` polls the device until the queue is idle); the median batch is reported.
+//! Options: `--sizes 1024,4096`, `--batches 5`, `--no-lcp`, `--no-products`, `--no-wall`,
+//! `--no-nmf`, `--quick` (fewer variants), `--paths TEXT` (only the products whose name
+//! contains TEXT, without run-time checks), `--lcp-n 400`,
 //! `--lcp-iterations 800`, `--walls 1,10,100` (the wall's scenes), `--wall-frames 20` (frames
 //! timed in every wall case), `--wall-copies` (several walls asleep as copies of one),
 //! `--wall-cpu` (the wall's awake scenes only; every wall line is followed by its frame's parts).
