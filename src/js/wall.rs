@@ -534,6 +534,7 @@ fn solver_name(method: ContactMethod) -> &'static str {
         ContactMethod::Jacobi => "jacobi",
         ContactMethod::Nesterov => "nesterov",
         ContactMethod::GaussSeidel => "gauss-seidel",
+        ContactMethod::Soft => "soft",
     }
 }
 

@@ -14,6 +14,7 @@ use glam::DVec3;
 use super::body::{Body, Shape};
 use super::contact::{find_contacts, Contact};
 use super::lcp::{body_islands, ContactLcp, Mode};
+use super::soft::SOFT_SUBSTEPS;
 use crate::error::{Error, Result};
 use crate::solver::{ContactMethod, ContactSolve};
 
@@ -131,6 +132,7 @@ impl Settings {
             ContactMethod::Nesterov if many => (0.0, 0.35),
             ContactMethod::Nesterov => (0.0, 0.2),
             ContactMethod::Jacobi | ContactMethod::GaussSeidel => (0.0005, 0.2),
+            ContactMethod::Soft => (0.0, 0.0),
         };
         (
             self.slop.unwrap_or(slop),
@@ -384,7 +386,10 @@ impl World {
         let (slop, baumgarte) = s.correction();
         let x0 = contacts.iter().map(|c| self.warm_start(c)).collect();
         let target = |c: &Contact| {
-            if c.depth < 0.0 {
+            if s.method == ContactMethod::Soft {
+                // The soft step corrects from the separation itself: b is the velocity.
+                0.0
+            } else if c.depth < 0.0 {
                 // Still apart: the bodies may close the gap within this step, no faster.
                 c.depth / s.dt
             } else {
@@ -404,6 +409,7 @@ impl World {
                 ContactMethod::Jacobi => lcp.default_iterations(self.settings.mode),
                 ContactMethod::Nesterov => NESTEROV_ITERATIONS,
                 ContactMethod::GaussSeidel => GAUSS_SEIDEL_ITERATIONS,
+                ContactMethod::Soft => SOFT_SUBSTEPS,
             })
     }
 
@@ -429,6 +435,7 @@ impl World {
                 ContactSolve::nesterov(step, lcp.mu as f32, iterations)
             }
             ContactMethod::GaussSeidel => ContactSolve::gauss_seidel(lcp.mu as f32, iterations),
+            ContactMethod::Soft => ContactSolve::soft(lcp.mu as f32, iterations),
         }
     }
 
@@ -463,7 +470,57 @@ impl World {
         &mut self,
         lcp: &ContactLcp,
         x: &[[f64; 3]],
+        iterations_step: (usize, f64),
+    ) -> Result<()> {
+        self.finish_frame(lcp, x, iterations_step, |bodies, _, dt| {
+            for b in bodies.iter_mut().filter(|b| b.asleep.is_none()) {
+                b.integrate(dt);
+            }
+        })
+    }
+
+    /// [`Self::end_frame`] with the positions moved as the soft step moves them
+    /// ([`super::SoftImpulses`]): by the velocities the frame started with, less the gravity
+    /// of the `substeps` to come, and by the impulses `moved` (N s^2 per contact), instead of
+    /// by the velocities after the impulses `x`.
+    pub fn end_frame_moved(
+        &mut self,
+        lcp: &ContactLcp,
+        x: &[[f64; 3]],
+        (moved, substeps): (&[[f64; 3]], usize),
+        iterations_step: (usize, f64),
+    ) -> Result<()> {
+        let n = substeps.max(1) as f64;
+        let late = self.settings.gravity * self.settings.dt * (n - 1.0) / (2.0 * n);
+        self.finish_frame(lcp, x, iterations_step, |bodies, before, dt| {
+            let mut movers = before.to_vec();
+            for b in &mut movers {
+                b.velocity.y += late;
+            }
+            for ((c, dirs), p) in lcp.contacts.iter().zip(&lcp.directions).zip(moved) {
+                let j = (dirs[0] * p[0] + dirs[1] * p[1] + dirs[2] * p[2]) / dt;
+                movers[c.a].apply_impulse_turned(j, c.point, lcp.jacobian.inverse(c.a).1);
+                if let Some(b) = c.b {
+                    movers[b].apply_impulse_turned(-j, c.point, lcp.jacobian.inverse(b).1);
+                }
+            }
+            for (b, mover) in bodies.iter_mut().zip(&mut movers) {
+                if b.asleep.is_none() {
+                    mover.integrate(dt);
+                    (b.position, b.orientation) = (mover.position, mover.orientation);
+                }
+            }
+        })
+    }
+
+    /// The second half of a frame, the positions moved by `integrate(bodies, before, dt)`
+    /// (`before`: the bodies before the impulses).
+    fn finish_frame(
+        &mut self,
+        lcp: &ContactLcp,
+        x: &[[f64; 3]],
         (iterations, step): (usize, f64),
+        integrate: impl FnOnce(&mut [Body], &[Body], f64),
     ) -> Result<()> {
         if x.len() != lcp.contacts.len() || x.iter().flatten().any(|v| !v.is_finite()) {
             return Err(Error::Simulation(format!(
@@ -494,9 +551,7 @@ impl World {
             });
         }
         self.remembered.group(remembered, self.bodies.len());
-        for b in self.bodies.iter_mut().filter(|b| b.asleep.is_none()) {
-            b.integrate(self.settings.dt);
-        }
+        integrate(&mut self.bodies, &before, self.settings.dt);
         if let Some(k) = self.bodies.iter().position(|b| !b.is_finite()) {
             self.bodies = before;
             return Err(Error::Simulation(format!(
@@ -572,6 +627,12 @@ impl World {
                 (lcp.solve_nesterov(step, iterations), step)
             }
             ContactMethod::GaussSeidel => (lcp.solve_gauss_seidel(iterations), 0.0),
+            ContactMethod::Soft => {
+                let s = self.settings;
+                let soft = lcp.solve_soft(s.dt, s.gravity, iterations, s.max_correction);
+                let moved = (&soft.position[..], iterations);
+                return self.end_frame_moved(&lcp, &soft.velocity, moved, (iterations, 0.0));
+            }
         };
         self.end_frame(&lcp, &x, (iterations, step))
     }

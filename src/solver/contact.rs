@@ -139,6 +139,11 @@ pub enum ContactMethod {
     /// impulses of all others (`shaders/solvers/contact_gauss_seidel.wgsl`). Warm-started, a
     /// few sweeps hold the wall. The float64 twin is `physics::ContactLcp::solve_gauss_seidel`.
     GaussSeidel,
+    /// The soft step: the frame in substeps, each a Gauss-Seidel sweep of the normal rows with
+    /// a soft position correction and a rigid sweep of the whole contacts
+    /// (`physics::ContactLcp::solve_soft`). In float64 on the CPU only for now: the solver
+    /// here rejects it ([`Error::Unsupported`]).
+    Soft,
 }
 
 /// Where [`solve_contacts`] runs the iterations.
@@ -225,6 +230,17 @@ impl ContactSolve {
         }
     }
 
+    /// The soft step in `substeps` substeps with the friction coefficient `mu`.
+    pub fn soft(mu: f32, substeps: usize) -> Self {
+        ContactSolve {
+            method: ContactMethod::Soft,
+            step: 0.0,
+            mu,
+            iterations: substeps,
+            path: ContactPath::Auto,
+        }
+    }
+
     /// This solve on `path`.
     pub fn on(self, path: ContactPath) -> Self {
         ContactSolve { path, ..self }
@@ -267,6 +283,7 @@ pub async fn solve_contacts(
         ContactMethod::Jacobi => super::check_omega(step)?,
         ContactMethod::Nesterov => check_step(step, mu)?,
         ContactMethod::GaussSeidel => check_mu(mu)?,
+        ContactMethod::Soft => return Err(soft_on_the_cpu()),
     }
     let factors = match resolve(gpu, system, solve) {
         ContactPath::Dispatch { .. } | ContactPath::Rows
@@ -318,6 +335,7 @@ pub async fn solve_contacts(
             ContactMethod::Nesterov => {
                 accelerated_passes(gpu, system, factors, state, (step, mu), count)?
             }
+            ContactMethod::Soft => return Err(soft_on_the_cpu()),
             ContactMethod::GaussSeidel => {
                 let f = factors.expect("Gauss-Seidel resolves to the factored passes");
                 let x = gauss_seidel_passes(gpu, system, f, state.0, mu, count)?;
@@ -334,6 +352,11 @@ pub async fn solve_contacts(
         }
     }
     Ok(state.0)
+}
+
+/// The soft step has no GPU passes yet.
+fn soft_on_the_cpu() -> Error {
+    Error::Unsupported("the soft step runs on the CPU only (World::step_cpu)".into())
 }
 
 /// The factors (made by `factors`, only where they will be read) of a block-layout system,
@@ -624,6 +647,6 @@ fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> 
         && match method {
             ContactMethod::Jacobi => system.dense && !caps.software,
             ContactMethod::Nesterov => system.factors.as_ref().is_some_and(|f| f.groups.is_some()),
-            ContactMethod::GaussSeidel => false,
+            ContactMethod::GaussSeidel | ContactMethod::Soft => false,
         }
 }
