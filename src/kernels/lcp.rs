@@ -128,6 +128,37 @@ pub fn contact_gauss_seidel() -> Kernel {
     )
 }
 
+/// The soft step's separations after the displacement so far (`src/physics/soft.rs`): T with
+/// each contact's separation in its fourth value: inputs J, the bodies' displacement (from
+/// [`contact_velocities`] over P), T, b, mu (its second row: the separation at the frame's
+/// start); params start, early.
+pub fn contact_soft_separation() -> Kernel {
+    library_kernel!(
+        CONTACT_LAYOUT,
+        "solvers",
+        "contact_soft_separation",
+        "contact_soft_separation",
+        &["a", "b", "c", "d", "e"],
+        1
+    )
+}
+
+/// One colour's pass of the soft step (`src/physics/soft.rs`): the contacts of the colour step
+/// S, the impulses applied so far, from J v: inputs J, v (from [`contact_velocities`] over S),
+/// S, T (the finished substeps' impulses, the separation in w), b, 1/diag; params colour, mu
+/// (negative: the soft sweep), h, late g h, the spring's rate, mass and impulse factors, the
+/// largest correction.
+pub fn contact_soft_step() -> Kernel {
+    library_kernel!(
+        CONTACT_LAYOUT,
+        "solvers",
+        "contact_soft_step",
+        "contact_soft_step",
+        &["a", "b", "c", "d", "e", "f"],
+        1
+    )
+}
+
 /// Contacts a group of small islands fills up to: one per thread of a hardware workgroup.
 pub const GROUP_PACK: usize = 256;
 

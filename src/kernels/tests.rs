@@ -118,6 +118,8 @@ fn naga_validates_the_compute_kernels() {
         contact_velocities(),
         contact_nesterov_factored(),
         contact_gauss_seidel(),
+        contact_soft_separation(),
+        contact_soft_step(),
     ];
     kernels.extend(TILED_CHUNKS.map(matmul_tiled));
     for kernel in kernels {

@@ -4,10 +4,11 @@
 //! ([`solver::solve_contacts`]), and the world applies the impulses and integrates
 //! ([`World::end_frame`]).
 
+use super::soft::soft_numbers;
 use super::{ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::solver::{self, ContactLayout, ContactSolve, ContactSystem};
+use crate::solver::{self, ContactLayout, ContactMethod, ContactSolve, ContactSystem};
 
 /// Where one frame's milliseconds went, each part timed by the clock given to
 /// [`gpu_frame_timed`]. The CPU's parts come first; the GPU part is the upload, the solve and
@@ -83,8 +84,8 @@ pub async fn gpu_frame_timed(
     let lcp = world.lcp(contacts);
     lap(&mut times.assembly);
     let iterations = world.iterations(&lcp);
-    let (impulses, step) = if lcp.contacts.is_empty() {
-        (Vec::new(), 0.0)
+    let (impulses, step, moved) = if lcp.contacts.is_empty() {
+        (Vec::new(), 0.0, None)
     } else {
         let solve = world.contact_solve(&lcp);
         lap(&mut times.step);
@@ -94,11 +95,23 @@ pub async fn gpu_frame_timed(
         let (system, count, bytes) = upload(gpu, &lcp, mode, layout)?;
         (times.count, times.bytes) = (count, bytes);
         lap(&mut times.upload);
-        let impulses = solve_uploaded(gpu, &lcp, &system, solve, go_on).await?;
-        lap(&mut times.solve);
-        (impulses, f64::from(solve.step))
+        if solve.method == ContactMethod::Soft {
+            let soft = soft_numbers(&world.settings, iterations, lcp.mu);
+            let (velocity, position) = solver::solve_soft(gpu, &system, soft)?;
+            let velocity = impulses_of(&system.read(gpu, &velocity).await?);
+            let position = impulses_of(&system.read(gpu, &position).await?);
+            lap(&mut times.solve);
+            (velocity, 0.0, Some(position))
+        } else {
+            let impulses = solve_uploaded(gpu, &lcp, &system, solve, go_on).await?;
+            lap(&mut times.solve);
+            (impulses, f64::from(solve.step), None)
+        }
     };
-    world.end_frame(&lcp, &impulses, (iterations, step))?;
+    match moved {
+        Some(p) => world.end_frame_moved(&lcp, &impulses, (&p, iterations), (iterations, step))?,
+        None => world.end_frame(&lcp, &impulses, (iterations, step))?,
+    }
     lap(&mut times.end);
     Ok((lcp, impulses, times))
 }
@@ -128,10 +141,17 @@ async fn solve_uploaded(
 ) -> Result<Vec<[f64; 3]>> {
     let x = solver::solve_contacts(gpu, system, &system.x0, solve, Some(go_on)).await?;
     let data = system.read(gpu, &x).await?;
-    Ok(data
-        .chunks_exact(4)
-        .map(|c| lcp.project([c[0].into(), c[1].into(), c[2].into()]))
+    Ok(impulses_of(&data)
+        .into_iter()
+        .map(|x| lcp.project(x))
         .collect())
+}
+
+/// Three impulses per contact from the GPU's 4 rows per contact.
+fn impulses_of(data: &[f32]) -> Vec<[f64; 3]> {
+    data.chunks_exact(4)
+        .map(|c| [c[0].into(), c[1].into(), c[2].into()])
+        .collect()
 }
 
 /// `lcp` as the textures' data in the layout `solve` reads: in the block layout its factors

@@ -25,7 +25,9 @@
 use glam::DVec3;
 
 use super::lcp::ContactLcp;
+use super::world::Settings;
 use crate::order::order_by;
+use crate::solver::SoftStep;
 
 /// The correction spring's frequency, Hz (Box2D v3's and Rapier's 30; at most a quarter of
 /// the substep rate).
@@ -61,6 +63,20 @@ pub fn softness(h: f64) -> (f64, f64, f64) {
     let a2 = h * omega * a1;
     let a3 = 1.0 / (1.0 + a2);
     (omega / a1, a2 * a3, a3)
+}
+
+/// The GPU's numbers of the soft step ([`crate::solver::solve_soft`]) for `settings`, in
+/// `substeps` substeps, with the friction coefficient `mu`.
+pub fn soft_numbers(settings: &Settings, substeps: usize, mu: f64) -> SoftStep {
+    let (rate, mass, keep) = softness(settings.dt / substeps.max(1) as f64);
+    SoftStep {
+        substeps,
+        dt: settings.dt as f32,
+        gravity: settings.gravity as f32,
+        spring: (rate as f32, mass as f32, keep as f32),
+        max_correction: settings.max_correction as f32,
+        mu: mu as f32,
+    }
 }
 
 /// A body's change of velocity and spin made by the impulses so far, and the displacement

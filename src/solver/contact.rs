@@ -41,7 +41,8 @@ pub struct ContactLayout {
     pub b: Vec<f32>,
     /// 1 / diag(A), `rows x 1` (0 on padding rows).
     pub inv_diag: Vec<f32>,
-    /// mu on each contact's first row, `rows x 1`.
+    /// mu on each contact's first row, its separation at the frame's start (m, the soft
+    /// step's) on the second, `rows x 1`.
     pub mu: Vec<f32>,
     /// The warm start, `rows x 1`.
     pub x0: Vec<f32>,
@@ -65,7 +66,8 @@ pub struct ContactSystem {
     pub b: Matrix,
     /// 1 / diag(A), 4H x S.
     pub inv_diag: Matrix,
-    /// mu on each contact's first row, 4H x S.
+    /// mu on each contact's first row, its separation at the frame's start on the second,
+    /// 4H x S.
     pub mu: Matrix,
     /// The warm start, 4H x S: the impulses every solver here starts from.
     pub x0: Matrix,
@@ -140,9 +142,9 @@ pub enum ContactMethod {
     /// few sweeps hold the wall. The float64 twin is `physics::ContactLcp::solve_gauss_seidel`.
     GaussSeidel,
     /// The soft step: the frame in substeps, each a Gauss-Seidel sweep of the normal rows with
-    /// a soft position correction and a rigid sweep of the whole contacts
-    /// (`physics::ContactLcp::solve_soft`). In float64 on the CPU only for now: the solver
-    /// here rejects it ([`Error::Unsupported`]).
+    /// a soft position correction and a rigid sweep of the whole contacts. It gives two
+    /// results, so it has its own entry point, [`super::solve_soft`] (this one rejects it);
+    /// the float64 twin is `physics::ContactLcp::solve_soft`.
     Soft,
 }
 
@@ -354,9 +356,9 @@ pub async fn solve_contacts(
     Ok(state.0)
 }
 
-/// The soft step has no GPU passes yet.
+/// The soft step has its own entry point.
 fn soft_on_the_cpu() -> Error {
-    Error::Unsupported("the soft step runs on the CPU only (World::step_cpu)".into())
+    Error::Unsupported("the soft step is solved by solver::solve_soft".into())
 }
 
 /// The factors (made by `factors`, only where they will be read) of a block-layout system,
@@ -403,7 +405,7 @@ fn gauss_seidel_passes(
 }
 
 /// The bodies' velocities M^-1 J^T `impulses` (`contact_velocities`), from the factors `f`.
-fn velocities(gpu: &Gpu, f: &FactorSystem, impulses: &Matrix) -> Result<Matrix> {
+pub(super) fn velocities(gpu: &Gpu, f: &FactorSystem, impulses: &Matrix) -> Result<Matrix> {
     let inputs = [&f.jacobian, &f.bodies, impulses];
     gpu.run(
         Program::new(
@@ -443,13 +445,13 @@ fn check_impulses(system: &ContactSystem, x: &Matrix) -> Result<()> {
     Ok(())
 }
 
-/// Gauss-Seidel's friction coefficient must be at least 0.
-fn check_mu(mu: f32) -> Result<()> {
+/// Gauss-Seidel's and the soft step's friction coefficient must be at least 0.
+pub(super) fn check_mu(mu: f32) -> Result<()> {
     if mu >= 0.0 && mu.is_finite() {
         Ok(())
     } else {
         Err(Error::Argument(format!(
-            "the Gauss-Seidel contact solver needs a finite mu >= 0, got {mu}"
+            "the contact solver needs a finite mu >= 0, got {mu}"
         )))
     }
 }
