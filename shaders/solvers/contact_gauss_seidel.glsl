@@ -1,12 +1,6 @@
 // One colour's pass of graph-coloured projected Gauss-Seidel; the twin of
 // contact_gauss_seidel.wgsl, which explains it.
 
-vec3 velocity(int k, int part) {
-    if (k < 0) { return vec3(0.0); }
-    ivec2 at = contact_place(k, b_height());
-    return b_texel(2 * at.x + part, at.y).xyz;
-}
-
 vec4 kernel(ivec2 texel) {
     int i = texel.y;
     int col = contact_column(texel.x, 0, 9);
@@ -19,9 +13,9 @@ vec4 kernel(ivec2 texel) {
     vec4 tail = a_texel(col + 1, i);
     int ka = int(head.w) - 1;
     int kb = int(tail.w) - 1;
-    vec3 dv = velocity(ka, 0) - velocity(kb, 0);
-    vec3 wa = velocity(ka, 1);
-    vec3 wb = velocity(kb, 1);
+    vec3 dv = body_texel(ka, 0) - body_texel(kb, 0);
+    vec3 wa = body_texel(ka, 1);
+    vec3 wb = body_texel(kb, 1);
     vec3 p = e_texel(texel.x, i).xyz;
     float regularisation = param(2) / (1.0 + param(2));
     vec4 arm_n = a_texel(col + 3, i);

@@ -20,12 +20,6 @@
 // (put before this body) says. param(0) = the colour, param(1) = mu, param(2) = R's factor.
 // Padding contacts (J, b and P zero) stay zero.
 
-fn velocity(k: i32, part: i32) -> vec3<f32> {
-    if (k < 0) { return vec3<f32>(0.0); }
-    let at = contact_place(k, b_height());
-    return b_texel(2 * at.x + part, at.y).xyz;
-}
-
 fn kernel(texel: vec2<i32>) -> vec4<f32> {
     let i = texel.y;
     let col = contact_column(texel.x, 0, 9);
@@ -38,9 +32,9 @@ fn kernel(texel: vec2<i32>) -> vec4<f32> {
     let tail = a_texel(col + 1, i);
     let ka = i32(head.w) - 1;
     let kb = i32(tail.w) - 1;
-    let dv = velocity(ka, 0) - velocity(kb, 0);
-    let wa = velocity(ka, 1);
-    let wb = velocity(kb, 1);
+    let dv = body_texel(ka, 0) - body_texel(kb, 0);
+    let wa = body_texel(ka, 1);
+    let wb = body_texel(kb, 1);
     let p = e_texel(texel.x, i).xyz;
     let regularisation = param(2) / (1.0 + param(2));
     let arm_n = a_texel(col + 3, i);

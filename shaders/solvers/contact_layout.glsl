@@ -17,6 +17,12 @@ int contact_column(int segment, int k, int w) {
     return w * segment + k;
 }
 
+vec3 body_texel(int k, int part) {
+    if (k < 0) { return vec3(0.0); }
+    ivec2 at = contact_place(k, b_height());
+    return b_texel(2 * at.x + part, at.y).xyz;
+}
+
 
 // The accelerated solver's step for one contact (contact_layout.wgsl's twin explains it).
 float advanced(float t) {

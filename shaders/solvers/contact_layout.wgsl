@@ -27,6 +27,14 @@ fn contact_column(segment: i32, k: i32, w: i32) -> i32 {
     return w * segment + k;
 }
 
+// Texel `part` (0 linear, 1 angular) of body slot k in the bodies' wrap of input b
+// (contact_velocities' output); zero for no body (k < 0, the ground).
+fn body_texel(k: i32, part: i32) -> vec3<f32> {
+    if (k < 0) { return vec3<f32>(0.0); }
+    let at = contact_place(k, b_height());
+    return b_texel(2 * at.x + part, at.y).xyz;
+}
+
 
 // The accelerated solver's step for one contact, shared by its kernels (contact_nesterov.wgsl
 // explains it): z = y + step D (A y + b) projected (normal >= 0, friction within mu times it)

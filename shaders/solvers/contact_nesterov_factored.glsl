@@ -2,12 +2,6 @@
 // velocities; the twin of contact_nesterov_factored.wgsl, which explains it. Two render
 // targets: x and y.
 
-vec3 velocity(int k, int part) {
-    if (k < 0) { return vec3(0.0); }
-    ivec2 at = contact_place(k, b_height());
-    return b_texel(2 * at.x + part, at.y).xyz;
-}
-
 void kernel(ivec2 texel, out vec4 r[2]) {
     int i = texel.y;
     int col = contact_column(texel.x, 0, 9);
@@ -15,9 +9,9 @@ void kernel(ivec2 texel, out vec4 r[2]) {
     vec4 tail = a_texel(col + 1, i);
     int ka = int(head.w) - 1;
     int kb = int(tail.w) - 1;
-    vec3 dv = velocity(ka, 0) - velocity(kb, 0);
-    vec3 wa = velocity(ka, 1);
-    vec3 wb = velocity(kb, 1);
+    vec3 dv = body_texel(ka, 0) - body_texel(kb, 0);
+    vec3 wa = body_texel(ka, 1);
+    vec3 wb = body_texel(kb, 1);
     vec4 y = c_texel(texel.x, i);
     vec3 x = d_texel(texel.x, i).xyz;
     vec3 p = f_texel(texel.x, i).xyz;

@@ -16,12 +16,6 @@
 // (J, b and P zero) stay zero.
 
 // Half `part` (0 linear, 1 angular) of v of body slot k (k < 0: the ground, at rest).
-fn velocity(k: i32, part: i32) -> vec3<f32> {
-    if (k < 0) { return vec3<f32>(0.0); }
-    let at = contact_place(k, b_height());
-    return b_texel(2 * at.x + part, at.y).xyz;
-}
-
 fn kernel(texel: vec2<i32>) -> array<vec4<f32>, 2> {
     let i = texel.y;
     let col = contact_column(texel.x, 0, 9);
@@ -29,9 +23,9 @@ fn kernel(texel: vec2<i32>) -> array<vec4<f32>, 2> {
     let tail = a_texel(col + 1, i);
     let ka = i32(head.w) - 1;
     let kb = i32(tail.w) - 1;
-    let dv = velocity(ka, 0) - velocity(kb, 0);
-    let wa = velocity(ka, 1);
-    let wb = velocity(kb, 1);
+    let dv = body_texel(ka, 0) - body_texel(kb, 0);
+    let wa = body_texel(ka, 1);
+    let wb = body_texel(kb, 1);
     let y = c_texel(texel.x, i);
     let x = d_texel(texel.x, i).xyz;
     let p = f_texel(texel.x, i).xyz;

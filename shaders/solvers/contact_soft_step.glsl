@@ -1,11 +1,5 @@
 // One colour's pass of the soft step; the twin of contact_soft_step.wgsl, which explains it.
 
-vec3 soft_velocity(int k, int part) {
-    if (k < 0) { return vec3(0.0); }
-    ivec2 at = contact_place(k, b_height());
-    return b_texel(2 * at.x + part, at.y).xyz;
-}
-
 vec4 kernel(ivec2 texel) {
     int i = texel.y;
     int col = contact_column(texel.x, 0, 9);
@@ -20,9 +14,9 @@ vec4 kernel(ivec2 texel) {
     vec4 tail = a_texel(col + 1, i);
     int ka = int(head.w) - 1;
     int kb = int(tail.w) - 1;
-    vec3 dv = soft_velocity(ka, 0) - soft_velocity(kb, 0);
-    vec3 wa = soft_velocity(ka, 1);
-    vec3 wb = soft_velocity(kb, 1);
+    vec3 dv = body_texel(ka, 0) - body_texel(kb, 0);
+    vec3 wa = body_texel(ka, 1);
+    vec3 wb = body_texel(kb, 1);
     vec3 p = f_texel(texel.x, i).xyz;
     vec4 arm_n = a_texel(col + 3, i);
     vec4 arm_t1 = a_texel(col + 4, i);

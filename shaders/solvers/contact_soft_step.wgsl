@@ -1,33 +1,11 @@
-// One colour's pass of the soft step (src/physics/soft.rs explains the step;
-// ContactLcp::solve_soft is its float64 twin): one contact per output texel. The state is S,
-// the impulses applied so far (the finished substeps' T plus this substep's x); the contacts of
-// the colour param(0) share no moving body, so each takes x = S - T and solves its rows
-// against the newest impulses of all others at once; every other contact keeps its S. With
-// the bodies' velocities v = M^-1 J^T S (contact_velocities.wgsl after the last colour's pass)
-// and the gravity still to come,
-//
-//   w = b + late g (a - b) e.y + J_c,a v_a - J_c,b v_b
-//
-// the normal row (s, the separation, in T's fourth value):
-//
-//   s > 0:      x_n <- max(0, x_n - P_n (w_n + s / h))                  (close the gap, no more)
-//   otherwise:  x_n <- max(0, x_n - m P_n (w_n + max(rate s, -max)) - k x_n)    (the spring)
-//
-// (the rigid sweep: rate 0, m = 1, k = 0), then, in the rigid sweep only, each friction row
-// within mu x_n, w updated by A_cc's off-diagonal as in contact_gauss_seidel.wgsl.
-//
-// Inputs: a = J (9 texel columns per contact, contact_factors.rs), b = v (the bodies' wrap), c =
-// S, d = T (s in w), e = b of the LCP (no correction target), f = P = 1 / diag(A), the contacts
-// wrapped as contact_layout.wgsl (put before this body) says. param(0) = the colour, param(1)
-// = mu (negative in the soft sweep: no friction rows), param(2) = h, param(3) = late g h,
-// param(4) = the spring's rate (1/s), param(5) = m, param(6) = k, param(7) = the largest
-// correction (m/s). Output: the new S. Padding contacts (J, b and P zero) stay zero.
-
-fn soft_velocity(k: i32, part: i32) -> vec3<f32> {
-    if (k < 0) { return vec3<f32>(0.0); }
-    let at = contact_place(k, b_height());
-    return b_texel(2 * at.x + part, at.y).xyz;
-}
+// One colour's pass of the soft step (src/solver/contact_soft.rs; float64 twin
+// ContactLcp::solve_soft). The colour's contacts step S = T + x from
+// w = b + late g h (a - b) e.y + J v: the normal row closes a gap (s > 0) within h, else
+// x_n <- max(0, x_n - m P_n (w_n + max(rate s, -max)) - k x_n); in the rigid sweep (rate 0,
+// m 1, k 0) the friction rows follow as in contact_gauss_seidel.wgsl. Inputs: a = J, b = v
+// (contact_velocities over S), c = S, d = T (s in w), e = b, f = P = 1 / diag(A). param(0)
+// colour, (1) mu (negative: the soft sweep, no friction), (2) h, (3) late g h, (4) rate,
+// (5) m, (6) k, (7) the largest correction (m/s).
 
 fn kernel(texel: vec2<i32>) -> vec4<f32> {
     let i = texel.y;
@@ -43,9 +21,9 @@ fn kernel(texel: vec2<i32>) -> vec4<f32> {
     let tail = a_texel(col + 1, i);
     let ka = i32(head.w) - 1;
     let kb = i32(tail.w) - 1;
-    let dv = soft_velocity(ka, 0) - soft_velocity(kb, 0);
-    let wa = soft_velocity(ka, 1);
-    let wb = soft_velocity(kb, 1);
+    let dv = body_texel(ka, 0) - body_texel(kb, 0);
+    let wa = body_texel(ka, 1);
+    let wb = body_texel(kb, 1);
     let p = f_texel(texel.x, i).xyz;
     let arm_n = a_texel(col + 3, i);
     let arm_t1 = a_texel(col + 4, i);

@@ -31,16 +31,19 @@ pub fn lcp_jacobi(
     Kernel {
         name: format!("lcp_jacobi_{x_words}_{block_rows}_{registers}_{friction}").into(),
         inputs: &["a", "b", "c", "d", "e"],
-        wgsl: template!("solvers/lcp_jacobi.wgsl")
-            .repeat_lines("m", registers)
-            .repeat_lines("p", 256 / block_rows / 16 - 1)
-            .repeat_lines("q", 16)
-            .register("XW", x_words)
-            .register("BR", block_rows)
-            .register("REG", registers)
-            .register("FRICTION", friction)
-            .complete()
-            .into(),
+        wgsl: super::Template::new(
+            "solvers/lcp_jacobi.wgsl",
+            built_shader!("solvers", "lcp_jacobi", ".wgsl"),
+        )
+        .repeat_lines("m", registers)
+        .repeat_lines("p", 256 / block_rows / 16 - 1)
+        .repeat_lines("q", 16)
+        .register("XW", x_words)
+        .register("BR", block_rows)
+        .register("REG", registers)
+        .register("FRICTION", friction)
+        .complete()
+        .into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {
@@ -53,60 +56,36 @@ pub fn lcp_jacobi(
 /// `shaders/solvers/contact_layout.*`: the wrap of contacts into segments, written once and
 /// put before every contact kernel's body (`library_kernel!`).
 pub(super) const CONTACT_LAYOUT: (&str, &str) = (
-    include_str!("../../shaders/solvers/contact_layout.wgsl"),
-    include_str!("../../shaders/solvers/contact_layout.glsl"),
+    built_shader!("solvers", "contact_layout", ".wgsl"),
+    built_shader!("solvers", "contact_layout", ".glsl"),
 );
 
 /// One projected Jacobi iteration of the wall's contact LCP (see `src/physics/lcp.rs`, and
 /// `src/solver/contact_wrap.rs` for the wrap into segments): inputs matrix, neighbour lists, x,
 /// b, 1/diag, mu; params omega, blocks per contact, dense.
 pub fn contact_jacobi() -> Kernel {
-    library_kernel!(
-        CONTACT_LAYOUT,
-        "solvers",
-        "contact_jacobi",
-        "contact_jacobi",
-        &["a", "b", "c", "d", "e", "f"],
-        1
-    )
+    contact_kernel!("contact_jacobi", &["a", "b", "c", "d", "e", "f"], 1)
 }
 
 /// One accelerated projected Jacobi iteration of the wall's contact LCP (Nesterov's momentum,
 /// a restart per contact): inputs matrix, neighbour lists, y, x, b, 1/diag; params step, blocks
 /// per contact, dense, mu; two render targets, the new x and the new y.
 pub fn contact_nesterov() -> Kernel {
-    library_kernel!(
-        CONTACT_LAYOUT,
-        "solvers",
-        "contact_nesterov",
-        "contact_nesterov",
-        &["a", "b", "c", "d", "e", "f"],
-        2
-    )
+    contact_kernel!("contact_nesterov", &["a", "b", "c", "d", "e", "f"], 2)
 }
 
 /// The first pass of a factored accelerated iteration (`src/solver/contact_factors.rs`): the
 /// bodies' velocities v = M^-1 J^T y, two texels per body slot (linear, angular) in the bodies'
 /// wrap: inputs J, the bodies, y; param texel columns per body.
 pub fn contact_velocities() -> Kernel {
-    library_kernel!(
-        CONTACT_LAYOUT,
-        "solvers",
-        "contact_velocities",
-        "contact_velocities",
-        &["a", "b", "c"],
-        1
-    )
+    contact_kernel!("contact_velocities", &["a", "b", "c"], 1)
 }
 
 /// The second pass of a factored accelerated iteration: [`contact_nesterov`]'s step with A y as
 /// J v + R y: inputs J, v (from [`contact_velocities`]), y, x, b, 1/diag; params step, mu,
 /// regularisation; two render targets, the new x and the new y.
 pub fn contact_nesterov_factored() -> Kernel {
-    library_kernel!(
-        CONTACT_LAYOUT,
-        "solvers",
-        "contact_nesterov_factored",
+    contact_kernel!(
         "contact_nesterov_factored",
         &["a", "b", "c", "d", "e", "f"],
         2
@@ -118,14 +97,7 @@ pub fn contact_nesterov_factored() -> Kernel {
 /// impulses: inputs J (with the colours and A_cc's off-diagonal), v (from
 /// [`contact_velocities`]), x, b, 1/diag; params colour, mu, regularisation.
 pub fn contact_gauss_seidel() -> Kernel {
-    library_kernel!(
-        CONTACT_LAYOUT,
-        "solvers",
-        "contact_gauss_seidel",
-        "contact_gauss_seidel",
-        &["a", "b", "c", "d", "e"],
-        1
-    )
+    contact_kernel!("contact_gauss_seidel", &["a", "b", "c", "d", "e"], 1)
 }
 
 /// The soft step's separations after the displacement so far (`src/physics/soft.rs`): T with
@@ -133,14 +105,7 @@ pub fn contact_gauss_seidel() -> Kernel {
 /// [`contact_velocities`] over P), T, b, mu (its second row: the separation at the frame's
 /// start); params start, early.
 pub fn contact_soft_separation() -> Kernel {
-    library_kernel!(
-        CONTACT_LAYOUT,
-        "solvers",
-        "contact_soft_separation",
-        "contact_soft_separation",
-        &["a", "b", "c", "d", "e"],
-        1
-    )
+    contact_kernel!("contact_soft_separation", &["a", "b", "c", "d", "e"], 1)
 }
 
 /// One colour's pass of the soft step (`src/physics/soft.rs`): the contacts of the colour step
@@ -149,14 +114,7 @@ pub fn contact_soft_separation() -> Kernel {
 /// (negative: the soft sweep), h, late g h, the spring's rate, mass and impulse factors, the
 /// largest correction.
 pub fn contact_soft_step() -> Kernel {
-    library_kernel!(
-        CONTACT_LAYOUT,
-        "solvers",
-        "contact_soft_step",
-        "contact_soft_step",
-        &["a", "b", "c", "d", "e", "f"],
-        1
-    )
+    contact_kernel!("contact_soft_step", &["a", "b", "c", "d", "e", "f"], 1)
 }
 
 /// Contacts a group of small islands fills up to: one per thread of a hardware workgroup.
@@ -183,10 +141,13 @@ pub const GROUP_MAX_BODIES: usize = 170;
 pub fn contact_nesterov_group(threads: usize, cached: bool) -> Kernel {
     debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
     let per_thread = GROUP_MAX_CONTACTS / threads;
-    let body = template!("solvers/contact_nesterov_group.wgsl")
-        .register("THREADS", threads)
-        .register("CACHED", if cached { per_thread } else { 1 })
-        .complete();
+    let body = super::Template::new(
+        "solvers/contact_nesterov_group.wgsl",
+        built_shader!("solvers", "contact_nesterov_group", ".wgsl"),
+    )
+    .register("THREADS", threads)
+    .register("CACHED", if cached { per_thread } else { 1 })
+    .complete();
     Kernel {
         name: format!(
             "contact_nesterov_group_{threads}{}",

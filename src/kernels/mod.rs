@@ -19,6 +19,16 @@
 
 /// A kernel whose body is a file in `shaders/<dir>/`, compiled into the binary.
 macro_rules! shader_kernel {
+    (built $dir:literal, $name:literal, $inputs:expr) => {
+        $crate::kernels::Kernel {
+            name: std::borrow::Cow::Borrowed($name),
+            inputs: $inputs,
+            wgsl: std::borrow::Cow::Borrowed(built_shader!($dir, $name, ".wgsl")),
+            glsl: std::borrow::Cow::Borrowed(built_shader!($dir, $name, ".glsl")),
+            outputs: 1,
+            compute: None,
+        }
+    };
     ($dir:literal, $name:literal, $inputs:expr) => {
         $crate::kernels::Kernel {
             name: std::borrow::Cow::Borrowed($name),
@@ -56,6 +66,34 @@ macro_rules! library_kernel {
                 (
                     include_str!(concat!("../../shaders/", $dir, "/", $file, ".wgsl")),
                     include_str!(concat!("../../shaders/", $dir, "/", $file, ".glsl")),
+                ),
+            )
+        });
+        $crate::kernels::Kernel::after_library($name, $inputs, $outputs, joined)
+    }};
+}
+
+/// The file `shaders/<dir>/<name><ext>` as build.rs leaves it: its comment lines dropped
+/// (`solvers`, `scene` and `transfer`, shaders no lesson shows).
+macro_rules! built_shader {
+    ($dir:literal, $name:literal, $ext:literal) => {
+        include_str!(concat!(env!("OUT_DIR"), "/", $dir, "/", $name, $ext))
+    };
+}
+pub(crate) use built_shader;
+
+/// A kernel of the wall's contact library: as [`library_kernel!`] over
+/// `shaders/solvers/<name>`, as build.rs leaves it (its comment lines dropped).
+macro_rules! contact_kernel {
+    ($name:literal, $inputs:expr, $outputs:expr) => {{
+        static JOINED: std::sync::OnceLock<(&'static str, &'static str)> =
+            std::sync::OnceLock::new();
+        let joined = *JOINED.get_or_init(|| {
+            $crate::kernels::Kernel::join(
+                CONTACT_LAYOUT,
+                (
+                    include_str!(concat!(env!("OUT_DIR"), "/solvers/", $name, ".wgsl")),
+                    include_str!(concat!(env!("OUT_DIR"), "/solvers/", $name, ".glsl")),
                 ),
             )
         });

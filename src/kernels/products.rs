@@ -133,11 +133,11 @@ pub const TR_MUL: Kernel = shader_kernel!("products", "tr_mul", &["a", "b"]);
 pub const MUL_TR: Kernel = shader_kernel!("products", "mul_tr", &["a", "b"]);
 /// `y = A x` for the 2D Poisson matrix without A: the 5-point Laplacian of `a`, an m x n grid
 /// of values (zero outside it), output of the same shape.
-pub const LAPLACIAN: Kernel = shader_kernel!("solvers", "laplacian", &["a"]);
+pub const LAPLACIAN: Kernel = shader_kernel!(built "solvers", "laplacian", &["a"]);
 /// [`LAPLACIAN`] of one tile of a grid: inputs the tile `a` and the tiles left `b`, right `c`,
 /// above `d` and below `e` of it; params whether each of those exists (1.0) or not (0.0).
 pub const LAPLACIAN_TILE: Kernel =
-    shader_kernel!("solvers", "laplacian_tile", &["a", "b", "c", "d", "e"]);
+    shader_kernel!(built "solvers", "laplacian_tile", &["a", "b", "c", "d", "e"]);
 /// `T = A^T`.
 pub const TRANSPOSE: Kernel = shader_kernel!("products", "transpose", &["a"]);
 

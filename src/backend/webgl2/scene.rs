@@ -57,7 +57,7 @@ impl Draw for SceneRenderer {
             }
         }
         if self.scene.borrow().is_none() {
-            let source = include_str!("../../../shaders/scene/scene.glsl");
+            let source = crate::kernels::built_shader!("scene", "scene", ".glsl");
             let stage = |define: &str| format!("#version 300 es\n#define {define}\n{source}");
             let program = link(gl, &stage("VERTEX"), &stage("FRAGMENT"))
                 .map_err(|failure| failure.into_error("the scene shader"))?;

@@ -107,7 +107,7 @@ impl SceneRenderer {
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("scene"),
                 source: wgpu::ShaderSource::Wgsl(
-                    include_str!("../../../shaders/scene/scene.wgsl").into(),
+                    crate::kernels::built_shader!("scene", "scene", ".wgsl").into(),
                 ),
             });
         let layout = self

@@ -161,7 +161,7 @@ impl Transfer {
         self.transfer_pass(
             &self.pack,
             "pack",
-            include_str!("../../../shaders/transfer/pack.wgsl"),
+            crate::kernels::built_shader!("transfer", "pack", ".wgsl"),
             (&upload, bytes),
             t,
             layout,
@@ -311,7 +311,7 @@ impl Transfer {
             self.transfer_pass(
                 &self.unpack,
                 "unpack",
-                include_str!("../../../shaders/transfer/unpack.wgsl"),
+                crate::kernels::built_shader!("transfer", "unpack", ".wgsl"),
                 (rows, bytes),
                 t,
                 layout,
