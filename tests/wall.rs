@@ -286,8 +286,8 @@ on_both_backends! {
         // the rigid sweep, colour by colour, from the matrix's factors) on a frame after the
         // ball's hit, against its float64 twin on the same LCP: both results (the impulses
         // over the frame and those behind the displacement) within 1e-3 of their largest,
-        // padding zero; then 8 frames of the standing wall on the GPU within 0.1 mm of
-        // float64's.
+        // padding zero; too many substeps and the dense layout (no factors) say so; then 8
+        // frames of the standing wall on the GPU within 0.1 mm of float64's.
         let gpu = device(kind).await;
         let soft = Settings {
             method: ContactMethod::Soft,
@@ -316,6 +316,12 @@ on_both_backends! {
             }
             assert!(scale > 0.0 && worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
         }
+        let numbers = soft_numbers(&s, 65, lcp.mu);
+        let e = solve_soft(gpu.as_ref(), &system, numbers).unwrap_err();
+        assert!(e.to_string().contains("1 to 64 substeps"), "{e}");
+        let dense = ContactSystem::upload(gpu.as_ref(), &lcp.gpu_layout(Mode::Dense)).unwrap();
+        let e = solve_soft(gpu.as_ref(), &dense, soft_numbers(&s, 4, lcp.mu)).unwrap_err();
+        assert!(e.to_string().contains("from the matrix's factors"), "{e}");
         let mut on_gpu = World::new(wall(&WallSpec::default()), soft);
         let mut on_cpu = on_gpu.clone();
         for _ in 0..8 {

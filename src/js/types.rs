@@ -188,7 +188,7 @@ export interface WallStats {
   energyIn: number;
   mode: "dense" | "blocks";
   omega: number;
-  solver: "jacobi" | "nesterov" | "gauss-seidel";
+  solver: "jacobi" | "nesterov" | "gauss-seidel" | "soft";
   /** The step or relaxation the last frame's solver used (negative, seed convention). */
   step: number;
   sleeping: boolean;
@@ -205,7 +205,7 @@ export interface WallLcp {
   /** The GPU's impulses. */
   x: Float64Array;
   mu: number;
-  solver: "jacobi" | "nesterov" | "gauss-seidel";
+  solver: "jacobi" | "nesterov" | "gauss-seidel" | "soft";
   omega: number;
   step: number;
   iterations: number;

@@ -273,9 +273,10 @@ impl Wall {
     }
 
     /// `"nesterov"` (accelerated projected Jacobi, its step chosen each frame: the default),
-    /// `"jacobi"` (projected Jacobi with `setOmega`'s relaxation: the seed's) or
+    /// `"jacobi"` (projected Jacobi with `setOmega`'s relaxation: the seed's),
     /// `"gauss-seidel"` (graph-coloured projected Gauss-Seidel, from the factors: the block
-    /// layout).
+    /// layout) or `"soft"` (the soft step: `setIterations` substeps, 4 by default, each a
+    /// Gauss-Seidel sweep with a spring on the penetration and a rigid one; the block layout).
     #[wasm_bindgen(js_name = setSolver)]
     pub fn set_solver(&self, solver: &str) -> Result<(), JsValue> {
         self.state.borrow_mut().live.settings_mut().method = solver_named(solver)?;
@@ -363,6 +364,13 @@ impl Wall {
     pub fn solve_lcp(&self, solver: &str, iterations: f64, start: Option<String>) -> Promise {
         let gpu = self.gpu.clone();
         let asked = solver_named(solver).and_then(|method| {
+            if method == ContactMethod::Soft {
+                return Err(Error::Argument(
+                    "solveLcp compares the LCP solvers on one frame; the soft step moves the \
+                     bodies within its frame, so it has no answer to that frame's LCP"
+                        .into(),
+                ));
+            }
             let max = physics::MAX_ITERATIONS;
             let n = whole(
                 "iterations",
@@ -544,9 +552,10 @@ fn solver_named(name: &str) -> Result<ContactMethod, Error> {
         "jacobi" => Ok(ContactMethod::Jacobi),
         "nesterov" => Ok(ContactMethod::Nesterov),
         "gauss-seidel" => Ok(ContactMethod::GaussSeidel),
+        "soft" => Ok(ContactMethod::Soft),
         other => Err(Error::Argument(format!(
-            "unknown solver \"{other}\": \"gauss-seidel\" (graph-coloured), \"nesterov\" \
-             (accelerated) or \"jacobi\" (the seed's)"
+            "unknown solver \"{other}\": \"soft\" (substeps), \"gauss-seidel\" \
+             (graph-coloured), \"nesterov\" (accelerated) or \"jacobi\" (the seed's)"
         ))),
     }
 }

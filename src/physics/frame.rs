@@ -8,7 +8,7 @@ use super::soft::soft_numbers;
 use super::{ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::solver::{self, ContactLayout, ContactMethod, ContactSolve, ContactSystem};
+use crate::solver::{self, ContactLayout, ContactMethod, ContactSolve, ContactSystem, SoftStep};
 
 /// Where one frame's milliseconds went, each part timed by the clock given to
 /// [`gpu_frame_timed`]. The CPU's parts come first; the GPU part is the upload, the solve and
@@ -95,18 +95,11 @@ pub async fn gpu_frame_timed(
         let (system, count, bytes) = upload(gpu, &lcp, mode, layout)?;
         (times.count, times.bytes) = (count, bytes);
         lap(&mut times.upload);
-        if solve.method == ContactMethod::Soft {
-            let soft = soft_numbers(&world.settings, iterations, lcp.mu);
-            let (velocity, position) = solver::solve_soft(gpu, &system, soft)?;
-            let velocity = impulses_of(&system.read(gpu, &velocity).await?);
-            let position = impulses_of(&system.read(gpu, &position).await?);
-            lap(&mut times.solve);
-            (velocity, 0.0, Some(position))
-        } else {
-            let impulses = solve_uploaded(gpu, &lcp, &system, solve, go_on).await?;
-            lap(&mut times.solve);
-            (impulses, f64::from(solve.step), None)
-        }
+        let soft = (solve.method == ContactMethod::Soft)
+            .then(|| soft_numbers(&world.settings, iterations, lcp.mu));
+        let (impulses, moved) = solve_uploaded(gpu, &lcp, &system, (solve, soft), go_on).await?;
+        lap(&mut times.solve);
+        (impulses, f64::from(solve.step), moved)
     };
     match moved {
         Some(p) => world.end_frame_moved(&lcp, &impulses, (&p, iterations), (iterations, step))?,
@@ -128,30 +121,44 @@ pub async fn gpu_solve(
         return Ok(Vec::new());
     }
     let (system, _, _) = upload(gpu, lcp, mode, layout(lcp, mode, &solve))?;
-    solve_uploaded(gpu, lcp, &system, solve, &|| true).await
+    Ok(solve_uploaded(gpu, lcp, &system, (solve, None), &|| true)
+        .await?
+        .0)
 }
 
-/// The solve of an uploaded `system` and the read-back of its impulses, projected.
+/// The solve of an uploaded `system` and the read-back of its impulses, projected; by the
+/// soft step where `soft` gives its numbers, with the impulses behind the displacement too.
 async fn solve_uploaded(
     gpu: &Gpu,
     lcp: &ContactLcp,
     system: &ContactSystem,
-    solve: ContactSolve,
+    (solve, soft): (ContactSolve, Option<SoftStep>),
     go_on: &dyn Fn() -> bool,
-) -> Result<Vec<[f64; 3]>> {
-    let x = solver::solve_contacts(gpu, system, &system.x0, solve, Some(go_on)).await?;
-    let data = system.read(gpu, &x).await?;
-    Ok(impulses_of(&data)
-        .into_iter()
-        .map(|x| lcp.project(x))
-        .collect())
-}
-
-/// Three impulses per contact from the GPU's 4 rows per contact.
-fn impulses_of(data: &[f32]) -> Vec<[f64; 3]> {
-    data.chunks_exact(4)
-        .map(|c| [c[0].into(), c[1].into(), c[2].into()])
-        .collect()
+) -> Result<(Vec<[f64; 3]>, Option<Vec<[f64; 3]>>)> {
+    let (x, moved) = match soft {
+        Some(soft) => {
+            let (x, moved) = solver::solve_soft(gpu, system, soft)?;
+            (x, Some(moved))
+        }
+        None => {
+            let x = solver::solve_contacts(gpu, system, &system.x0, solve, Some(go_on)).await?;
+            (x, None)
+        }
+    };
+    let mut read = Vec::new();
+    for m in std::iter::once(&x).chain(&moved) {
+        let data = system.read(gpu, m).await?;
+        let rows = data
+            .chunks_exact(4)
+            .map(|c| [0, 1, 2].map(|r| f64::from(c[r])));
+        read.push(rows.collect::<Vec<_>>());
+    }
+    let mut read = read.into_iter();
+    let impulses = read.next().unwrap_or_default();
+    Ok((
+        impulses.into_iter().map(|x| lcp.project(x)).collect(),
+        read.next(),
+    ))
 }
 
 /// `lcp` as the textures' data in the layout `solve` reads: in the block layout its factors

@@ -100,7 +100,7 @@ async function fuzz({ backend, seed, calls }) {
     ["wall seed", () => wall.reset(pick([-1, 0.5, NaN, Infinity, 2 ** 53]), 1)],
     ["wall preset", () => wall.preset(pick(["nonsense", "", "TEXLA "]))],
     ["wall mode", () => wall.setMode(pick(["nonsense", "", "Dense "]))],
-    ["wall solveLcp", () => wall.solveLcp(...pick([["nonsense", 4], ["Jacobi", 4], ["jacobi", 0], ["jacobi", 0.5], ["nesterov", NaN], ["nesterov", 1e9], ["gauss-seidel", 4, "cold"]]))],
+    ["wall solveLcp", () => wall.solveLcp(...pick([["nonsense", 4], ["Jacobi", 4], ["jacobi", 0], ["jacobi", 0.5], ["nesterov", NaN], ["nesterov", 1e9], ["gauss-seidel", 4, "cold"], ["soft", 4]]))],
     ["wall push", () => wall.push(pick(reals), 0.5, 1)],
     ["wall orbit", () => wall.orbit(pick(reals), 0, 1)],
     ["wall of gpu", () => gpu.wall(1, pick([0, -1, 0.5, 1001, NaN]))],
