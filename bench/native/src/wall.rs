@@ -201,6 +201,11 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
             ContactMethod::Jacobi => lcp.solve_jacobi(f64::from(method.step), iterations),
             ContactMethod::Nesterov => lcp.solve_nesterov(f64::from(method.step), iterations),
             ContactMethod::GaussSeidel => lcp.solve_gauss_seidel(iterations),
+            ContactMethod::Soft => {
+                let s = world.settings;
+                lcp.solve_soft(s.dt, s.gravity, iterations, s.max_correction)
+                    .velocity
+            }
         };
         let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
         let diff = exact
