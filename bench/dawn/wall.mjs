@@ -3,7 +3,7 @@
 // assembly in wasm) and Rapier on the CPU (wasm), the same cubes (edge 0.5 m, 10 kg, friction
 // 0.6, restitution 0, dt 1/60, gravity 9.81) at the same places, undisturbed.
 //
-//   node bench/dawn/wall.mjs [--frames 1800] [--walls 1,10] [--presets texla,awake,seed] [--pkg DIR]
+//   node bench/dawn/wall.mjs [--frames 1800] [--walls 1,10] [--presets texla,awake,seed,soft] [--pkg DIR]
 //        [--out FILE.json] [--md FILE.md] [--dawn-flags "a;b"] [--require-gpu] [--paired]
 //
 // For each scene (1 wall = 60 cubes, 10 = 600, 100 = 6000: `--walls 1,10,100`) and each path
@@ -65,12 +65,14 @@ const PATHS = {
   texla: "texla default (accelerated, 80, blocks, sleeping)",
   awake: "texla default, sleeping off",
   seed: "texla seed preset (Jacobi, 2n, dense)",
+  soft: "texla soft step (4 substeps, blocks, sleeping off)",
 };
 
 async function texlaRun(walls, preset) {
   const wall = gpu.wall(1, walls);
   wall.preset(preset === "seed" ? "seed" : "texla");
   wall.setSleeping(preset === "texla");
+  if (preset === "soft") wall.setSolver("soft");
   const start = wall.positions();
   const cubes = start.length / 3;
   const energy0 = wall.stats().energy;
