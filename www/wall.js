@@ -78,7 +78,7 @@ export function initWall(gpu) {
       // and lays the textures out; the GPU part is the upload, the solve and the read-back.
       ["CPU part", `${s.cpuMs.toFixed(1)} ms (contacts ${s.parts.contacts.toFixed(1)}, LCP ${s.parts.assembly.toFixed(1)}, step ${s.parts.step.toFixed(1)}, layout ${s.parts.layout.toFixed(1)}, integration ${s.parts.end.toFixed(1)})`],
       ["GPU part", `${s.solveMs.toFixed(1)} ms (upload ${s.parts.upload.toFixed(1)}, solve and read-back ${s.parts.solve.toFixed(1)})`],
-      ["fps", fps.toFixed(1)], ["residual", s.residual.toExponential(2)],
+      ["fps", fps.toFixed(1)], ["residual", s.solver === "soft" ? "– (the soft step answers no one LCP)" : s.residual.toExponential(2)],
       ["deepest contact", `${(s.penetration * 1000).toFixed(2)} mm`],
       ["energy", `${s.energy.toFixed(0)} of ${s.energyIn.toFixed(0)} J put in`],
       ["thrown, pushed", `${s.throws} balls, ${s.pushes} cubes`],
