@@ -245,7 +245,7 @@ const frameStats: number[] = [stepped.frame, stepped.bodies, stepped.asleep, ste
   stats.energyIn, stats.omega, stats.step, parts.contacts, parts.assembly, parts.step, parts.layout, parts.upload,
   parts.solve, parts.end];
 const islands: number[] = stats.islands;
-const settings: ["dense" | "blocks", "jacobi" | "nesterov" | "gauss-seidel", boolean] = [stats.mode, stats.solver, stats.sleeping];
+const settings: ["dense" | "blocks", "jacobi" | "nesterov" | "gauss-seidel" | "soft", boolean] = [stats.mode, stats.solver, stats.sleeping];
 const cancelled: boolean = wall.cancel();
 wall.reset();
 wall.reset(2);
@@ -258,6 +258,7 @@ const hit: boolean = wall.push(0, 0);
 wall.push(0, 0, 60);
 wall.preset("seed");
 wall.setSolver("jacobi");
+wall.setSolver("soft");
 wall.setMode("dense");
 wall.setIterations();
 wall.setIterations(80);
@@ -270,7 +271,7 @@ if (lcp) {
   const lcpArrays: Float64Array[] = [lcp.a, lcp.b, lcp.x0, lcp.x];
   const lcpNumbers: number[] = [lcp.contacts, lcp.size, lcp.mu, lcp.omega, lcp.step, lcp.iterations];
   const lcpIsland: Uint32Array = lcp.island;
-  const lcpSolver: "jacobi" | "nesterov" | "gauss-seidel" = lcp.solver;
+  const lcpSolver: "jacobi" | "nesterov" | "gauss-seidel" | "soft" = lcp.solver;
 }
 
 // Memory, counts, shaders, the GPU's state.
