@@ -247,7 +247,10 @@ export function initWall(gpu) {
     return wall.prepare().then(
       () => ($("wall-status").textContent = ready),
       (e) => ($("wall-status").textContent = `${ready} (its shaders are built by the first frame: ${e.message ?? e})`),
-    ).finally(() => delete $("wall-status").dataset.compiling);
+    ).finally(() => {
+      delete $("wall-status").dataset.compiling;
+      $("wall-status").dataset.prepared = "";
+    });
   };
   return { wall, restored, prepare };
 }
