@@ -17,60 +17,60 @@
 //! compilers' messages about any kernel are mapped to lines of its body
 //! ([`Kernel::compile_error`]).
 
-/// A kernel whose body is a file in `shaders/<dir>/`, compiled into the binary.
+/// A kernel whose body is a file in `shaders/<dir>/`, compiled into the binary (`built`: as
+/// build.rs leaves it, [`built_shader!`]).
 macro_rules! shader_kernel {
-    (built $dir:literal, $name:literal, $inputs:expr) => {
+    (sources $name:literal, $wgsl:expr, $glsl:expr, $inputs:expr) => {
         $crate::kernels::Kernel {
             name: std::borrow::Cow::Borrowed($name),
             inputs: $inputs,
-            wgsl: std::borrow::Cow::Borrowed(built_shader!($dir, $name, ".wgsl")),
-            glsl: std::borrow::Cow::Borrowed(built_shader!($dir, $name, ".glsl")),
+            wgsl: std::borrow::Cow::Borrowed($wgsl),
+            glsl: std::borrow::Cow::Borrowed($glsl),
             outputs: 1,
             compute: None,
         }
     };
+    (built $dir:literal, $name:literal, $inputs:expr) => {
+        shader_kernel!(
+            sources $name,
+            built_shader!($dir, $name, ".wgsl"),
+            built_shader!($dir, $name, ".glsl"),
+            $inputs
+        )
+    };
     ($dir:literal, $name:literal, $inputs:expr) => {
-        $crate::kernels::Kernel {
-            name: std::borrow::Cow::Borrowed($name),
-            inputs: $inputs,
-            wgsl: std::borrow::Cow::Borrowed(include_str!(concat!(
-                "../../shaders/",
-                $dir,
-                "/",
-                $name,
-                ".wgsl"
-            ))),
-            glsl: std::borrow::Cow::Borrowed(include_str!(concat!(
-                "../../shaders/",
-                $dir,
-                "/",
-                $name,
-                ".glsl"
-            ))),
-            outputs: 1,
-            compute: None,
-        }
+        shader_kernel!(
+            sources $name,
+            include_str!(concat!("../../shaders/", $dir, "/", $name, ".wgsl")),
+            include_str!(concat!("../../shaders/", $dir, "/", $name, ".glsl")),
+            $inputs
+        )
     };
 }
 
-/// A kernel whose body is `shaders/<dir>/<file>.*` after a shared helper `library` (a (WGSL,
-/// GLSL) pair): joined once, the first time the kernel is made, so that the binary holds the
-/// library once and making the kernel again (every pass of a solver) copies nothing.
+/// A kernel whose body is `shaders/<dir>/<file>.*` (or the `sources` given) after a shared
+/// helper `library` (a (WGSL, GLSL) pair): joined once, the first time the kernel is made, so
+/// that the binary holds the library once and making the kernel again (every pass of a
+/// solver) copies nothing.
 macro_rules! library_kernel {
-    ($library:expr, $dir:literal, $name:literal, $file:literal, $inputs:expr, $outputs:expr) => {{
+    (sources $library:expr, $name:literal, $sources:expr, $inputs:expr, $outputs:expr) => {{
         static JOINED: std::sync::OnceLock<(&'static str, &'static str)> =
             std::sync::OnceLock::new();
-        let joined = *JOINED.get_or_init(|| {
-            $crate::kernels::Kernel::join(
-                $library,
-                (
-                    include_str!(concat!("../../shaders/", $dir, "/", $file, ".wgsl")),
-                    include_str!(concat!("../../shaders/", $dir, "/", $file, ".glsl")),
-                ),
-            )
-        });
+        let joined = *JOINED.get_or_init(|| $crate::kernels::Kernel::join($library, $sources));
         $crate::kernels::Kernel::after_library($name, $inputs, $outputs, joined)
     }};
+    ($library:expr, $dir:literal, $name:literal, $file:literal, $inputs:expr, $outputs:expr) => {
+        library_kernel!(
+            sources $library,
+            $name,
+            (
+                include_str!(concat!("../../shaders/", $dir, "/", $file, ".wgsl")),
+                include_str!(concat!("../../shaders/", $dir, "/", $file, ".glsl")),
+            ),
+            $inputs,
+            $outputs
+        )
+    };
 }
 
 /// The file `shaders/<dir>/<name><ext>` as build.rs leaves it: its comment lines dropped
@@ -82,23 +82,21 @@ macro_rules! built_shader {
 }
 pub(crate) use built_shader;
 
-/// A kernel of the wall's contact library: as [`library_kernel!`] over
-/// `shaders/solvers/<name>`, as build.rs leaves it (its comment lines dropped).
+/// A kernel of the wall's contact library: [`library_kernel!`] over `shaders/solvers/<name>`
+/// as build.rs leaves it (its comment lines dropped).
 macro_rules! contact_kernel {
-    ($name:literal, $inputs:expr, $outputs:expr) => {{
-        static JOINED: std::sync::OnceLock<(&'static str, &'static str)> =
-            std::sync::OnceLock::new();
-        let joined = *JOINED.get_or_init(|| {
-            $crate::kernels::Kernel::join(
-                CONTACT_LAYOUT,
-                (
-                    include_str!(concat!(env!("OUT_DIR"), "/solvers/", $name, ".wgsl")),
-                    include_str!(concat!(env!("OUT_DIR"), "/solvers/", $name, ".glsl")),
-                ),
-            )
-        });
-        $crate::kernels::Kernel::after_library($name, $inputs, $outputs, joined)
-    }};
+    ($name:literal, $inputs:expr, $outputs:expr) => {
+        library_kernel!(
+            sources CONTACT_LAYOUT,
+            $name,
+            (
+                built_shader!("solvers", $name, ".wgsl"),
+                built_shader!("solvers", $name, ".glsl"),
+            ),
+            $inputs,
+            $outputs
+        )
+    };
 }
 
 /// The [`Template`] of the file `shaders/<path>`, compiled into the binary.
