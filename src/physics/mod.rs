@@ -28,9 +28,7 @@ pub use frame::{gpu_frame, gpu_frame_timed, gpu_solve, FrameTimes};
 pub use jacobian::{Jacobian, Run, Side};
 pub use lcp::{ContactLcp, Mode};
 pub use live::{Frame, Input, LiveWorld};
-pub use soft::{
-    soft_numbers, softness, SoftImpulses, CONTACT_DAMPING, CONTACT_HERTZ, SOFT_SUBSTEPS,
-};
+pub use soft::{soft_numbers, SoftImpulses, CONTACT_DAMPING, CONTACT_HERTZ, SOFT_SUBSTEPS};
 pub use view::Camera;
 pub use wall::{wall, walls_extent, WallSpec, BALL, WALLS_DEEP, WALL_SPACING};
 pub use world::{

@@ -56,7 +56,7 @@ pub struct SoftImpulses {
 /// the impulse already applied. The impulse settles where the spring holds the load, so a
 /// stack sinks by about its weight over the contacts' stiffness, (2 pi hertz)^2 times their
 /// effective mass: 1.9% of the edge for the standing wall at 30 Hz.
-pub fn softness(h: f64) -> (f64, f64, f64) {
+fn softness(h: f64) -> (f64, f64, f64) {
     let hertz = CONTACT_HERTZ.min(0.25 / h);
     let omega = 2.0 * std::f64::consts::PI * hertz;
     let a1 = 2.0 * CONTACT_DAMPING + h * omega;

@@ -141,13 +141,19 @@ fn seed_preset_stands_for_ten_seconds_at_300_iterations() {
     );
 }
 
-/// The wall after `rest` frames standing (awake after 30, asleep after 180), then the default
-/// throw: the page's ball ([`BALL`], 25 m/s) into the middle of row 4.
+/// The wall after `rest` frames standing (awake after 30, asleep after 180), then the page's
+/// default throw.
 fn knocked_wall(seed: u32, rest: usize) -> World {
     let mut world = standing_wall(seed);
     for _ in 0..rest {
         world.step_cpu().unwrap();
     }
+    throw_the_page_ball(&mut world);
+    world
+}
+
+/// The page's default throw: its ball ([`BALL`], 25 m/s) into the middle of row 4.
+fn throw_the_page_ball(world: &mut World) {
     let (radius, mass, speed) = BALL;
     world.throw_ball(
         DVec3::new(0.0, 2.0, -3.0),
@@ -155,7 +161,6 @@ fn knocked_wall(seed: u32, rest: usize) -> World {
         radius,
         mass,
     );
-    world
 }
 
 /// The ball knocks the wall down whether it is awake (thrown after 0.5 s) or asleep (after
@@ -548,13 +553,7 @@ fn the_soft_step_stands_the_wall_and_the_ball_knocks_it_down() {
         "a cube moved {since} m after the first second"
     );
     assert!(fastest_point(&world) < 1e-3, "the wall is not at rest");
-    let (radius, mass, speed) = BALL;
-    world.throw_ball(
-        DVec3::new(0.0, 2.0, -3.0),
-        DVec3::new(0.0, 0.0, speed),
-        radius,
-        mass,
-    );
+    throw_the_page_ball(&mut world);
     let budget = world.energy_in();
     for frame in 0..180 {
         world.step_cpu().unwrap();

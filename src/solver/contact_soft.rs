@@ -35,7 +35,7 @@ pub struct SoftStep {
     /// Gravity along -y, m/s^2 (the velocities b was made from hold the whole frame's).
     pub gravity: f32,
     /// The spring's correction rate (1/s), and its factors on the effective mass and on the
-    /// impulse already applied, for a substep (`physics::soft::softness`).
+    /// impulse already applied, for a substep (`physics::soft_numbers` makes them).
     pub spring: (f32, f32, f32),
     /// The largest correction velocity, m/s.
     pub max_correction: f32,
