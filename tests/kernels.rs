@@ -63,7 +63,7 @@ fn every_kernel() -> Vec<Kernel> {
     all.extend((2..=FAST_TARGETS).map(kernels::matmul_fast));
     all.extend(TILED_CHUNKS.map(kernels::matmul_tiled));
     for r in [Reduction::Sum, Reduction::Dot, Reduction::MaxAbs] {
-        all.extend([r.pass(), r.last()]);
+        all.extend([r.pass(), r.last(), r.compute_pass()]);
     }
     // Expressions: every function, and expressions with inputs, numbers and operators.
     let a = || Expr::parse("a").unwrap();

@@ -10,8 +10,8 @@ mod common;
 use common::device;
 use texla::backend::BackendKind;
 use texla::gpu::ops;
-use texla::gpu::{Gpu, MatVecKernel, ProductKernel, Transpose};
-use texla::kernels::{Expr, Func, Func2};
+use texla::gpu::{Gpu, MatVecKernel, ProductKernel, ReductionKernel, Transpose};
+use texla::kernels::{Expr, Func, Func2, Reduction};
 use texla::reference::{compare, dot_error_bound, matmul, transpose, Rng};
 use wasm_bindgen_test::*;
 
@@ -375,6 +375,49 @@ on_both_backends! {
             let exact_sum: f64 = a.iter().map(|x| f64::from(*x)).sum();
             let abs_sum: f64 = a.iter().map(|x| f64::from(x.abs())).sum();
             assert!((f64::from(s) - exact_sum).abs() <= dot_error_bound(rows * cols, abs_sum));
+        }
+    }
+
+    async fn every_reduction_kernel_agrees_with_float64(kind) {
+        let gpu = device(kind).await;
+        let kernels = [ReductionKernel::Auto, ReductionKernel::Passes, ReductionKernel::Compute];
+        let g: &Gpu = &gpu;
+        let scalar = |m: texla::matrix::Matrix| async move { g.read(&m).await.unwrap()[0] };
+        // Up to three compute passes (260 x 4500: 2 x 71 blocks, then 1 x 2, then one).
+        for (i, &(rows, cols)) in [(1, 1), (5, 3), (4097, 1), (1, 300), (257, 65), (260, 4500)].iter().enumerate() {
+            let mut rng = Rng::new(70 + i as u32);
+            let (mut a, b) = (rng.matrix(rows * cols, -1.0, 1.0), rng.matrix(rows * cols, -1.0, 1.0));
+            a[rows * cols / 2] = -1.5;
+            let (ga, gb) = (gpu.upload(&a, rows, cols).unwrap(), gpu.upload(&b, rows, cols).unwrap());
+            let f = |v: &f32| f64::from(*v);
+            let abs_sum: f64 = a.iter().map(|v| f(v).abs()).sum();
+            let dot_abs: f64 = a.iter().zip(&b).map(|(x, y)| (f(x) * f(y)).abs()).sum();
+            let n = rows * cols;
+            for kernel in kernels {
+                let run = |kind, b| gpu.reduce_with(kernel, kind, &ga, b);
+                if kernel == ReductionKernel::Compute && kind == BackendKind::WebGl2 {
+                    let e = run(Reduction::Sum, None).unwrap_err();
+                    assert!(e.to_string().contains("needs WebGPU"), "{e}");
+                    continue;
+                }
+                let what = format!("{kernel:?} {rows}x{cols}");
+                let sum = f64::from(scalar(run(Reduction::Sum, None).unwrap()).await);
+                let exact: f64 = a.iter().map(f).sum();
+                assert!((sum - exact).abs() <= dot_error_bound(n, abs_sum), "sum, {what}: {sum} vs {exact}");
+                let dot = f64::from(scalar(run(Reduction::Dot, Some(&gb)).unwrap()).await);
+                let exact: f64 = a.iter().zip(&b).map(|(x, y)| f(x) * f(y)).sum();
+                assert!((dot - exact).abs() <= dot_error_bound(n, dot_abs), "dot, {what}: {dot} vs {exact}");
+                assert_eq!(scalar(run(Reduction::MaxAbs, None).unwrap()).await, 1.5, "max |a|, {what}");
+            }
+        }
+        // NaN is never hidden by a largest |element|, whatever the kernel.
+        let mut data = vec![0.5f32; 300 * 70];
+        data[12345] = f32::NAN;
+        let nan = gpu.upload(&data, 300, 70).unwrap();
+        for kernel in kernels {
+            if let Ok(m) = gpu.reduce_with(kernel, Reduction::MaxAbs, &nan, None) {
+                assert!(scalar(m).await.is_nan(), "{kernel:?} hides the NaN");
+            }
         }
     }
 

@@ -33,4 +33,5 @@ pub use float_float::{DdMatrix, FloatFloat};
 pub use pool::{MemoryStats, MAX_POOLED_BYTES};
 pub use probe::Precision;
 pub use products::{MatVecKernel, ProductKernel, Transpose, MATVEC_BLOCK};
+pub use reductions::ReductionKernel;
 pub use tiles::MAX_ELEMENTS;

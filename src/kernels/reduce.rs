@@ -1,9 +1,11 @@
-//! Reductions: 16-fold passes over 4x4 blocks of texels, then the four components of the last
-//! texel: sums, dot products and the largest |element|.
+//! Reductions: 16-fold fragment passes over 4x4 blocks of texels, or 4096-fold compute passes
+//! over 64 x 64 blocks (WebGPU), then the four components of the last texel: sums, dot products
+//! and the largest |element|.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
-use super::Kernel;
+use super::{Compute, Kernel};
 
 /// What a reduction computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +27,14 @@ impl Reduction {
         }
     }
 
+    /// How two partial results combine.
+    fn merge(self) -> &'static str {
+        match self {
+            Reduction::Sum | Reduction::Dot => "x + y",
+            Reduction::MaxAbs => "keep_nan(x, keep_nan(y, max(x, y)))",
+        }
+    }
+
     /// How `acc` takes in one texel, and how a texel's four components combine: the same text
     /// in WGSL and GLSL.
     fn combine(self) -> (&'static str, &'static str) {
@@ -41,17 +51,21 @@ impl Reduction {
         }
     }
 
-    /// One pass over 4x4 blocks of texels.
-    pub fn pass(self) -> Kernel {
-        let inputs: &'static [&'static str] = if self == Reduction::Dot {
+    /// The inputs of a first pass.
+    fn inputs(self) -> &'static [&'static str] {
+        if self == Reduction::Dot {
             &["a", "b"]
         } else {
             &["a"]
-        };
+        }
+    }
+
+    /// One fragment pass over 4x4 blocks of texels.
+    pub fn pass(self) -> Kernel {
         let combine = self.combine().0;
         Kernel {
             name: Cow::Owned(format!("reduce_{}", self.name())),
-            inputs,
+            inputs: self.inputs(),
             wgsl: template!("reductions/reduce.wgsl")
                 .register("combine", combine)
                 .complete()
@@ -62,6 +76,29 @@ impl Reduction {
                 .into(),
             outputs: 1,
             compute: None,
+        }
+    }
+
+    /// One compute pass over 64 x 64 blocks of texels, one output texel a workgroup, its
+    /// invocations' terms met in a tree of workgroup memory.
+    pub fn compute_pass(self) -> Kernel {
+        static SOURCES: [OnceLock<String>; 3] = [const { OnceLock::new() }; 3];
+        let wgsl = SOURCES[self as usize].get_or_init(|| {
+            template!("reductions/reduce_compute.wgsl")
+                .register("combine", self.combine().0)
+                .register("merge", self.merge())
+                .complete()
+        });
+        Kernel {
+            name: Cow::Owned(format!("reduce_{}_compute", self.name())),
+            inputs: self.inputs(),
+            wgsl: Cow::Borrowed(wgsl),
+            glsl: Cow::Borrowed(""),
+            outputs: 1,
+            compute: Some(Compute {
+                per_group: (1, 1),
+                scratch_words: 0,
+            }),
         }
     }
 

@@ -122,6 +122,8 @@ fn naga_validates_the_compute_kernels() {
         contact_soft_step(),
     ];
     kernels.extend(TILED_CHUNKS.map(matmul_tiled));
+    kernels
+        .extend([Reduction::Sum, Reduction::Dot, Reduction::MaxAbs].map(Reduction::compute_pass));
     for kernel in kernels {
         let src = kernel.wgsl_source();
         let module = naga::front::wgsl::parse_str(&src)
