@@ -48,6 +48,8 @@ fn every_kernel() -> Vec<Kernel> {
         kernels::contact_nesterov_group(256, true),
         kernels::contact_nesterov_group(32, true),
         kernels::contact_nesterov_group(32, false),
+        kernels::contact_soft_group(256, 4, 3.0, false),
+        kernels::contact_soft_group(32, 64, 1e-3, true),
         kernels::lcp_jacobi(512, 4, 7, 100, 25, true),
         kernels::lcp_jacobi(256, 1, 0, 64, 64, false),
         kernels::lcp_jacobi(2048, 2, kernels::LCP_MAX_REGISTERS, 300, 1, true),

@@ -281,13 +281,14 @@ on_both_backends! {
         }
     }
 
-    async fn soft_step_passes_match_float64(kind) {
-        // The soft step's passes (4 substeps of the separations, the soft sweep, the move and
-        // the rigid sweep, colour by colour, from the matrix's factors) on a frame after the
-        // ball's hit, against its float64 twin on the same LCP: both results (the impulses
-        // over the frame and those behind the displacement) within 1e-3 of their largest,
-        // padding zero; too many substeps and the dense layout (no factors) say so; then 8
-        // frames of the standing wall on the GPU within 0.1 mm of float64's.
+    async fn soft_step_matches_float64(kind) {
+        // The soft step (4 substeps of the separations, the soft sweep, the move and the rigid
+        // sweep, colour by colour, from the matrix's factors: one dispatch per result on
+        // WebGPU, passes on WebGL2) on a frame after the ball's hit, against its float64 twin
+        // on the same LCP: both results (the impulses over the frame and those behind the
+        // displacement) within 1e-3 of their largest, padding zero; too many substeps and the
+        // dense layout (no factors) say so; then 8 frames of the standing wall on the GPU
+        // within 0.1 mm of float64's.
         let gpu = device(kind).await;
         let soft = Settings {
             method: ContactMethod::Soft,
@@ -303,7 +304,13 @@ on_both_backends! {
         let s = world.settings;
         let exact = lcp.solve_soft(s.dt, s.gravity, 4, s.max_correction);
         let system = ContactSystem::upload(gpu.as_ref(), &lcp.factored_layout(lcp.factors())).unwrap();
+        let before = gpu.counts().passes;
         let (velocity, position) = solve_soft(gpu.as_ref(), &system, soft_numbers(&s, 4, lcp.mu)).unwrap();
+        let passes = gpu.counts().passes - before;
+        match kind {
+            BackendKind::WebGpu => assert_eq!(passes, 2, "one dispatch per result"),
+            BackendKind::WebGl2 => assert!(passes > 100, "{passes} passes"),
+        }
         for (got, exact) in [(&velocity, &exact.velocity), (&position, &exact.position)] {
             let got = system.read(gpu.as_ref(), got).await.unwrap();
             let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));

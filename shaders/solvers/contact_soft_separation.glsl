@@ -10,6 +10,6 @@ vec4 kernel(ivec2 texel) {
     float shifted = dot(head.xyz, body_texel(ka, 0) - body_texel(kb, 0))
         + dot(a_texel(col + 3, i).xyz, body_texel(ka, 1))
         - dot(a_texel(col + 6, i).xyz, body_texel(kb, 1));
-    float s = e_texel(texel.x, i).y + param(0) * d_texel(texel.x, i).x + param(1) * sides * head.y + shifted;
+    float s = a_texel(col + 6, i).w + param(0) * d_texel(texel.x, i).x + param(1) * sides * head.y + shifted;
     return vec4(c_texel(texel.x, i).xyz, s);
 }

@@ -1,7 +1,7 @@
 // The soft step's separations (src/solver/contact_soft.rs; float64 twin
 // ContactLcp::solve_soft): T with each contact's separation after the displacement so far in
-// its fourth value, s = s0 + start b_n + early (a - b) e_n.y + J_n shift. Inputs: a = J, b =
-// shift (contact_velocities over P), c = T, d = b, e = mu (second row: s0). param(0) = start,
+// its fourth value, s = s0 + start b_n + early (a - b) e_n.y + J_n shift. Inputs: a = J (s0 in
+// texel 6's w), b = shift (contact_velocities over P), c = T, d = b. param(0) = start,
 // param(1) = early g h.
 
 fn kernel(texel: vec2<i32>) -> vec4<f32> {
@@ -14,6 +14,6 @@ fn kernel(texel: vec2<i32>) -> vec4<f32> {
     let shifted = dot(head.xyz, body_texel(ka, 0) - body_texel(kb, 0))
         + dot(a_texel(col + 3, i).xyz, body_texel(ka, 1))
         - dot(a_texel(col + 6, i).xyz, body_texel(kb, 1));
-    let s = e_texel(texel.x, i).y + param(0) * d_texel(texel.x, i).x + param(1) * sides * head.y + shifted;
+    let s = a_texel(col + 6, i).w + param(0) * d_texel(texel.x, i).x + param(1) * sides * head.y + shifted;
     return vec4<f32>(c_texel(texel.x, i).xyz, s);
 }

@@ -102,10 +102,10 @@ pub fn contact_gauss_seidel() -> Kernel {
 
 /// The soft step's separations after the displacement so far (`src/physics/soft.rs`): T with
 /// each contact's separation in its fourth value: inputs J, the bodies' displacement (from
-/// [`contact_velocities`] over P), T, b, mu (its second row: the separation at the frame's
+/// [`contact_velocities`] over P), T, b (J's texel 6 holds the separation at the frame's
 /// start); params start, early.
 pub fn contact_soft_separation() -> Kernel {
-    contact_kernel!("contact_soft_separation", &["a", "b", "c", "d", "e"], 1)
+    contact_kernel!("contact_soft_separation", &["a", "b", "c", "d"], 1)
 }
 
 /// One colour's pass of the soft step (`src/physics/soft.rs`): the contacts of the colour step
@@ -115,6 +115,41 @@ pub fn contact_soft_separation() -> Kernel {
 /// largest correction.
 pub fn contact_soft_step() -> Kernel {
     contact_kernel!("contact_soft_step", &["a", "b", "c", "d", "e", "f"], 1)
+}
+
+/// The soft step with every substep in ONE compute dispatch (`shaders/solvers/
+/// contact_soft_group.wgsl`), a workgroup of `threads` threads per group of whole islands as
+/// [`contact_nesterov_group`] (its inputs), `substeps` substeps, corrections no faster than
+/// `max_correction` m/s; it stores the impulses over the frame, or with `store_p` the impulses
+/// behind the displacement. Params: texel columns per body, colours, mu, h, g h, the spring's
+/// rate, mass and impulse factors.
+pub fn contact_soft_group(
+    threads: usize,
+    substeps: usize,
+    max_correction: f32,
+    store_p: bool,
+) -> Kernel {
+    debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
+    let body = super::Template::new(
+        "solvers/contact_soft_group.wgsl",
+        built_shader!("solvers", "contact_soft_group", ".wgsl"),
+    )
+    .register("THREADS", threads)
+    .register("SUBSTEPS", substeps)
+    .register("MAX_CORRECTION", format!("{max_correction:?}"))
+    .register("STORE_P", store_p)
+    .complete();
+    Kernel {
+        name: format!("contact_soft_group_{threads}_{substeps}").into(),
+        inputs: &["a", "b", "c", "d", "e", "f"],
+        wgsl: (CONTACT_LAYOUT.0.to_owned() + &body).into(),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (GROUP_MAX_CONTACTS, 4 * GROUP_MAX_CONTACTS),
+            scratch_words: 0,
+        }),
+    }
 }
 
 /// Contacts a group of small islands fills up to: one per thread of a hardware workgroup.

@@ -133,9 +133,9 @@ pub use kernel::{
 };
 pub use lcp::{
     contact_gauss_seidel, contact_jacobi, contact_nesterov, contact_nesterov_factored,
-    contact_nesterov_group, contact_soft_separation, contact_soft_step, contact_velocities,
-    lcp_jacobi, GROUP_MAX_BODIES, GROUP_MAX_CONTACTS, GROUP_PACK, LCP_MAX_REGISTERS,
-    LCP_PARTIAL_BYTES,
+    contact_nesterov_group, contact_soft_group, contact_soft_separation, contact_soft_step,
+    contact_velocities, lcp_jacobi, GROUP_MAX_BODIES, GROUP_MAX_CONTACTS, GROUP_PACK,
+    LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
 pub use products::{
     matmul_fast, matmul_registers, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN,

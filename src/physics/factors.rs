@@ -64,6 +64,8 @@ impl ContactLcp {
             for (d, o) in off.iter().enumerate() {
                 jacobian[(4 * c + 3) * JACOBIAN_TEXELS + 3 + d] = *o as f32;
             }
+            // Texel 6 carries the separation at the frame's start (the soft step's).
+            jacobian[(4 * c + 3) * JACOBIAN_TEXELS + 6] = -self.contacts[c].depth as f32;
             for (d, e) in self.directions[c].iter().enumerate() {
                 let e = e.as_vec3().to_array();
                 let w = if d < 2 { slots[d] } else { colours[c] as f32 };

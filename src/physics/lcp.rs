@@ -478,9 +478,8 @@ impl ContactLcp {
         }
     }
 
-    /// The layout's per-contact vectors (b, 1 / diag(A), mu and the separation at the frame's
-    /// start (the soft step's), the warm start) and islands, with no
-    /// matrix: the part every layout shares.
+    /// The layout's per-contact vectors (b, 1 / diag(A), mu, the warm start) and islands, with
+    /// no matrix: the part every layout shares.
     pub(super) fn vectors_layout(&self) -> ContactLayout {
         let contacts = self.contacts.len();
         // Vectors of 4 rows per contact: its three values and a zero.
@@ -503,7 +502,7 @@ impl ContactLcp {
             factors: None,
             b: per_row(&|i| self.b[i]),
             inv_diag: per_row(&|i| inverse[i]),
-            mu: per_row(&|i| [self.mu, -self.contacts[i].depth, 0.0]),
+            mu: per_row(&|_| [self.mu, 0.0, 0.0]),
             x0: per_row(&|i| self.x0[i]),
         }
     }

@@ -41,8 +41,7 @@ pub struct ContactLayout {
     pub b: Vec<f32>,
     /// 1 / diag(A), `rows x 1` (0 on padding rows).
     pub inv_diag: Vec<f32>,
-    /// mu on each contact's first row, its separation at the frame's start (m, the soft
-    /// step's) on the second, `rows x 1`.
+    /// mu on each contact's first row, `rows x 1`.
     pub mu: Vec<f32>,
     /// The warm start, `rows x 1`.
     pub x0: Vec<f32>,
@@ -66,8 +65,7 @@ pub struct ContactSystem {
     pub b: Matrix,
     /// 1 / diag(A), 4H x S.
     pub inv_diag: Matrix,
-    /// mu on each contact's first row, its separation at the frame's start on the second,
-    /// 4H x S.
+    /// mu on each contact's first row, 4H x S.
     pub mu: Matrix,
     /// The warm start, 4H x S: the impulses every solver here starts from.
     pub x0: Matrix,
@@ -630,7 +628,7 @@ fn resolve(gpu: &Gpu, system: &ContactSystem, solve: ContactSolve) -> ContactPat
 
 /// Threads of the single-dispatch solver's workgroups: 256 on a hardware GPU, 32 on a CPU that
 /// emulates one (SwiftShader runs a workgroup on one core; fewer threads, cheaper barriers).
-fn group_threads(gpu: &Gpu) -> usize {
+pub(super) fn group_threads(gpu: &Gpu) -> usize {
     if gpu.capabilities().software {
         32
     } else {

@@ -11,9 +11,10 @@
 //!   contacts:  (A y)_c = J_c,a v_a - J_c,b v_b + R_c y_c
 //!
 //!   contact c, 9 texel columns (4 rows per texel: x, y, z, w):
-//!     0: e_n,  w = body slot of a + 1     3: r_a x e_n,  w = A_cc's n t1   6: r_b x e_n
+//!     0: e_n,  w = body slot of a + 1     3: r_a x e_n,  w = A_cc's n t1   6: r_b x e_n, w = s0
 //!     1: e_t1, w = body slot of b + 1     4: r_a x e_t1, w = A_cc's n t2   7: r_b x e_t1
 //!     2: e_t2, w = the contact's colour   5: r_a x e_t2, w = A_cc's t1 t2  8: r_b x e_t2
+//!   (s0: the separation at the frame's start, m, which the soft step's dispatch reads)
 //!   (slot 0: no body, the ground; J_c,k = (e_d, r_k x e_d) for the three directions d; the
 //!   colour and the off-diagonal of the contact's own block are for Gauss-Seidel's passes:
 //!   contacts of one colour share no body, `super::contact_colours`)

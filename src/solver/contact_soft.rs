@@ -1,5 +1,7 @@
-//! The soft step on the GPU, from the matrix's factors in fragment passes on both backends
-//! (`physics::ContactLcp::solve_soft` is its float64 twin and explains the step). The state is
+//! The soft step on the GPU, from the matrix's factors (`physics::ContactLcp::solve_soft` is
+//! its float64 twin and explains the step). Where compute kernels run and the contacts fall into
+//! workgroup-sized groups of islands, every substep runs in one dispatch per result
+//! (`shaders/solvers/contact_soft_group.wgsl`); elsewhere in fragment passes. The state is
 //! three impulse vectors of the contacts' shape: T, the finished substeps' impulses; S, T plus
 //! this substep's (what the bodies' velocities are made from); P, the impulses behind the
 //! displacement. Per substep:
@@ -13,7 +15,7 @@
 //!   next          T = S, S = 2 S - T: the substep's impulses applied again (the warm start)
 //! ```
 //!
-//! 6 passes and 4 per colour a substep: 280 a frame for the standing wall's 16 colours.
+//! The passes: 6 and 4 per colour a substep, 280 a frame for the standing wall's 16 colours.
 
 use super::contact::{check_mu, velocities};
 use super::{ContactSystem, FactorSystem};
@@ -44,11 +46,14 @@ pub struct SoftStep {
 }
 
 /// The soft step of `system` (the block layout with its factors, b with no correction target,
-/// mu's second row the separations at the frame's start) from its warm start `system.x0` (an
+/// J's texel 6 the separations at the frame's start) from its warm start `system.x0` (an
 /// impulse over a frame): the impulses over the frame (what the velocities change by) and the
 /// impulses behind the displacement (N s^2), 4 rows per contact as `x0`.
 pub fn solve_soft(gpu: &Gpu, system: &ContactSystem, soft: SoftStep) -> Result<(Matrix, Matrix)> {
     let f = check(system, &soft)?;
+    if let (true, Some(groups)) = (gpu.capabilities().compute, &f.groups) {
+        return dispatch(gpu, system, f, &groups.texels, groups.count, soft);
+    }
     let n = soft.substeps;
     let h = soft.dt / n as f32;
     let mut t = gpu.fill(system.x0.rows(), system.x0.cols(), 0.0)?;
@@ -66,7 +71,7 @@ pub fn solve_soft(gpu: &Gpu, system: &ContactSystem, soft: SoftStep) -> Result<(
         let mut start = h * (k - 1) as f32;
         for soft_sweep in [true, false] {
             let shift = velocities(gpu, f, &p)?;
-            let inputs = [&f.jacobian, &shift, &t, &system.b, &system.mu];
+            let inputs = [&f.jacobian, &shift, &t, &system.b];
             t = gpu.run(
                 Program::new(
                     kernels::contact_soft_separation(),
@@ -115,6 +120,58 @@ pub fn solve_soft(gpu: &Gpu, system: &ContactSystem, soft: SoftStep) -> Result<(
         }
     }
     Ok((s, p))
+}
+
+/// The soft step in one compute dispatch per result (WebGPU, where the contacts fall into
+/// workgroup-sized groups of islands): `shaders/solvers/contact_soft_group.wgsl`, run once for
+/// the impulses and once for the impulses behind the displacement.
+fn dispatch(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    f: &FactorSystem,
+    groups: &Matrix,
+    count: usize,
+    soft: SoftStep,
+) -> Result<(Matrix, Matrix)> {
+    let h = soft.dt / soft.substeps as f32;
+    let (rate, mass, keep) = soft.spring;
+    let params = [
+        f.body_width as f32,
+        f.colours as f32,
+        soft.mu,
+        h,
+        soft.gravity * h,
+        rate,
+        mass,
+        keep,
+    ];
+    let inputs = [
+        &f.jacobian,
+        &f.bodies,
+        &system.x0,
+        &system.b,
+        &system.inv_diag,
+        groups,
+    ];
+    let run = |store_p| {
+        let kernel = kernels::contact_soft_group(
+            super::contact::group_threads(gpu),
+            soft.substeps,
+            soft.max_correction,
+            store_p,
+        );
+        gpu.run(
+            Program::new(
+                kernel,
+                inputs.iter().map(|m| m.layout()).collect(),
+                system.x0.layout(),
+            )
+            .with_params(&params)
+            .with_workgroups(count),
+            &inputs,
+        )
+    };
+    Ok((run(false)?, run(true)?))
 }
 
 /// The factors the soft step reads, after checking its numbers.
