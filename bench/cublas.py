@@ -13,7 +13,10 @@ GPU and the CPU), beside native_bench --figure3's record when --texla FILE names
 --sgemv-sweep: Fujimoto's A x at every order (torch.mv, cuBLAS sgemv) beside native_bench
 --mulvec-sweep's record (--texla FILE). Both write JSON into --out DIR (default .).
 
-Usage: python3 bench/cublas.py [1024,2048,4096,8192] [--nmf-only | --products-only]
+With --reductions: torch.sum(a) and torch.dot of n x n matrices (GB/s of input read), beside
+native_bench --reductions.
+
+Usage: python3 bench/cublas.py [1024,2048,4096,8192] [--nmf-only | --products-only | --reductions]
        python3 bench/cublas.py --figure3 [--texla native-figure3.json] [--n 1000] [--out DIR]
        python3 bench/cublas.py --sgemv-sweep [--texla native-mulvec-sweep.json]
            [--sweep-max 12800] [--sweep-dense-max 2048] [--out DIR]
@@ -62,6 +65,19 @@ def matmul(sizes):
         worst = ((c[rows, cols].double() - exact).abs() / scale).max().item()
         print(f"n={n:5} cuBLAS FP32 (TF32 off) {ms:8.3f} ms {2 * n**3 / ms / 1e9:7.2f} TFLOPS"
               f"  max |err| / sum|ab| = {worst:.1e} (TF32 would be ~1e-4)", flush=True)
+
+
+def reductions(sizes):
+    for n in sizes:
+        g = torch.Generator(device="cuda").manual_seed(n)
+        a = torch.rand(n, n, device="cuda", generator=g) * 2 - 1
+        b = torch.rand(n, n, device="cuda", generator=g) * 2 - 1
+        per_batch = max(1, min(200, int(0.05 / (4 * n * n / 2e12))))
+        for name, fn, inputs in [("sum", lambda: torch.sum(a), 1),
+                                 ("dot", lambda: torch.dot(a.view(-1), b.view(-1)), 2),
+                                 ("max |a|", lambda: torch.max(torch.abs(a)), 1)]:
+            ms = timed(fn, per_batch)
+            print(f"n={n:5} torch {name:8} {ms:8.4f} ms {inputs * 4 * n * n / ms / 1e6:8.1f} GB/s", flush=True)
 
 
 def lcp(n=400, iterations=800, omega=-0.8):
@@ -394,6 +410,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if "--nmf-only" not in sys.argv:
         sizes = [int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "1024,2048,4096,8192").split(",")]
+        if "--reductions" in sys.argv:
+            reductions(sizes)
+            sys.exit(0)
         matmul(sizes)
         if "--products-only" in sys.argv:
             sys.exit(0)

@@ -15,7 +15,7 @@
 #                            (its linux-x64 binding and libonnxruntime.so.1, 46 MB before xz),
 #                            Rapier (rapier3d-compat); no source maps, no types
 #   libstdc++.so.6.xz        this machine's libstdc++, for a machine whose own is too old for dawn.node
-#   bench/                   adapter.mjs, bench.mjs, dawn.mjs, peers.mjs, onnx-matmul.mjs, wall.mjs, nmf.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, transfer.mjs, float-float.mjs, resident-steps.mjs, README.md, and bench/cublas.py
+#   bench/                   adapter.mjs, bench.mjs, dawn.mjs, peers.mjs, onnx-matmul.mjs, wall.mjs, nmf.mjs, package.json, package-lock.json, run-h100.sh, toggles.sh, kernel-only.mjs, transfer.mjs, float-float.mjs, resident-steps.mjs, reduce.mjs, README.md, and bench/cublas.py
 #   native/native_bench.xz   release/native_bench of $CARGO_TARGET_DIR (default: this worktree's
 #                            target/), or NATIVE_BENCH=/path/to/native_bench: run-h100.sh --wall,
 #                            --nmf, --products and --figures run it
@@ -72,7 +72,7 @@ tar -C "$here" -chf - \
 libstdcxx="$(ldd "$here/node_modules/webgpu/dist/linux-x64/dawn.node" | awk '/libstdc\+\+/ {print $3}')"
 xz -9 -c "$(readlink -f "$libstdcxx")" >"$dest/libstdc++.so.6.xz"
 
-cp "$here"/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,README.md} "$dest/bench/"
+cp "$here"/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,reduce.mjs,README.md} "$dest/bench/"
 cp "$root/bench/cublas.py" "$dest/bench/bench_cublas.py"
 
 # The native benchmark, where it was built (cargo build --release -p native_bench;

@@ -25,6 +25,9 @@
 #       float32: native_bench --float16 at n = 1024..8192, what Dawn's adapter offers
 #       (adapter.mjs: subgroups, shader-f16, subgroup matrices), then bench.mjs's float16 and
 #       float32 entries of matmul and mulVec beside TF.js)
+#   bash .dawn/bench/run-h100.sh --reductions [reduce.mjs options...]   (sum, dot and the largest
+#       |element| natively by every reduction kernel, native_bench --reductions at n = 1024..8192,
+#       then torch.sum and torch.dot, then reduce.mjs through Dawn beside TF.js)
 #   bash .dawn/bench/run-h100.sh --linear [native_bench options...]   (the SIMD-optimization paper natively: the four
 #       measures, Table 3 on 40 x 80 x 80 and Table 4 on 512 x 512; native_bench --linear, its
 #       tables in native-linear.log and linear.json; no node, no Dawn; about 70 s)
@@ -60,7 +63,7 @@ rm -rf "$work/bench" && mkdir -p "$work/bench"
 if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--linear" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-  cp "$dawn"/bench/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,package.json} "$work/bench/"
+  cp "$dawn"/bench/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,reduce.mjs,package.json} "$work/bench/"
   # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
   if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
     mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -103,6 +106,16 @@ if [ "${1:-}" = "--figures" ]; then
   python3 "$dawn/bench/bench_cublas.py" --sgemv-sweep --texla "$out/native-mulvec-sweep.json" --out "$out" 2>&1 | tee "$out/torch-sgemv-sweep.log"
   echo "== figures done in $(($(date +%s) - t1)) s"
   sleep 1   # let tee finish the log
+  exit 0
+fi
+if [ "${1:-}" = "--reductions" ]; then
+  shift
+  native native-reductions.log --reductions --sizes 1024,2048,4096,8192 --rounds 5
+  python3 "$dawn/bench/bench_cublas.py" 1024,2048,4096,8192 --reductions 2>&1 | tee "$out/torch-reductions.log"
+  before=()
+  [ -d "$dawn/pkg-before" ] && before=(--before "$dawn/pkg-before")   # an earlier build, put there by hand
+  OUT="$out" "$work/node" reduce.mjs --pkg "$dawn/pkg" --sizes 1024,2048,4096,8192 "${before[@]}" "$@" 2>&1 | tee "$out/dawn-reduce.log"
+  sleep 1
   exit 0
 fi
 if [ "${1:-}" = "--float-float" ]; then

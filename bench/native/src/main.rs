@@ -33,7 +33,9 @@
 //! and `--accuracy` (the default product's speed and error against float64 at `--sizes`;
 //! `accuracy.rs`), and `--float16` (A x and the product with float16 storage against float32 at
 //! `--sizes`, in turns; `float16.rs`), and `--overhead` (a call's fixed cost, CPU part and round
-//! trip, and what a process's history does to speed; `overhead.rs`).
+//! trip, and what a process's history does to speed; `overhead.rs`), and `--reductions` (sum,
+//! dot and largest |element| by fragment passes and by compute passes, in turns at `--sizes`;
+//! `reductions.rs`).
 
 mod accuracy;
 mod common;
@@ -50,6 +52,7 @@ mod nmf;
 mod options;
 mod overhead;
 mod products;
+mod reductions;
 mod wall;
 
 use texla::backend::WebGpu;
@@ -112,6 +115,9 @@ fn main() {
             }
             if o.overhead {
                 overhead::overhead(&gpu, &o)?;
+            }
+            if o.reductions {
+                reductions::reductions(&gpu, &o)?;
             }
             return Ok(());
         }

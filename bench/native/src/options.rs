@@ -39,6 +39,9 @@ pub struct Options {
     /// `--overhead`: a call's fixed cost (CPU part, round trip) and what history does to speed
     /// (`overhead.rs`); only the figures' modes run when named.
     pub overhead: bool,
+    /// `--reductions`: sum, dot and the largest |element| by every reduction kernel at each of
+    /// `sizes` (`reductions.rs`); only the figures' modes run when named.
+    pub reductions: bool,
     /// `--memory-hints performance|usage|MIN-MAX` (MiB): wgpu's memory hints for the device.
     pub memory_hints: wgpu::MemoryHints,
     /// `--no-checks`: the kernel sweep without wgpu's run-time checks in the shaders.
@@ -97,6 +100,7 @@ impl Options {
             || self.accuracy
             || self.float16
             || self.overhead
+            || self.reductions
     }
 }
 
@@ -119,6 +123,7 @@ pub fn options() -> Options {
         accuracy: false,
         float16: false,
         overhead: false,
+        reductions: false,
         rounds: 3,
         no_checks: false,
         memory_hints: wgpu::MemoryHints::default(),
@@ -270,6 +275,7 @@ pub fn options() -> Options {
             "--accuracy" => o.accuracy = true,
             "--float16" => o.float16 = true,
             "--overhead" => o.overhead = true,
+            "--reductions" => o.reductions = true,
             "--no-checks" => o.no_checks = true,
             other => eprintln!("ignoring unknown option {other}"),
         }
