@@ -84,10 +84,13 @@ impl Reduction {
     pub fn compute_pass(self) -> Kernel {
         static SOURCES: [OnceLock<String>; 3] = [const { OnceLock::new() }; 3];
         let wgsl = SOURCES[self as usize].get_or_init(|| {
-            template!("reductions/reduce_compute.wgsl")
-                .register("combine", self.combine().0)
-                .register("merge", self.merge())
-                .complete()
+            super::Template::new(
+                "reductions/reduce_compute.wgsl",
+                built_shader!("reductions", "reduce_compute", ".wgsl"),
+            )
+            .register("combine", self.combine().0)
+            .register("merge", self.merge())
+            .complete()
         });
         Kernel {
             name: Cow::Owned(format!("reduce_{}_compute", self.name())),

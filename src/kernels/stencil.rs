@@ -124,8 +124,22 @@ pub fn line_stencil(program: &SimdProgram, stencil: &LineStencil) -> Result<Kern
     Ok(Kernel {
         name: format!("stencil q{}:{}", stencil.quadruple, stencil.rows.len()).into(),
         inputs: &INPUT_NAMES[..quads.len() + 1],
-        wgsl: fill(template!("stencil/stencil.wgsl"), Lang::Wgsl).into(),
-        glsl: fill(template!("stencil/stencil.glsl"), Lang::Glsl).into(),
+        wgsl: fill(
+            Template::new(
+                "stencil/stencil.wgsl",
+                built_shader!("stencil", "stencil", ".wgsl"),
+            ),
+            Lang::Wgsl,
+        )
+        .into(),
+        glsl: fill(
+            Template::new(
+                "stencil/stencil.glsl",
+                built_shader!("stencil", "stencil", ".glsl"),
+            ),
+            Lang::Glsl,
+        )
+        .into(),
         outputs: 1,
         compute: None,
     })
