@@ -13,6 +13,7 @@ import { heatmap } from "../products.js";
 import { APP_CHECKS } from "./checks-apps.js";
 import { drawReduction } from "./pictures.js";
 import { FUNCTIONS_EXPR } from "./kernels.js";
+import { sumPasses } from "./exercises.js";
 
 const now = () => performance.now();
 const e2 = (v) => (Number.isFinite(v) ? v.toExponential(2) : String(v));
@@ -185,14 +186,18 @@ export const CHECKS = {
     const { sum: s64, abs } = sum64(a);
     const { sum: d64, abs: dabs } = sum64(a, b);
     const js = now() - t2;
-    const depth = 16 * (passes - 1) + 4;
+    // The 16-fold fragment passes the lesson draws, or (WebGPU on a hardware adapter) 4096-fold
+    // compute passes: 16 texels a thread, then a tree of 8 halvings of 256 threads' sums.
+    const fragment = passes === sumPasses(m, n);
+    const perPass = fragment ? 16 : 24;
+    const depth = perPass * (passes - 1) + 4;
     const [sumBound, dotBound] = [depth * U * abs, (depth + 1) * U * dabs];
     const within = Math.abs(sum - s64) <= sumBound && Math.abs(dot - d64) <= dotBound;
     drawReduction(section.querySelector("[data-part=picture] .picture"), m, n);
     return {
       within,
-      lines: [`Σ aᵢⱼ and Σ aᵢⱼbᵢⱼ of two ${m} × ${n} matrices (${n} × ${m / 4} texels) on the GPU: ${passes} passes (${passes - 1} of 16 texels into one, then one adding the four channels); only the scalar comes back.`,
-        `Tolerance: (16·${passes - 1} + 4)·2⁻²⁴·Σ|aᵢⱼ| for the sum (each element meets at most that many float32 additions), one more 2⁻²⁴ for the products of the dot.`,
+      lines: [`Σ aᵢⱼ and Σ aᵢⱼbᵢⱼ of two ${m} × ${n} matrices (${n} × ${m / 4} texels) on the GPU: ${passes} passes (${passes - 1} ${fragment ? "of 16 texels into one" : "compute passes of 64 × 64 texels into one, this GPU's way"}, then one adding the four channels); only the scalar comes back.`,
+        `Tolerance: (${perPass}·${passes - 1} + 4)·2⁻²⁴·Σ|aᵢⱼ| for the sum (each element meets at most that many float32 additions), one more 2⁻²⁴ for the products of the dot.`,
         within ? `Sum ${sum} against ${s64.toPrecision(9)} (error ${e2(Math.abs(sum - s64))}, bound ${e2(sumBound)}); dot ${dot} against ${d64.toPrecision(9)} (error ${e2(Math.abs(dot - d64))}, bound ${e2(dotBound)}).`
           : `Outside the bound: sum ${sum} against ${s64}, dot ${dot} against ${d64}.`],
       timing: [["upload", up], [`gpu.sum, ${passes} passes and one scalar read back`, ms], ["gpu.dot", dotMs], ["JavaScript float64, both", js]],
