@@ -12,7 +12,9 @@ use texla::gpu::Gpu;
 use texla::physics::gpu_frame;
 use texla::physics::{soft_numbers, wall, ContactLcp, Mode, Settings, WallSpec, World};
 use texla::solver::ContactSystem;
-use texla::solver::{solve_contacts, solve_soft, ContactMethod, ContactPath, ContactSolve};
+use texla::solver::{
+    solve_contacts, solve_soft, solve_soft_on, ContactMethod, ContactPath, ContactSolve,
+};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -283,12 +285,12 @@ on_both_backends! {
 
     async fn soft_step_matches_float64(kind) {
         // The soft step (4 substeps of the separations, the soft sweep, the move and the rigid
-        // sweep, colour by colour, from the matrix's factors: one dispatch per result on
-        // WebGPU, passes on WebGL2) on a frame after the ball's hit, against its float64 twin
-        // on the same LCP: both results (the impulses over the frame and those behind the
-        // displacement) within 1e-3 of their largest, padding zero; too many substeps and the
-        // dense layout (no factors) say so; then 8 frames of the standing wall on the GPU
-        // within 0.1 mm of float64's.
+        // sweep, colour by colour, from the matrix's factors), in fragment passes and (WebGPU)
+        // in one dispatch per result, on a frame after the ball's hit, against its float64
+        // twin on the same LCP: both results (the impulses over the frame and those behind
+        // the displacement) within 1e-3 of their largest, padding zero; too many substeps, the
+        // dense layout (no factors) and the dispatch on WebGL2 say so; then 8 frames of the
+        // standing wall on the GPU within 0.1 mm of float64's.
         let gpu = device(kind).await;
         let soft = Settings {
             method: ContactMethod::Soft,
@@ -304,24 +306,31 @@ on_both_backends! {
         let s = world.settings;
         let exact = lcp.solve_soft(s.dt, s.gravity, 4, s.max_correction);
         let system = ContactSystem::upload(gpu.as_ref(), &lcp.factored_layout(lcp.factors())).unwrap();
-        let before = gpu.counts().passes;
-        let (velocity, position) = solve_soft(gpu.as_ref(), &system, soft_numbers(&s, 4, lcp.mu)).unwrap();
-        let passes = gpu.counts().passes - before;
-        match kind {
-            BackendKind::WebGpu => assert_eq!(passes, 2, "one dispatch per result"),
-            BackendKind::WebGl2 => assert!(passes > 100, "{passes} passes"),
-        }
-        for (got, exact) in [(&velocity, &exact.velocity), (&position, &exact.position)] {
-            let got = system.read(gpu.as_ref(), got).await.unwrap();
-            let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
-            let mut worst = 0.0f64;
-            for (i, e) in exact.iter().enumerate() {
-                for (r, e) in e.iter().enumerate() {
-                    worst = worst.max((f64::from(got[4 * i + r]) - e).abs());
+        let dispatch = ContactPath::Dispatch { workgroups: None };
+        for (path, most_passes) in [(ContactPath::Factors, u64::MAX), (dispatch, 2)] {
+            let before = gpu.counts().passes;
+            let run = solve_soft_on(gpu.as_ref(), &system, soft_numbers(&s, 4, lcp.mu), path);
+            let (velocity, position) = match (kind, run) {
+                (BackendKind::WebGl2, Err(e)) if path == dispatch => {
+                    assert!(e.to_string().contains("needs WebGPU"), "{e}");
+                    continue;
                 }
-                assert_eq!(got[4 * i + 3], 0.0, "padding rows stay zero");
+                (_, run) => run.unwrap(),
+            };
+            let passes = gpu.counts().passes - before;
+            assert!(passes <= most_passes && (path == dispatch || passes > 100), "{path:?}: {passes} passes");
+            for (got, exact) in [(&velocity, &exact.velocity), (&position, &exact.position)] {
+                let got = system.read(gpu.as_ref(), got).await.unwrap();
+                let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+                let mut worst = 0.0f64;
+                for (i, e) in exact.iter().enumerate() {
+                    for (r, e) in e.iter().enumerate() {
+                        worst = worst.max((f64::from(got[4 * i + r]) - e).abs());
+                    }
+                    assert_eq!(got[4 * i + 3], 0.0, "padding rows stay zero");
+                }
+                assert!(scale > 0.0 && worst <= 1e-3 * scale, "{kind:?} {path:?}: worst {worst} of {scale}");
             }
-            assert!(scale > 0.0 && worst <= 1e-3 * scale, "{kind:?}: worst {worst} of {scale}");
         }
         let numbers = soft_numbers(&s, 65, lcp.mu);
         let e = solve_soft(gpu.as_ref(), &system, numbers).unwrap_err();

@@ -1,6 +1,6 @@
 //! The soft step on the GPU, from the matrix's factors (`physics::ContactLcp::solve_soft` is
-//! its float64 twin and explains the step). Where compute kernels run and the contacts fall into
-//! workgroup-sized groups of islands, every substep runs in one dispatch per result
+//! its float64 twin and explains the step). On a hardware WebGPU adapter, where the contacts
+//! fall into workgroup-sized groups of islands, every substep runs in one dispatch per result
 //! (`shaders/solvers/contact_soft_group.wgsl`); elsewhere in fragment passes. The state is
 //! three impulse vectors of the contacts' shape: T, the finished substeps' impulses; S, T plus
 //! this substep's (what the bodies' velocities are made from); P, the impulses behind the
@@ -17,7 +17,7 @@
 //!
 //! The passes: 6 and 4 per colour a substep, 280 a frame for the standing wall's 16 colours.
 
-use super::contact::{check_mu, velocities};
+use super::contact::{check_mu, velocities, ContactPath};
 use super::{ContactSystem, FactorSystem};
 use crate::error::{Error, Result};
 use crate::gpu::{ops, Gpu};
@@ -50,10 +50,60 @@ pub struct SoftStep {
 /// impulse over a frame): the impulses over the frame (what the velocities change by) and the
 /// impulses behind the displacement (N s^2), 4 rows per contact as `x0`.
 pub fn solve_soft(gpu: &Gpu, system: &ContactSystem, soft: SoftStep) -> Result<(Matrix, Matrix)> {
+    solve_soft_on(gpu, system, soft, ContactPath::Auto)
+}
+
+/// [`solve_soft`] on `path`: [`ContactPath::Dispatch`] (every substep in one compute dispatch
+/// per result; WebGPU, every island within a workgroup) or [`ContactPath::Factors`] (fragment
+/// passes, any backend); `Auto` takes the dispatch on a hardware adapter and the passes
+/// elsewhere (a CPU that emulates a GPU runs a workgroup on one core: on SwiftShader the
+/// dispatch took 181 ms a frame of the wall, the passes 63).
+pub fn solve_soft_on(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    soft: SoftStep,
+    path: ContactPath,
+) -> Result<(Matrix, Matrix)> {
     let f = check(system, &soft)?;
-    if let (true, Some(groups)) = (gpu.capabilities().compute, &f.groups) {
-        return dispatch(gpu, system, f, &groups.texels, groups.count, soft);
+    let caps = gpu.capabilities();
+    let groups = f.groups.as_ref();
+    let dispatch_here = caps.compute && !caps.software && groups.is_some();
+    match path {
+        ContactPath::Auto if dispatch_here => {}
+        ContactPath::Auto | ContactPath::Factors => return passes(gpu, system, f, soft),
+        ContactPath::Dispatch { workgroups: None } => {
+            caps.needs_compute("the soft step's dispatch")?
+        }
+        ContactPath::Dispatch { .. } => {
+            return Err(Error::Unsupported(
+                "the soft step's dispatch runs one workgroup per group of islands: workgroups \
+                 does not apply"
+                    .into(),
+            ))
+        }
+        ContactPath::Rows => {
+            return Err(Error::Unsupported(
+                "the soft step runs from the matrix's factors, not over A's rows".into(),
+            ))
+        }
     }
+    let groups = groups.ok_or_else(|| {
+        Error::Unsupported(format!(
+            "the soft step's dispatch needs islands of at most {} contacts and {} bodies",
+            kernels::GROUP_MAX_CONTACTS,
+            kernels::GROUP_MAX_BODIES
+        ))
+    })?;
+    dispatch(gpu, system, f, &groups.texels, groups.count, soft)
+}
+
+/// The soft step in fragment passes (see the module's text).
+fn passes(
+    gpu: &Gpu,
+    system: &ContactSystem,
+    f: &FactorSystem,
+    soft: SoftStep,
+) -> Result<(Matrix, Matrix)> {
     let n = soft.substeps;
     let h = soft.dt / n as f32;
     let mut t = gpu.fill(system.x0.rows(), system.x0.cols(), 0.0)?;

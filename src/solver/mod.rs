@@ -26,7 +26,7 @@ pub use contact_colours::contact_colours;
 pub use contact_factors::{
     island_groups, ContactFactors, FactorSystem, IslandGroups, JACOBIAN_TEXELS,
 };
-pub use contact_soft::{solve_soft, SoftStep, MAX_SUBSTEPS};
+pub use contact_soft::{solve_soft, solve_soft_on, SoftStep, MAX_SUBSTEPS};
 pub use contact_wrap::ContactWrap;
 pub use jacobi::{jacobi, JacobiOptions};
 pub use lcp::{complementarity, lcp_jacobi, lcp_jacobi_compute, LcpOptions, JACOBI_STEP};
