@@ -117,41 +117,6 @@ pub fn contact_soft_step() -> Kernel {
     contact_kernel!("contact_soft_step", &["a", "b", "c", "d", "e", "f"], 1)
 }
 
-/// The soft step with every substep in ONE compute dispatch (`shaders/solvers/
-/// contact_soft_group.wgsl`), a workgroup of `threads` threads per group of whole islands as
-/// [`contact_nesterov_group`] (its inputs), `substeps` substeps, corrections no faster than
-/// `max_correction` m/s; it stores the impulses over the frame, or with `store_p` the impulses
-/// behind the displacement. Params: texel columns per body, colours, mu, h, g h, the spring's
-/// rate, mass and impulse factors.
-pub fn contact_soft_group(
-    threads: usize,
-    substeps: usize,
-    max_correction: f32,
-    store_p: bool,
-) -> Kernel {
-    debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
-    let body = super::Template::new(
-        "solvers/contact_soft_group.wgsl",
-        built_shader!("solvers", "contact_soft_group", ".wgsl"),
-    )
-    .register("THREADS", threads)
-    .register("SUBSTEPS", substeps)
-    .register("MAX_CORRECTION", format!("{max_correction:?}"))
-    .register("STORE_P", store_p)
-    .complete();
-    Kernel {
-        name: format!("contact_soft_group_{threads}_{substeps}").into(),
-        inputs: &["a", "b", "c", "d", "e", "f"],
-        wgsl: (CONTACT_LAYOUT.0.to_owned() + &body).into(),
-        glsl: Cow::Borrowed(""),
-        outputs: 1,
-        compute: Some(Compute {
-            per_group: (GROUP_MAX_CONTACTS, 4 * GROUP_MAX_CONTACTS),
-            scratch_words: 0,
-        }),
-    }
-}
-
 /// Contacts a group of small islands fills up to: one per thread of a hardware workgroup.
 pub const GROUP_PACK: usize = 256;
 
@@ -183,14 +148,20 @@ pub fn contact_nesterov_group(threads: usize, cached: bool) -> Kernel {
     .register("THREADS", threads)
     .register("CACHED", if cached { per_thread } else { 1 })
     .complete();
+    let name = format!(
+        "contact_nesterov_group_{threads}{}",
+        if cached { "_cached" } else { "" }
+    );
+    group_kernel(name, &body)
+}
+
+/// A kernel of one workgroup per group of whole islands: the contact layout, then `body`;
+/// inputs J, the bodies, x0, b, 1/diag, the groups.
+fn group_kernel(name: String, body: &str) -> Kernel {
     Kernel {
-        name: format!(
-            "contact_nesterov_group_{threads}{}",
-            if cached { "_cached" } else { "" }
-        )
-        .into(),
+        name: name.into(),
         inputs: &["a", "b", "c", "d", "e", "f"],
-        wgsl: (CONTACT_LAYOUT.0.to_owned() + &body).into(),
+        wgsl: [CONTACT_LAYOUT.0, body].concat().into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {
@@ -198,4 +169,29 @@ pub fn contact_nesterov_group(threads: usize, cached: bool) -> Kernel {
             scratch_words: 0,
         }),
     }
+}
+
+/// The soft step with every substep in ONE compute dispatch (`shaders/solvers/
+/// contact_soft_group.wgsl`), a workgroup of `threads` threads per group of whole islands as
+/// [`contact_nesterov_group`] (its inputs), `substeps` substeps, corrections no faster than
+/// `max_correction` m/s; it stores the impulses over the frame, or with `store_p` the impulses
+/// behind the displacement. Params: texel columns per body, colours, mu, h, g h, the spring's
+/// rate, mass and impulse factors.
+pub fn contact_soft_group(
+    threads: usize,
+    substeps: usize,
+    max_correction: f32,
+    store_p: bool,
+) -> Kernel {
+    debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
+    let body = super::Template::new(
+        "solvers/contact_soft_group.wgsl",
+        built_shader!("solvers", "contact_soft_group", ".wgsl"),
+    )
+    .register("THREADS", threads)
+    .register("SUBSTEPS", substeps)
+    .register("MAX_CORRECTION", format!("{max_correction:?}"))
+    .register("STORE_P", store_p)
+    .complete();
+    group_kernel(format!("contact_soft_group_{threads}_{substeps}"), &body)
 }
