@@ -62,14 +62,10 @@ fn inverse_mass(body: i32, width: i32, linear: vec3<f32>, angular: vec3<f32>) ->
     return array<vec3<f32>, 2>(i0.w * linear, vec3<f32>(dot(i0.xyz, angular), dot(i1, angular), dot(i2, angular)));
 }
 
-// Adds s M^-1 J_k^T d to body slot k's v(S) (side 0: body a, 1: body b).
-fn push(me: vec2<i32>, k: i32, first_body: i32, side: i32, d: vec3<f32>, width: i32) {
+// Adds sign M^-1 (linear, angular), an impulse J_k^T d, to body slot k's v(S).
+fn push(k: i32, first_body: i32, sign: f32, linear: vec3<f32>, angular: vec3<f32>, width: i32) {
     if (k < 0) { return; }
-    let linear = d.x * jt(me, 0).xyz + d.y * jt(me, 1).xyz + d.z * jt(me, 2).xyz;
-    let arm = 3 + 3 * side;
-    let angular = d.x * jt(me, arm).xyz + d.y * jt(me, arm + 1).xyz + d.z * jt(me, arm + 2).xyz;
     let v = inverse_mass(first_body + k, width, linear, angular);
-    let sign = 1.0 - 2.0 * f32(side);
     set3(VS, k, 0, body3(VS, k, 0) + sign * v[0]);
     set3(VS, k, 1, body3(VS, k, 1) + sign * v[1]);
 }
@@ -142,9 +138,10 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
                     let ka = i32(head.w) - 1 - first_body;
                     let kb = i32(jt(me, 1).w) - 1 - first_body;
                     let sides = f32(ka >= 0) - f32(kb >= 0);
+                    let arm_b = jt(me, 6);
                     let moved = dot(head.xyz, body3(SHIFT, ka, 0) - body3(SHIFT, kb, 0))
-                        + dot(jt(me, 3).xyz, body3(SHIFT, ka, 1)) - dot(jt(me, 6).xyz, body3(SHIFT, kb, 1));
-                    sep[k] = jt(me, 6).w + start * d_texel(me.x, me.y).x + early * gh * sides * head.y + moved;
+                        + dot(jt(me, 3).xyz, body3(SHIFT, ka, 1)) - dot(arm_b.xyz, body3(SHIFT, kb, 1));
+                    sep[k] = arm_b.w + start * d_texel(me.x, me.y).x + early * gh * sides * head.y + moved;
                 }
             }
             for (var colour = 0; colour < colours; colour++) {
@@ -164,11 +161,14 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
                     let arm_n = jt(me, 3);
                     let arm_t1 = jt(me, 4);
                     let arm_t2 = jt(me, 5);
+                    let b_n = jt(me, 6).xyz;
+                    let b_t1 = jt(me, 7).xyz;
+                    let b_t2 = jt(me, 8).xyz;
                     let sides = f32(ka >= 0) - f32(kb >= 0);
                     var w = d_texel(me.x, me.y).xyz + late * gh * sides * vec3<f32>(head.y, tail.y, third.y);
-                    w.x += dot(head.xyz, dv) + dot(arm_n.xyz, wa) - dot(jt(me, 6).xyz, wb);
-                    w.y += dot(tail.xyz, dv) + dot(arm_t1.xyz, wa) - dot(jt(me, 7).xyz, wb);
-                    w.z += dot(third.xyz, dv) + dot(arm_t2.xyz, wa) - dot(jt(me, 8).xyz, wb);
+                    w.x += dot(head.xyz, dv) + dot(arm_n.xyz, wa) - dot(b_n, wb);
+                    w.y += dot(tail.xyz, dv) + dot(arm_t1.xyz, wa) - dot(b_t1, wb);
+                    w.z += dot(third.xyz, dv) + dot(arm_t2.xyz, wa) - dot(b_t2, wb);
                     let pd = e_texel(me.x, me.y).xyz;
                     let x = s[k] - t[k];
                     var goal = sep[k] / h;
@@ -196,10 +196,13 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
                         let t2 = clamp(x.z - pd.z * w.z, -limit, limit);
                         stepped = vec3<f32>(n, t1, t2);
                     }
-                    let change = stepped - x;
+                    let d = stepped - x;
                     s[k] = t[k] + stepped;
-                    push(me, ka, first_body, 0, change, width);
-                    push(me, kb, first_body, 1, change, width);
+                    // The change's impulse J^T d on both bodies, from the rows read above.
+                    let linear = d.x * head.xyz + d.y * tail.xyz + d.z * third.xyz;
+                    let on_a = d.x * arm_n.xyz + d.y * arm_t1.xyz + d.z * arm_t2.xyz;
+                    push(ka, first_body, 1.0, linear, on_a, width);
+                    push(kb, first_body, -1.0, linear, d.x * b_n + d.y * b_t1 + d.z * b_t2, width);
                 }
                 workgroupBarrier();
             }
