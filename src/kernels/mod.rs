@@ -73,8 +73,8 @@ macro_rules! library_kernel {
     };
 }
 
-/// The file `shaders/<dir>/<name><ext>` as build.rs leaves it: its comment lines dropped
-/// (`solvers`, `scene` and `transfer`, shaders no lesson shows).
+/// The file `shaders/<dir>/<name><ext>` as build.rs leaves it: its comments and indentation
+/// dropped (the shaders no page shows; build.rs lists them).
 macro_rules! built_shader {
     ($dir:literal, $name:literal, $ext:literal) => {
         include_str!(concat!(env!("OUT_DIR"), "/", $dir, "/", $name, $ext))
@@ -83,7 +83,7 @@ macro_rules! built_shader {
 pub(crate) use built_shader;
 
 /// A kernel of the wall's contact library: [`library_kernel!`] over `shaders/solvers/<name>`
-/// as build.rs leaves it (its comment lines dropped).
+/// as build.rs leaves it ([`built_shader!`]).
 macro_rules! contact_kernel {
     ($name:literal, $inputs:expr, $outputs:expr) => {
         library_kernel!(

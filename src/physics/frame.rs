@@ -145,20 +145,22 @@ async fn solve_uploaded(
             (x, None)
         }
     };
-    let mut read = Vec::new();
-    for m in std::iter::once(&x).chain(&moved) {
-        let data = system.read(gpu, m).await?;
-        let rows = data
-            .chunks_exact(4)
-            .map(|c| [0, 1, 2].map(|r| f64::from(c[r])));
-        read.push(rows.collect::<Vec<_>>());
-    }
-    let mut read = read.into_iter();
-    let impulses = read.next().unwrap_or_default();
+    let impulses = impulses_of(&system.read(gpu, &x).await?);
+    let moved = match moved {
+        Some(p) => Some(impulses_of(&system.read(gpu, &p).await?)),
+        None => None,
+    };
     Ok((
         impulses.into_iter().map(|x| lcp.project(x)).collect(),
-        read.next(),
+        moved,
     ))
+}
+
+/// Three impulses per contact from the GPU's 4 rows per contact.
+fn impulses_of(data: &[f32]) -> Vec<[f64; 3]> {
+    data.chunks_exact(4)
+        .map(|c| [c[0].into(), c[1].into(), c[2].into()])
+        .collect()
 }
 
 /// `lcp` as the textures' data in the layout `solve` reads: in the block layout its factors
