@@ -10,6 +10,17 @@ pub fn order_by(n: usize, key: impl Fn(usize) -> u64) -> Vec<usize> {
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 
+/// The distinct `values`, ascending (in place of a `BTreeSet`, whose `collect` brings a sort
+/// of its own).
+pub fn distinct(values: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    let values: Vec<usize> = values.into_iter().collect();
+    let mut out: Vec<usize> = (order_by(values.len(), |i| values[i] as u64).into_iter())
+        .map(|i| values[i])
+        .collect();
+    out.dedup();
+    out
+}
+
 /// A key of `x` whose `u64` order is `f64::total_cmp`'s.
 pub fn f64_key(x: f64) -> u64 {
     let bits = x.to_bits();

@@ -23,7 +23,7 @@
 //! most of them: then the fetches and gathers come once before the switch
 //! ([`LinearPlan::shares_gather`]), which keeps the shader O(n) lines instead of O(n^2).
 
-use std::collections::BTreeSet;
+use crate::order::distinct;
 use std::fmt::Write;
 
 use super::simd::{Instruction, Op, Operand, Reg, SimdProgram, LANES};
@@ -120,12 +120,12 @@ impl LinearPlan {
             .iter()
             .enumerate()
             .map(|(i, which)| {
-                let mut xs = BTreeSet::new();
+                let mut xs = Vec::new();
                 for ins in which.iter().map(|&k| &program.instructions[k]) {
                     for o in &ins.src {
                         match o.reg {
                             Reg::X(j) => {
-                                xs.insert(j);
+                                xs.push(j);
                             }
                             Reg::Y(other) if other != i => {
                                 return Err(Error::Argument(format!(
@@ -136,7 +136,7 @@ impl LinearPlan {
                         }
                     }
                 }
-                Ok(xs.into_iter().collect())
+                Ok(distinct(xs))
             })
             .collect::<Result<Vec<Vec<usize>>>>()?;
         let lane = |k: usize| (k < m).then_some(k);
@@ -162,24 +162,20 @@ impl LinearPlan {
 
     /// The block rows output texel `t` needs, ascending.
     pub fn rows_of(&self, t: usize) -> Vec<usize> {
-        let set: BTreeSet<usize> = self.targets[t].iter().flatten().map(|&(i, _)| i).collect();
-        set.into_iter().collect()
+        distinct(self.targets[t].iter().flatten().map(|&(i, _)| i))
     }
 
     /// The input quadruples output texel `t` needs, ascending.
     pub fn quadruples_of(&self, t: usize) -> Vec<usize> {
-        let set: BTreeSet<usize> = (self.rows_of(t).iter())
-            .flat_map(|&i| self.reads[i].iter().copied())
-            .collect();
-        set.into_iter().collect()
+        distinct((self.rows_of(t).iter()).flat_map(|&i| self.reads[i].iter().copied()))
     }
 
     /// The texels of `x` output texel `t` fetches, ascending.
     pub fn texels_of(&self, t: usize) -> Vec<usize> {
-        let set: BTreeSet<usize> = (self.quadruples_of(t).iter())
-            .flat_map(|&j| self.sources[j].iter().flatten().map(|&(texel, _)| texel))
-            .collect();
-        set.into_iter().collect()
+        distinct(
+            (self.quadruples_of(t).iter())
+                .flat_map(|&j| self.sources[j].iter().flatten().map(|&(texel, _)| texel)),
+        )
     }
 
     /// Whether the kernel gathers every quadruple once, before choosing its case, rather than
@@ -196,12 +192,12 @@ impl LinearPlan {
 
     /// The texels and quadruples some case needs, ascending.
     pub fn gathered_by_all(&self) -> (Vec<usize>, Vec<usize>) {
-        let (mut texels, mut quads) = (BTreeSet::new(), BTreeSet::new());
+        let (mut texels, mut quads) = (Vec::new(), Vec::new());
         for t in 0..self.targets.len() {
             texels.extend(self.texels_of(t));
             quads.extend(self.quadruples_of(t));
         }
-        (texels.into_iter().collect(), quads.into_iter().collect())
+        (distinct(texels), distinct(quads))
     }
 
     /// What the kernel computes for one vector `x` (m values, original order), in float64:
@@ -415,12 +411,14 @@ pub(super) fn row_function(
     }
     .expect("writing to a String");
     out.push_str(&lang.zeroed("y"));
-    let temporaries: BTreeSet<usize> = (which.iter())
-        .filter_map(|&k| match program.instructions[k].dst {
-            Reg::R(r) => Some(r),
-            _ => None,
-        })
-        .collect();
+    let temporaries = distinct(
+        which
+            .iter()
+            .filter_map(|&k| match program.instructions[k].dst {
+                Reg::R(r) => Some(r),
+                _ => None,
+            }),
+    );
     for r in temporaries {
         out.push_str(&lang.zeroed(&format!("r{r}")));
     }

@@ -19,7 +19,6 @@
 //! assert_eq!(src, "var x0 = 0.0;\nvar x1 = 0.0;\nlet n = 2;\n");
 //! ```
 
-use std::collections::BTreeSet;
 use std::fmt::Display;
 
 /// A shader template being filled (see the module docs).
@@ -30,8 +29,8 @@ pub struct Template {
     file: &'static str,
     /// The source so far: the template with the markers unrolled.
     source: String,
-    /// The placeholders of the template as given, before any unrolling.
-    placeholders: BTreeSet<String>,
+    /// The placeholders of the template as given, before any unrolling, with repeats.
+    placeholders: Vec<String>,
     /// The placeholders given a value, with it.
     values: Vec<(&'static str, String)>,
     /// The markers unrolled.
@@ -118,7 +117,7 @@ impl Template {
     /// Refuses `what` for `name` when the template lacks `{name}` or it was given already.
     fn claim(&self, name: &str, what: &str) {
         assert!(
-            self.placeholders.contains(name),
+            self.placeholders.iter().any(|p| p == name),
             "shaders/{}: {what} for {{{name}}}, a placeholder the template lacks",
             self.file
         );

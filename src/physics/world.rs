@@ -6,7 +6,6 @@
 //! solution.
 
 use std::cell::Cell;
-use std::collections::BTreeSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use glam::DVec3;
@@ -16,6 +15,7 @@ use super::contact::{find_contacts, Contact};
 use super::lcp::{body_islands, ContactLcp, Mode};
 use super::soft::SOFT_SUBSTEPS;
 use crate::error::{Error, Result};
+use crate::order::distinct;
 use crate::solver::{ContactMethod, ContactSolve};
 
 /// Simulation settings; every one can change between frames.
@@ -356,15 +356,12 @@ impl World {
         // rest gets no speculative reach towards its neighbours.
         let contacts = loop {
             let contacts = find_contacts(&self.bodies, s.margin, s.dt);
-            let touched: BTreeSet<usize> = contacts
-                .iter()
-                .filter_map(
-                    |c| match (self.bodies[c.a].asleep, self.bodies[c.b?].asleep) {
-                        (Some(island), None) | (None, Some(island)) => Some(island),
-                        _ => None,
-                    },
-                )
-                .collect();
+            let touched = distinct(contacts.iter().filter_map(|c| {
+                match (self.bodies[c.a].asleep, self.bodies[c.b?].asleep) {
+                    (Some(island), None) | (None, Some(island)) => Some(island),
+                    _ => None,
+                }
+            }));
             if touched.is_empty() {
                 break contacts;
             }
