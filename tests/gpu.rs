@@ -167,6 +167,31 @@ on_both_backends! {
         }
     }
 
+    async fn small_reads_at_once_each_get_their_own_values(kind) {
+        // Small read-backs map buffers kept from earlier ones (WebGPU keeps up to 4 MiB of them,
+        // each of a power of two bytes): 40 reads at once of matrices of 9 sizes (five of about
+        // 0.9 MB, past what is kept), twice, the second round on the buffers of the first in
+        // another order.
+        let js = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
+        let shapes = [(1, 1), (1, 7), (3, 5), (7, 1), (13, 29), (100, 100), (130, 130), (2, 300), (500, 400)];
+        for round in 0..2 {
+            let (mut sent, reads) = (vec![], js_sys::Array::new());
+            for i in 0..40 {
+                let (rows, cols) = shapes[(i + 3 * round) % shapes.len()];
+                let data = Rng::new((100 * round + i) as u32).matrix(rows * cols, -1e6, 1e6);
+                let array: JsValue = js_sys::Float32Array::from(data.as_slice()).into();
+                let m = js.upload(&array, rows as f64, cols as f64, JsValue::UNDEFINED).unwrap();
+                reads.push(&m.read());
+                sent.push((m, data, (rows, cols)));
+            }
+            let got: js_sys::Array = settle(js_sys::Promise::all(&reads)).await.unwrap().into();
+            for (i, (_, data, (rows, cols))) in sent.iter().enumerate() {
+                let values: js_sys::Float32Array = got.get(i as u32).into();
+                assert_same(&values.to_vec(), data, &format!("round {round}, read {i}, {rows}x{cols}"));
+            }
+        }
+    }
+
     async fn the_precision_probe_finds_ieee_float32(kind) {
         let gpu = device(kind).await;
         let p = gpu.probe_precision().await.unwrap();

@@ -28,6 +28,10 @@
 #   bash .dawn/bench/run-h100.sh --reductions [reduce.mjs options...]   (sum, dot and the largest
 #       |element| natively by every reduction kernel, native_bench --reductions at n = 1024..8192,
 #       then torch.sum and torch.dot, then reduce.mjs through Dawn beside TF.js)
+#   bash .dawn/bench/run-h100.sh --latency [reduce.mjs options...]   (a small operation's read-back,
+#       readback.mjs, and resident chains step by step at 1024 and 2048, each build and TF.js in
+#       processes of their own, in turns; then sum and dot at 1024 and 2048 beside TF.js; each
+#       beside .dawn/pkg-before where present; about 2 minutes)
 #   bash .dawn/bench/run-h100.sh --linear [native_bench options...]   (the SIMD-optimization paper natively: the four
 #       measures, Table 3 on 40 x 80 x 80 and Table 4 on 512 x 512; native_bench --linear, its
 #       tables in native-linear.log and linear.json; no node, no Dawn; about 70 s)
@@ -63,7 +67,7 @@ rm -rf "$work/bench" && mkdir -p "$work/bench"
 if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--linear" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-  cp "$dawn"/bench/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,reduce.mjs,package.json} "$work/bench/"
+  cp "$dawn"/bench/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,reduce.mjs,readback.mjs,submit-probe.mjs,package.json} "$work/bench/"
   # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
   if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
     mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -115,6 +119,29 @@ if [ "${1:-}" = "--reductions" ]; then
   before=()
   [ -d "$dawn/pkg-before" ] && before=(--before "$dawn/pkg-before")   # an earlier build, put there by hand
   OUT="$out" "$work/node" reduce.mjs --pkg "$dawn/pkg" --sizes 1024,2048,4096,8192 "${before[@]}" "$@" 2>&1 | tee "$out/dawn-reduce.log"
+  sleep 1
+  exit 0
+fi
+if [ "${1:-}" = "--latency" ]; then
+  # What a small operation and its read-back cost (readback.mjs), then a resident chain step by
+  # step (resident-steps.mjs) at n = 1024 and 2048: each build (.dawn/pkg, and .dawn/pkg-before
+  # where present) and TF.js in processes of their own, in turns, three rounds. Then sum and dot
+  # beside TF.js (reduce.mjs, which takes the remaining options) at 1024 and 2048.
+  shift
+  builds=(pkg)
+  [ -d "$dawn/pkg-before" ] && builds+=(pkg-before)
+  for round in 1 2 3; do
+    for p in "${builds[@]}"; do
+      echo "== round $round: $p"
+      "$work/node" readback.mjs --pkg "$dawn/$p"
+      for n in 1024 2048; do "$work/node" resident-steps.mjs --pkg "$dawn/$p" --n "$n" ${require_gpu}; done
+    done
+    echo "== round $round: TF.js"
+    "$work/node" readback.mjs --tfjs
+  done 2>&1 | grep -v "^Dawn adapter" | tee "$out/latency.log"
+  before=()
+  [ -d "$dawn/pkg-before" ] && before=(--before "$dawn/pkg-before")
+  OUT="$out" "$work/node" reduce.mjs --pkg "$dawn/pkg" --sizes 1024,2048 "${before[@]}" "$@" 2>&1 | tee "$out/dawn-reduce.log"
   sleep 1
   exit 0
 fi

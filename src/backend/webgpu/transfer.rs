@@ -22,8 +22,10 @@
 //! float16 first; it is read back as any other.
 //!
 //! Large transfers keep their buffers for the next one: a new buffer costs its creation and
-//! Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small ones leave them alone, so that
-//! reading a scalar between two large reads does not free them.
+//! Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small read-backs keep theirs apart
+//! (up to [`SMALL_KEPT`] bytes), so that reading a scalar between two large reads frees neither:
+//! through Dawn on the H100 a copy submitted and mapped took 0.70 ms into a new buffer and 0.10
+//! ms into a kept one (`bench/dawn/submit-probe.mjs`).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -36,6 +38,9 @@ use crate::layout::Layout;
 
 /// Transfers of at least this many bytes are large: (un)packed on the GPU, their buffers kept.
 const LARGE: u64 = 1 << 20;
+
+/// Most bytes of mappable buffers kept for small read-backs (each of a power of two bytes).
+const SMALL_KEPT: u64 = 4 << 20;
 
 /// A compute pipeline and its bind group layout.
 type Pipeline = (wgpu::ComputePipeline, wgpu::BindGroupLayout);
@@ -55,6 +60,8 @@ pub(super) struct Transfer {
     rows: RefCell<Option<wgpu::Buffer>>,
     /// The last large mappable buffer.
     staging: RefCell<Option<wgpu::Buffer>>,
+    /// Mappable buffers of small read-backs that are not in use.
+    small: RefCell<Vec<wgpu::Buffer>>,
     /// Upload buffers the page writes into (see [`Transfer::write_matrix_js`]).
     #[cfg(target_arch = "wasm32")]
     mapped: RefCell<Vec<Mapped>>,
@@ -83,6 +90,7 @@ impl Transfer {
             upload: RefCell::default(),
             rows: RefCell::default(),
             staging: RefCell::default(),
+            small: RefCell::default(),
             #[cfg(target_arch = "wasm32")]
             mapped: RefCell::default(),
         }
@@ -295,11 +303,11 @@ impl Transfer {
         } else {
             (padded_row * layout.height()) as u64
         };
-        let staging = self.take_buffer(
-            &self.staging,
-            size,
-            wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        );
+        let staging = if size >= LARGE {
+            self.take_buffer(&self.staging, size, MAP_READ)
+        } else {
+            self.take_small(size)
+        };
         let rows = direct.then(|| {
             self.take_buffer(
                 &self.rows,
@@ -372,7 +380,11 @@ impl Transfer {
             }
         };
         staging.unmap();
-        keep(&self.staging, staging, size);
+        if size >= LARGE {
+            *self.staging.borrow_mut() = Some(staging);
+        } else {
+            self.keep_small(staging);
+        }
         Ok(values)
     }
 
@@ -488,12 +500,34 @@ impl Transfer {
         for buffer in slots
             .into_iter()
             .filter_map(|slot| slot.borrow_mut().take())
+            .chain(self.small.borrow_mut().drain(..))
         {
             buffer.destroy();
         }
         #[cfg(target_arch = "wasm32")]
         for mapped in self.mapped.borrow_mut().drain(..) {
             mapped.buffer.destroy();
+        }
+    }
+
+    /// A kept small mappable buffer of at least `size` bytes, else a new one of the next power
+    /// of two.
+    fn take_small(&self, size: u64) -> wgpu::Buffer {
+        let mut kept = self.small.borrow_mut();
+        match kept.iter().position(|b| b.size() >= size) {
+            Some(i) => kept.swap_remove(i),
+            None => self.new_buffer(size.next_power_of_two().max(256), MAP_READ),
+        }
+    }
+
+    /// Keeps a small mappable buffer for the next read-back, unless that would keep more than
+    /// [`SMALL_KEPT`] bytes.
+    fn keep_small(&self, buffer: wgpu::Buffer) {
+        let mut kept = self.small.borrow_mut();
+        if kept.iter().map(wgpu::Buffer::size).sum::<u64>() + buffer.size() <= SMALL_KEPT {
+            kept.push(buffer);
+        } else {
+            buffer.destroy();
         }
     }
 
@@ -513,25 +547,25 @@ impl Transfer {
             Some(kept) if kept.size() >= size => kept,
             other => {
                 other.inspect(wgpu::Buffer::destroy);
-                self.context.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("read-back"),
-                    size,
-                    usage,
-                    mapped_at_creation: false,
-                })
+                self.new_buffer(size, usage)
             }
         }
     }
-}
 
-/// Keeps `buffer` in `slot` when it served a large read-back (`size` bytes), else frees it.
-fn keep(slot: &RefCell<Option<wgpu::Buffer>>, buffer: wgpu::Buffer, size: u64) {
-    if size >= LARGE {
-        *slot.borrow_mut() = Some(buffer);
-    } else {
-        buffer.destroy();
+    /// A new buffer of `size` bytes for `usage`.
+    fn new_buffer(&self, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.context.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("transfer"),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
     }
 }
+
+/// The usage of a buffer that read-backs map.
+const MAP_READ: wgpu::BufferUsages =
+    wgpu::BufferUsages::COPY_DST.union(wgpu::BufferUsages::MAP_READ);
 
 /// Where a large read-back goes: a JavaScript array in a browser, this program's memory natively.
 #[cfg(target_arch = "wasm32")]
