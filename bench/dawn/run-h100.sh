@@ -6,7 +6,8 @@
 #   bash .dawn/bench/run-h100.sh [bench.mjs options...]
 #   bash .dawn/bench/run-h100.sh --kernel-only [kernel-only.mjs options...]
 #   bash .dawn/bench/run-h100.sh --wall [wall.mjs options...]   (native_bench's wall, then wall.mjs;
-#       --walls 1,10,100 goes to both)
+#       --walls 1,10,100 goes to both; with "soft" in the options native_bench's awake scenes
+#       run the soft step too; .dawn/pkg-before, where present, runs wall.mjs first)
 #   bash .dawn/bench/run-h100.sh --nmf [nmf.mjs options...]     (NMF: native_bench, PyTorch, Dawn)
 #   bash .dawn/bench/run-h100.sh --products [bench.mjs options...]   (native and cuBLAS first)
 #   bash .dawn/bench/run-h100.sh --transfer [transfer.mjs options...]   (upload and read-back steps)
@@ -224,6 +225,11 @@ if [ "${1:-}" = "--wall" ]; then
   prev=
   for a in "$@"; do [ "$prev" = --walls ] && walls="$a"; prev="$a"; done
   native native-wall.log --no-products --no-lcp --walls "$walls"
+  case " $* " in *soft*) native native-wall-soft.log --no-products --no-lcp --wall-cpu --walls "$walls" --wall-solver soft ;; esac
+  if [ -d "$dawn/pkg-before" ]; then
+    echo "== wall through Dawn, the build in .dawn/pkg-before"
+    "$work/node" wall.mjs "$@" ${require_gpu} --pkg "$dawn/pkg-before" --out "$out/wall-bench-before.json" --md "$out/wall-bench-before.md"
+  fi
   echo "== wall through Dawn, beside Rapier"
   "$work/node" wall.mjs "$@" ${require_gpu} --pkg "$dawn/pkg" --out "$out/wall-bench.json" --md "$out/wall-bench.md"
   exit $?

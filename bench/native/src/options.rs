@@ -21,6 +21,9 @@ pub struct Options {
     pub wall_copies: bool,
     /// `--wall-cpu`: the wall's awake scenes only, for the parts of their frames.
     pub wall_cpu: bool,
+    /// `--wall-solver NAME`: the awake scenes' solver, as the page names it (`soft`,
+    /// `gauss-seidel`, `nesterov`, `jacobi`); else the default.
+    pub wall_solver: Option<String>,
     /// The thesis's NMF.
     pub nmf: bool,
     /// Fewer product variants.
@@ -116,6 +119,7 @@ pub fn options() -> Options {
         wall_frames: None,
         wall_copies: false,
         wall_cpu: false,
+        wall_solver: None,
         nmf: true,
         quick: false,
         paths: None,
@@ -249,6 +253,10 @@ pub fn options() -> Options {
             }
             "--walls" => {
                 o.walls = list(i).into_iter().filter(|&w| w <= 100).collect();
+                i += 1;
+            }
+            "--wall-solver" => {
+                o.wall_solver = Some(value(i));
                 i += 1;
             }
             "--wall-frames" => {

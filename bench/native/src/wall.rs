@@ -54,8 +54,20 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
         mode: Mode::Blocks,
         ..Settings::seed()
     };
+    let method = match o.wall_solver.as_deref() {
+        None | Some("nesterov") => ContactMethod::Nesterov,
+        Some("soft") => ContactMethod::Soft,
+        Some("gauss-seidel") => ContactMethod::GaussSeidel,
+        Some("jacobi") => ContactMethod::Jacobi,
+        Some(other) => {
+            return Err(texla::error::Error::Argument(format!(
+                "--wall-solver {other}?"
+            )))
+        }
+    };
     let awake = Settings {
         sleeping: false,
+        method,
         ..Settings::default()
     };
     let frames = |default: usize| o.wall_frames.unwrap_or(default);
