@@ -1,6 +1,7 @@
 // What a number read back costs through Dawn, one call at a time and 20 issued at once. texla
 // (`--pkg DIR`): the sum of a 1024 x 1024 matrix, a copy of a 1 x 1 matrix read back, a 1 x 1
-// matrix read back with nothing before it, a product at 256 read back, and (one at a time only)
+// matrix read back with nothing before it, a product at 256 read back (alone, then copied, and
+// after a copy), the sum of a 64 x 64 matrix, a dot product at 1024, and (one at a time only)
 // the benchmark's resident chain at 1024: ten products X <- X·B, then X read back; raw WebGPU on
 // texla's device (`gpu.device()`): one copy of 256 bytes submitted into a new buffer and mapped.
 // With `--tfjs`, TF.js's sum of a 1024 x 1024 tensor read with data(), without texla: each
@@ -32,6 +33,7 @@ if (process.argv.includes("--tfjs")) {
   const a = gpu.upload(new Float32Array(1024 * 1024).fill(1), 1024, 1024);
   const small = gpu.upload(new Float32Array(256 * 256).fill(1 / 256), 256, 256);
   const one = gpu.upload(new Float32Array([1]), 1, 1);
+  const tiny = gpu.upload(new Float32Array(64 * 64).fill(1), 64, 64);
   const x0 = gpu.upload(new Float32Array(1024 * 1024).map((_, i) => ((i % 7) - 3) / 1024), 1024, 1024);
   Object.assign(paths, {
     "raw submit+mapAsync": async () => {
@@ -43,6 +45,10 @@ if (process.argv.includes("--tfjs")) {
     "texla copy+read 1x1": async () => { const c = gpu.copy(one); await c.read(); c.free(); },
     "texla read 1x1": () => one.read(),
     "texla matmul 256+read": async () => { const c = gpu.matmul(small, small); await c.read(); c.free(); },
+    "texla matmul 256, copy, read": async () => { const c = gpu.matmul(small, small); const d = gpu.copy(c); c.free(); await d.read(); d.free(); },
+    "texla copy 256, matmul, read": async () => { const c = gpu.copy(small); const d = gpu.matmul(c, small); c.free(); await d.read(); d.free(); },
+    "texla sum 64x64": () => gpu.sum(tiny),
+    "texla dot 1024": () => gpu.dot(a, a),
     "texla chain 10 at 1024+read": async () => {
       let x = x0;
       for (let i = 0; i < 10; i++) { const y = gpu.matmul(x, x0); if (x !== x0) x.free(); x = y; }
