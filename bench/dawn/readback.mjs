@@ -36,14 +36,14 @@ if (process.argv.includes("--tfjs")) {
   const tiny = gpu.upload(new Float32Array(64 * 64).fill(1), 64, 64);
   const x0 = gpu.upload(new Float32Array(1024 * 1024).map((_, i) => ((i % 7) - 3) / 1024), 1024, 1024);
   Object.assign(paths, {
+    "texla sum 1024": () => gpu.sum(a),
+    "texla copy+read 1x1": async () => { const c = gpu.copy(one); await c.read(); c.free(); },
+    "texla read 1x1": () => one.read(),
     "raw submit+mapAsync": async () => {
       const dst = dev.createBuffer({ size: 256, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
       const e = dev.createCommandEncoder(); e.copyBufferToBuffer(src, 0, dst, 0, 256); dev.queue.submit([e.finish()]);
       await dst.mapAsync(GPUMapMode.READ); dst.destroy();
     },
-    "texla sum 1024": () => gpu.sum(a),
-    "texla copy+read 1x1": async () => { const c = gpu.copy(one); await c.read(); c.free(); },
-    "texla read 1x1": () => one.read(),
     "texla matmul 256+read": async () => { const c = gpu.matmul(small, small); await c.read(); c.free(); },
     "texla matmul 256, copy, read": async () => { const c = gpu.matmul(small, small); const d = gpu.copy(c); c.free(); await d.read(); d.free(); },
     "texla copy 256, matmul, read": async () => { const c = gpu.copy(small); const d = gpu.matmul(c, small); c.free(); await d.read(); d.free(); },

@@ -13,12 +13,6 @@ use crate::error::{Error, Result};
 /// for the first submission of a long solver loop.
 const BATCH: usize = 32;
 
-/// Records the first submission after the GPU went idle waits for: an operation of up to two
-/// passes and the copy of its read-back go in one submission. Through Dawn on the H100 a
-/// resident chain of ten products at n = 1024 read back after 20 ms idle took 5.9-8.1 ms with
-/// this, 14.9-15.8 with the first record submitted alone (bench/dawn/readback.mjs).
-const FIRST_BATCH: usize = 3;
-
 /// Milliseconds a failed read-back waits for `device.lost` to settle (see [`Context::lost_or`]).
 const LOSS_WAIT_MS: f64 = 100.0;
 
@@ -132,7 +126,7 @@ impl Context {
             pass: RefCell::new(None),
             pending: RefCell::new(None),
             pending_count: Cell::new(0),
-            batch: Cell::new(FIRST_BATCH),
+            batch: Cell::new(1),
             shared: Rc::default(),
             _listener: listener,
         }
@@ -177,13 +171,12 @@ impl Context {
     }
 
     /// Records work (a pass or a copy) into the pending command buffer, submitted before anything
-    /// that must see its results ([`Context::flush`]) and whenever `batch` records wait:
-    /// [`FIRST_BATCH`] after the GPU went idle (a read-back or `finish` waited for it), doubled
-    /// by every submission up to [`BATCH`]. So the GPU starts early on a chain while the CPU
-    /// records the next passes, and long loops still pay few submissions. With a fixed batch of
-    /// 32, a chain of 10 products at n = 1024 (20 passes) was all recorded before the GPU got any
-    /// of it: through Dawn on the H100 the chain took 1.61-1.75 ms to `finish`, 1.03 ms when the
-    /// first pass went alone.
+    /// that must see its results ([`Context::flush`]) and whenever `batch` records wait: 1 after
+    /// the GPU went idle (a read-back or `finish` waited for it), doubled by every submission up
+    /// to [`BATCH`]. So the GPU starts on the first pass of a chain while the CPU records the
+    /// next ones, and long loops still pay few submissions. With a fixed batch of 32, a chain of
+    /// 10 products at n = 1024 (20 passes) was all recorded before the GPU got any of it: through
+    /// Dawn on the H100 the chain took 1.61-1.75 ms to `finish`, 1.03 ms with this.
     pub(super) fn record(&self, work: impl FnOnce(&mut wgpu::CommandEncoder)) {
         self.pass.borrow_mut().take();
         self.with_encoder(work);
@@ -223,10 +216,9 @@ impl Context {
         }
     }
 
-    /// Notes that the GPU has done everything submitted: the next submission waits for
-    /// [`FIRST_BATCH`] records.
+    /// Notes that the GPU has done everything submitted: the next record is submitted at once.
     pub(super) fn idle(&self) {
-        self.batch.set(FIRST_BATCH);
+        self.batch.set(1);
     }
 
     /// Submits the recorded work, then destroys the textures dropped while it waited.

@@ -23,9 +23,10 @@
 //!
 //! Large transfers keep their buffers for the next one: a new buffer costs its creation and
 //! Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small read-backs keep theirs apart
-//! (up to [`SMALL_KEPT`] bytes), so that reading a scalar between two large reads frees neither:
-//! through Dawn on the H100 a copy submitted and mapped took 0.70 ms into a new buffer and 0.10
-//! ms into a kept one (`bench/dawn/submit-probe.mjs`).
+//! (up to [`SMALL_KEPT`] bytes), so that reading a scalar between two large reads frees neither.
+//! Through Dawn on the H100 a copy submitted and mapped took 0.70 ms into a new buffer and 0.10
+//! ms into a kept one (`bench/dawn/submit-probe.mjs`), and a buffer destroyed before the GPU went
+//! idle cost the next read-back about 10 ms (`bench/records/h100/dawn/latency-2026-11-27.md`).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
