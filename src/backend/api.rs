@@ -258,7 +258,7 @@ pub trait Backend: Sized + 'static {
         self.finish()
     }
 
-    /// Frees the buffers kept from large transfers for the next one (none by default).
+    /// Frees the buffers kept from transfers for the next ones (none by default).
     fn release_kept(&self) {}
 
     /// `texture` as the JavaScript object of the API underneath (a `GPUTexture`, a

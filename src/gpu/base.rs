@@ -407,7 +407,7 @@ impl Gpu {
         self.pool.borrow().stats()
     }
 
-    /// Frees the pooled (unused) textures, and the buffers kept from large transfers, now.
+    /// Frees the pooled (unused) textures, and the buffers kept from transfers, now.
     pub fn release_pooled(&self) {
         self.pool.borrow_mut().clear();
         self.backend().release_kept();

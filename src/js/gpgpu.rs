@@ -445,8 +445,9 @@ impl Gpgpu {
         self.gpu.reset_peak();
     }
 
-    /// Frees the pooled textures, the buffers kept from large transfers and the spare copies
-    /// of `keepCopies` now (they are kept for reuse otherwise).
+    /// Frees the pooled textures, the buffers kept from transfers (large ones, and up to 4 MiB
+    /// of small read-backs') and the spare copies of `keepCopies` now (they are kept for reuse
+    /// otherwise).
     #[wasm_bindgen(js_name = releasePooled)]
     pub fn release_pooled(&self) {
         self.gpu.release_pooled();
