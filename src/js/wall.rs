@@ -279,7 +279,7 @@ impl Wall {
     /// Gauss-Seidel sweep with a spring on the penetration and a rigid one; the block layout).
     #[wasm_bindgen(js_name = setSolver)]
     pub fn set_solver(&self, solver: &str) -> Result<(), JsValue> {
-        self.state.borrow_mut().live.settings_mut().method = solver_named(solver)?;
+        self.state.borrow_mut().live.settings_mut().method = ContactMethod::named(solver)?;
         Ok(())
     }
 
@@ -363,7 +363,7 @@ impl Wall {
     #[wasm_bindgen(js_name = solveLcp, unchecked_return_type = "Promise<Float64Array>")]
     pub fn solve_lcp(&self, solver: &str, iterations: f64, start: Option<String>) -> Promise {
         let gpu = self.gpu.clone();
-        let asked = solver_named(solver).and_then(|method| {
+        let asked = ContactMethod::named(solver).and_then(|method| {
             if method == ContactMethod::Soft {
                 return Err(Error::Argument(
                     "solveLcp compares the LCP solvers on one frame; the soft step moves the \
@@ -444,7 +444,7 @@ impl Wall {
             ("x0", flat(&lcp.x0).into()),
             ("x", flat(x).into()),
             ("mu", lcp.mu.into()),
-            ("solver", solver_name(world.settings.method).into()),
+            ("solver", world.settings.method.name().into()),
             ("omega", world.settings.omega.into()),
             ("step", world.stats.step.into()),
             ("iterations", world.stats.iterations.into()),
@@ -518,7 +518,7 @@ impl Wall {
                 .into(),
             ),
             ("omega", w.settings.omega.into()),
-            ("solver", solver_name(w.settings.method).into()),
+            ("solver", w.settings.method.name().into()),
             ("step", w.stats.step.into()),
             ("sleeping", w.settings.sleeping.into()),
             ("throws", (w.inputs().throws as f64).into()),
@@ -535,27 +535,3 @@ pub(super) fn wall_count(walls: f64) -> Result<usize, Error> {
 /// How far before what it aims at a thrown ball starts, m: the default camera's distance to the
 /// wall's face less 1.5 m, so that a throw at one wall starts where it always did.
 const THROW_REACH: f64 = 7.5;
-
-/// The API's name of the contact solver `method`.
-fn solver_name(method: ContactMethod) -> &'static str {
-    match method {
-        ContactMethod::Jacobi => "jacobi",
-        ContactMethod::Nesterov => "nesterov",
-        ContactMethod::GaussSeidel => "gauss-seidel",
-        ContactMethod::Soft => "soft",
-    }
-}
-
-/// The solver the API names `name`, or a clear error.
-fn solver_named(name: &str) -> Result<ContactMethod, Error> {
-    match name {
-        "jacobi" => Ok(ContactMethod::Jacobi),
-        "nesterov" => Ok(ContactMethod::Nesterov),
-        "gauss-seidel" => Ok(ContactMethod::GaussSeidel),
-        "soft" => Ok(ContactMethod::Soft),
-        other => Err(Error::Argument(format!(
-            "unknown solver \"{other}\": \"soft\" (substeps), \"gauss-seidel\" \
-             (graph-coloured), \"nesterov\" (accelerated) or \"jacobi\" (the seed's)"
-        ))),
-    }
-}

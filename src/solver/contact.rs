@@ -146,6 +146,32 @@ pub enum ContactMethod {
     Soft,
 }
 
+impl ContactMethod {
+    /// The API's name of the method (the page's and `wall.setSolver`'s).
+    pub fn name(self) -> &'static str {
+        match self {
+            ContactMethod::Jacobi => "jacobi",
+            ContactMethod::Nesterov => "nesterov",
+            ContactMethod::GaussSeidel => "gauss-seidel",
+            ContactMethod::Soft => "soft",
+        }
+    }
+
+    /// The method the API names `name`, or a clear error.
+    pub fn named(name: &str) -> Result<ContactMethod> {
+        match name {
+            "jacobi" => Ok(ContactMethod::Jacobi),
+            "nesterov" => Ok(ContactMethod::Nesterov),
+            "gauss-seidel" => Ok(ContactMethod::GaussSeidel),
+            "soft" => Ok(ContactMethod::Soft),
+            other => Err(Error::Argument(format!(
+                "unknown solver \"{other}\": \"soft\" (substeps), \"gauss-seidel\" \
+                 (graph-coloured), \"nesterov\" (accelerated) or \"jacobi\" (the seed's)"
+            ))),
+        }
+    }
+}
+
 /// Where [`solve_contacts`] runs the iterations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ContactPath {

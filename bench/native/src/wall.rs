@@ -55,15 +55,8 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
         ..Settings::seed()
     };
     let method = match o.wall_solver.as_deref() {
-        None | Some("nesterov") => ContactMethod::Nesterov,
-        Some("soft") => ContactMethod::Soft,
-        Some("gauss-seidel") => ContactMethod::GaussSeidel,
-        Some("jacobi") => ContactMethod::Jacobi,
-        Some(other) => {
-            return Err(texla::error::Error::Argument(format!(
-                "--wall-solver {other}?"
-            )))
-        }
+        Some(name) => ContactMethod::named(name)?,
+        None => Settings::default().method,
     };
     let awake = Settings {
         sleeping: false,
