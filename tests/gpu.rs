@@ -1,5 +1,5 @@
 //! Browser tests: every GPU test runs on BOTH backends and fails (never skips) when the backend
-//! it asks for is missing. Run with `wasm-pack test --headless --chrome`.
+//! it asks for is missing. Run with `cargo test --target wasm32-unknown-unknown --test gpu`.
 //!
 //! Tolerance: each element of a product of inner dimension k must satisfy
 //! |gpu - exact| <= 2 (k + 2) 2^-24 sum_p |a_ip b_pj| (see `reference::dot_error_bound`);

@@ -1,7 +1,7 @@
 //! Browser tests of kernels of one's own (`Gpu::run_own`, JS `runKernel`), on BOTH backends: a
 //! body runs in texla's prelude; one that does not compile is an `Error::Compile` naming the line
 //! of the body, and the same GPU goes on computing; a compute body runs on WebGPU and is refused
-//! on WebGL2. Run with `wasm-pack test --headless --chrome --test own_kernel`.
+//! on WebGL2. Run with `cargo test --target wasm32-unknown-unknown --test own_kernel`.
 #![cfg(target_arch = "wasm32")]
 
 mod common;

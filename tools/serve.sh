@@ -3,7 +3,5 @@
 # PORT=8080 by default.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tools/setup.sh
-setup_build
-build_pkg
+bash tools/build.sh
 exec python3 tools/serve.py "${PORT:-8080}"

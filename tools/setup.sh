@@ -2,13 +2,15 @@
 # Sourced by tools/serve.sh and tools/test.sh; safe to run again and again.
 
 export PATH="$HOME/.cargo/bin:$PATH"
-WASM_PACK_VERSION=0.15.1
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 step() { printf '\n== %s\n' "$*"; }
 
-# The wasm32 target, wasm-bindgen-cli at exactly the Cargo.lock version, and wasm-pack.
+# The wasm32 target and wasm-bindgen-cli at exactly the Cargo.lock version: its wasm-bindgen
+# writes pkg/'s JavaScript, its wasm-bindgen-test-runner runs the browser tests
+# (.cargo/config.toml names it the wasm32 runner). No wasm-pack: on a clean machine its build
+# took 3 to 4 minutes for what two commands do.
 setup_build() {
   if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     step "adding the wasm32-unknown-unknown target"
@@ -21,12 +23,8 @@ setup_build() {
     # Not --locked: its own lockfile pins a crate that crates.io no longer serves.
     cargo install wasm-bindgen-cli --version "$want" --force
   fi
-  if [ "$(wasm-pack --version 2>/dev/null | cut -d' ' -f2)" != "$WASM_PACK_VERSION" ]; then
-    step "installing wasm-pack $WASM_PACK_VERSION"
-    cargo install wasm-pack --version "$WASM_PACK_VERSION" --force
-  fi
-  # wasm-opt for build_pkg: the npm build of Binaryen (tools/package/package-lock.json);
-  # wasm-pack's own download of it fails here.
+  # wasm-opt for build_pkg: the npm build of Binaryen (tools/package/package-lock.json), as
+  # Binaryen's own releases are not reachable here.
   if [ ! -x tools/package/node_modules/.bin/wasm-opt ]; then
     step "installing Binaryen's wasm-opt (npm binaryen, for build_pkg)"
     (cd tools/package && npm ci --no-audit --no-fund)
@@ -61,7 +59,11 @@ setup_test() {
 WASM_SIZE_FLAGS=(--config 'profile.release.package."*".opt-level="z"' --config 'profile.release.codegen-units=1'
   --config 'target.wasm32-unknown-unknown.rustflags=["-C", "llvm-args=-inline-threshold=100"]')
 build_pkg() {
-  step "building pkg/ (wasm-pack --target web, release; then wasm-opt and the npm package)"
-  wasm-pack build --target web --release -- "${WASM_SIZE_FLAGS[@]}"
+  step "building pkg/ (the wasm in release, wasm-bindgen --target web, then wasm-opt and the npm package)"
+  cargo build --lib --release --target wasm32-unknown-unknown "${WASM_SIZE_FLAGS[@]}"
+  local target
+  target=$(cargo metadata --format-version 1 --no-deps | node -e \
+    'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
+  wasm-bindgen --target web --out-dir pkg "$target/wasm32-unknown-unknown/release/texla.wasm"
   node tools/package/finish.mjs pkg
 }

@@ -1,8 +1,7 @@
 // Start-up on each backend (issue 36 item 7): from the page's load to its first complete result
 // (the square's kernels table done), from pressing the wall's Start to its first frame, and the
 // NMF lab's longest main-thread task on its first run (issue 33). Each a fresh browser, so
-// nothing is cached between runs. Run from the repository root after `wasm-pack build --target
-// web --release`:
+// nothing is cached between runs. Run from the repository root after `bash tools/build.sh`:
 //
 //   node bench/browser/startup.mjs [runs=3] [backends=webgpu,webgl2] [--no-nmf] [--root=DIR]
 //

@@ -50,6 +50,6 @@ export async function peerGlobals(gpuApi) {
 /** texla's built pkg/: `--pkg DIR`, else the repository's or the packed one beside `here`. */
 export function findPkg(here) {
   const dir = arg("pkg", [path.join(here, "../../pkg"), path.join(here, "../pkg")].find((d) => fs.existsSync(path.join(d, "texla.js"))));
-  if (!dir) throw new Error("no pkg/ found: build it (wasm-pack build --release --target web) or pass --pkg DIR");
+  if (!dir) throw new Error("no pkg/ found: build it (bash tools/build.sh) or pass --pkg DIR");
   return dir;
 }

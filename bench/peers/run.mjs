@@ -14,7 +14,7 @@
 //                                           the peers within F (default 0.5) of the best peer's
 //                                           GFLOPS in the first; a slower peer is measured once)
 //
-// It needs pkg/ built (wasm-pack build --release --target web) and tests/e2e's playwright-core
+// It needs pkg/ built (bash tools/build.sh) and tests/e2e's playwright-core
 // (bash tools/test.sh installs it, or `cd tests/e2e && npm ci`). --budget caps the predicted
 // seconds of one entry at one n (predicted from its time at the previous n): past it the
 // resident chain is skipped, then the warm-up, then the entry, and the table says so.

@@ -1,4 +1,4 @@
-// Finishes pkg/ (from `wasm-pack build --target web --release`) as texla's npm package, so that
+// Finishes pkg/ (wasm-bindgen's output, tools/setup.sh's build_pkg) as texla's npm package, so that
 // `npm pack` in pkg/ gives the tarball: the wasm optimised for size by Binaryen's wasm-opt (-Oz),
 // the Node entry (node.js), package.json with ESM "exports" and the TypeScript types, README.md
 // and both licence texts. tools/setup.sh's build_pkg runs it.
@@ -6,8 +6,7 @@
 //   node tools/package/finish.mjs [pkg-dir]
 //
 // wasm-opt: $WASM_OPT, else the npm `binaryen` package installed in tools/package/ (setup_build),
-// else one on PATH (Debian's `binaryen`). wasm-pack's own download of Binaryen is off
-// (Cargo.toml), as it fails without network access to GitHub.
+// else one on PATH (Debian's `binaryen`).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -18,7 +17,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const pkg = path.resolve(process.argv[2] ?? path.join(root, "pkg"));
 const wasm = path.join(pkg, "texla_bg.wasm");
-if (!fs.existsSync(wasm)) throw new Error(`${wasm} is missing: run wasm-pack build --target web --release first`);
+if (!fs.existsSync(wasm)) throw new Error(`${wasm} is missing: run tools/setup.sh's build_pkg first`);
 
 // The WebAssembly features texla's wasm uses: those rustc's wasm32-unknown-unknown target enables
 // by default, and SIMD (.cargo/config.toml), which every browser with WebGPU or WebGL2 has, and
@@ -52,14 +51,18 @@ for (const file of ["README.md", "LICENSE-MIT", "LICENSE-APACHE"]) {
   fs.copyFileSync(path.join(root, file), path.join(pkg, file));
 }
 
-// wasm-pack's package.json gives name, version, description and licence (from Cargo.toml); the
-// rest is texla's.
-const generated = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8"));
+// Name, version, description and licence from Cargo.toml's [package]; the rest is texla's.
+const cargo = fs.readFileSync(path.join(root, "Cargo.toml"), "utf8").split(/^\[/m).find((s) => s.startsWith("package]"));
+const field = (key) => {
+  const found = cargo.match(new RegExp(`^${key} = "(.*)"$`, "m"));
+  if (!found) throw new Error(`Cargo.toml's [package] has no ${key}`);
+  return found[1];
+};
 const manifest = {
-  name: generated.name,
-  version: generated.version,
-  description: generated.description,
-  license: generated.license,
+  name: field("name"),
+  version: field("version"),
+  description: field("description"),
+  license: field("license"),
   keywords: ["webgpu", "webgl2", "gpgpu", "linear-algebra", "matrix", "wasm"],
   type: "module",
   files: ["texla_bg.wasm", "texla.js", "texla.d.ts", "node.js", "README.md", "LICENSE-MIT", "LICENSE-APACHE"]
@@ -72,7 +75,8 @@ const manifest = {
     "./texla_bg.wasm": "./texla_bg.wasm",
     "./package.json": "./package.json",
   },
-  sideEffects: generated.sideEffects ?? false,
+  // As wasm-bindgen's snippets (inline JavaScript) run when imported.
+  sideEffects: fs.existsSync(path.join(pkg, "snippets")) ? ["./snippets/*"] : false,
   engines: { node: ">=20" },
 };
 fs.writeFileSync(path.join(pkg, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
