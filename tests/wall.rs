@@ -286,7 +286,7 @@ on_both_backends! {
     async fn soft_step_matches_float64(kind) {
         // The soft step (4 substeps of the separations, the soft sweep, the move and the rigid
         // sweep, colour by colour, from the matrix's factors), in fragment passes and (WebGPU)
-        // in one dispatch per result, on a frame after the ball's hit, against its float64
+        // in one dispatch for both results, on a frame after the ball's hit, against its float64
         // twin on the same LCP: both results (the impulses over the frame and those behind
         // the displacement) within 1e-3 of their largest, padding zero; too many substeps, the
         // dense layout (no factors) and the dispatch on WebGL2 say so; then 8 frames of the

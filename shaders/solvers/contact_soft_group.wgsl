@@ -16,8 +16,8 @@
 //   next          T = S, S = 2 S - T (and the same for the bodies' velocities); barrier
 //
 // params: (0) texel columns per body, (1) colours, (2) mu, (3) h, (4) g h, (5) the spring's
-// rate, (6) its mass factor, (7) its impulse factor. Output: S (STORE_P false) or P, wrapped as
-// x0: the two results are two dispatches of one computation.
+// rate, (6) its mass factor, (7) its impulse factor. Output: S and P side by side, each wrapped
+// as x0: S in the first half of the texel columns, P in the second.
 
 const THREADS: u32 = {THREADS}u;
 const MAX_CONTACTS: u32 = 1024u;
@@ -25,7 +25,6 @@ const MAX_BODIES: u32 = 170u;
 const PER_THREAD: u32 = MAX_CONTACTS / THREADS;
 const SUBSTEPS: i32 = {SUBSTEPS};
 const MAX_CORRECTION: f32 = {MAX_CORRECTION};
-const STORE_P: bool = {STORE_P};
 // Where each body array starts in `ws`: v(S), v(T), the displacement; 6 floats a body.
 const VS: i32 = 0;
 const VT: i32 = 1020;
@@ -237,11 +236,13 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
             workgroupBarrier();
         }
     }
+    let second_half = vec2<i32>(out_cols() / 2, 0);
     for (var k = 0u; k < PER_THREAD; k++) {
         let i = lid + THREADS * k;
         if (i < contacts) {
-            let result = select(s[k], p[k], STORE_P);
-            textureStore(out_tex, contact_texel(first + i32(i)), vec4<f32>(result, 0.0));
+            let at = contact_texel(first + i32(i));
+            textureStore(out_tex, at, vec4<f32>(s[k], 0.0));
+            textureStore(out_tex, at + second_half, vec4<f32>(p[k], 0.0));
         }
     }
 }

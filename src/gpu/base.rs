@@ -379,6 +379,44 @@ impl Gpu {
         Ok(())
     }
 
+    /// Reads every matrix of `ms` back, as [`Gpu::read`] each, in one read-back where one
+    /// texture can hold them all stacked (float32 matrices of one texture each): a round trip
+    /// to the GPU instead of one per matrix. Else one read after another.
+    pub async fn read_many(&self, ms: &[&Matrix]) -> Result<Vec<Vec<f32>>> {
+        let alone = |m: &&Matrix| Gpu::is_tiled(m) || m.format() != Format::F32;
+        let width = ms.iter().map(|m| m.cols()).max().unwrap_or(0);
+        let height: usize = ms.iter().map(|m| m.layout.height()).sum();
+        let stacked = (ms.len() > 1 && !ms.iter().any(alone))
+            .then(|| self.layout(4 * height, width).ok())
+            .flatten();
+        let Some(stacked) = stacked else {
+            let mut values = Vec::with_capacity(ms.len());
+            for m in ms {
+                values.push(self.read(m).await?);
+            }
+            return Ok(values);
+        };
+        let all = self.alloc(stacked)?;
+        let mut y = 0;
+        for m in ms {
+            let size = (m.layout.width(), m.layout.height());
+            let backend = self.backend();
+            backend.copy_texels(self.texture(m)?, (0, 0), self.texture(&all)?, (0, y), size)?;
+            y += size.1;
+        }
+        let values = self.read(&all).await?;
+        // Matrix m is the stack's rows 4 y .. 4 y + rows, its first cols columns.
+        let mut y = 0;
+        Ok(ms
+            .iter()
+            .map(|m| {
+                let rows = values[4 * y * width..].chunks(width).take(m.rows());
+                y += m.layout.height();
+                rows.flat_map(|row| &row[..m.cols()]).copied().collect()
+            })
+            .collect())
+    }
+
     /// Counts one read-back.
     pub(super) fn count_readback(&self) {
         let mut c = self.counts.get();

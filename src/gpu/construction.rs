@@ -118,6 +118,31 @@ impl Gpu {
         )
     }
 
+    /// A copy of `count` columns of `m` from column `first`: a copy of texels on the GPU, no
+    /// pass. `m` must be one texture (not a grid of tiles).
+    pub fn columns(&self, m: &Matrix, first: usize, count: usize) -> Result<Matrix> {
+        if count == 0 || first + count > m.cols() || Gpu::is_tiled(m) {
+            return Err(Error::Shape(format!(
+                "columns {first} .. {} of a {}x{} matrix{}",
+                first + count,
+                m.rows(),
+                m.cols(),
+                if Gpu::is_tiled(m) { " of tiles" } else { "" }
+            )));
+        }
+        let out = self.alloc_as(self.layout(m.rows(), count)?, m.format())?;
+        let size = (count, m.layout.height());
+        let backend = self.backend();
+        backend.copy_texels(
+            self.texture(m)?,
+            (first, 0),
+            self.texture(&out)?,
+            (0, 0),
+            size,
+        )?;
+        Ok(out)
+    }
+
     /// The `rows x cols` identity: ones where row == column.
     pub fn identity(&self, rows: usize, cols: usize) -> Result<Matrix> {
         if rows > 0 && cols > 0 && !self.fits(rows, cols) {

@@ -174,15 +174,10 @@ fn group_kernel(name: String, body: &str) -> Kernel {
 /// The soft step with every substep in ONE compute dispatch (`shaders/solvers/
 /// contact_soft_group.wgsl`), a workgroup of `threads` threads per group of whole islands as
 /// [`contact_nesterov_group`] (its inputs), `substeps` substeps, corrections no faster than
-/// `max_correction` m/s; it stores the impulses over the frame, or with `store_p` the impulses
-/// behind the displacement. Params: texel columns per body, colours, mu, h, g h, the spring's
-/// rate, mass and impulse factors.
-pub fn contact_soft_group(
-    threads: usize,
-    substeps: usize,
-    max_correction: f32,
-    store_p: bool,
-) -> Kernel {
+/// `max_correction` m/s. Its output is twice as wide as the impulses: the impulses over the
+/// frame, then the impulses behind the displacement. Params: texel columns per body, colours,
+/// mu, h, g h, the spring's rate, mass and impulse factors.
+pub fn contact_soft_group(threads: usize, substeps: usize, max_correction: f32) -> Kernel {
     debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
     let body = super::Template::new(
         "solvers/contact_soft_group.wgsl",
@@ -191,7 +186,6 @@ pub fn contact_soft_group(
     .register("THREADS", threads)
     .register("SUBSTEPS", substeps)
     .register("MAX_CORRECTION", format!("{max_correction:?}"))
-    .register("STORE_P", store_p)
     .complete();
     group_kernel(format!("contact_soft_group_{threads}_{substeps}"), &body)
 }

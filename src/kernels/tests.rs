@@ -120,8 +120,8 @@ fn naga_validates_the_compute_kernels() {
         contact_gauss_seidel(),
         contact_soft_separation(),
         contact_soft_step(),
-        contact_soft_group(256, 4, 3.0, false),
-        contact_soft_group(32, 1, 0.5, true),
+        contact_soft_group(256, 4, 3.0),
+        contact_soft_group(32, 1, 0.5),
     ];
     kernels.extend(TILED_CHUNKS.map(matmul_tiled));
     kernels

@@ -8,6 +8,7 @@ use super::soft::soft_numbers;
 use super::{ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::matrix::Matrix;
 use crate::solver::{self, ContactLayout, ContactMethod, ContactSolve, ContactSystem, SoftStep};
 
 /// Where one frame's milliseconds went, each part timed by the clock given to
@@ -145,15 +146,12 @@ async fn solve_uploaded(
             (x, None)
         }
     };
-    let impulses = impulses_of(&system.read(gpu, &x).await?);
-    let moved = match moved {
-        Some(p) => Some(impulses_of(&system.read(gpu, &p).await?)),
-        None => None,
-    };
-    Ok((
-        impulses.into_iter().map(|x| lcp.project(x)).collect(),
-        moved,
-    ))
+    // One read-back for both of the soft step's results.
+    let results: Vec<&Matrix> = std::iter::once(&x).chain(&moved).collect();
+    let mut read = system.read_many(gpu, &results).await?.into_iter();
+    let mut next = || read.next().map(|v| impulses_of(&v)).unwrap_or_default();
+    let impulses = next().into_iter().map(|x| lcp.project(x)).collect();
+    Ok((impulses, moved.is_some().then(next)))
 }
 
 /// Three impulses per contact from the GPU's 4 rows per contact.

@@ -119,6 +119,14 @@ impl ContactSystem {
         check_impulses(self, x)?;
         Ok(self.wrap.unwrap(&gpu.read(x).await?))
     }
+
+    /// [`Self::read`] of several results in one read-back ([`Gpu::read_many`]): the soft
+    /// step's two.
+    pub async fn read_many(&self, gpu: &Gpu, xs: &[&Matrix]) -> Result<Vec<Vec<f32>>> {
+        xs.iter().try_for_each(|x| check_impulses(self, x))?;
+        let values = gpu.read_many(xs).await?;
+        Ok(values.iter().map(|v| self.wrap.unwrap(v)).collect())
+    }
 }
 
 /// The iteration that solves a contact LCP: what the wall's settings choose

@@ -1,6 +1,6 @@
 //! The soft step on the GPU, from the matrix's factors (`physics::ContactLcp::solve_soft` is
 //! its float64 twin and explains the step). On a hardware WebGPU adapter, where the contacts
-//! fall into workgroup-sized groups of islands, every substep runs in one dispatch per result
+//! fall into workgroup-sized groups of islands, every substep runs in one dispatch
 //! (`shaders/solvers/contact_soft_group.wgsl`); elsewhere in fragment passes. The state is
 //! three impulse vectors of the contacts' shape: T, the finished substeps' impulses; S, T plus
 //! this substep's (what the bodies' velocities are made from); P, the impulses behind the
@@ -22,6 +22,7 @@ use super::{ContactSystem, FactorSystem};
 use crate::error::{Error, Result};
 use crate::gpu::{ops, Gpu};
 use crate::kernels::{self, Expr, Func2, Program};
+use crate::layout::Layout;
 use crate::matrix::Matrix;
 
 /// Most substeps a frame: each is 6 passes and 4 per colour, recorded at once.
@@ -54,7 +55,7 @@ pub fn solve_soft(gpu: &Gpu, system: &ContactSystem, soft: SoftStep) -> Result<(
 }
 
 /// [`solve_soft`] on `path`: [`ContactPath::Dispatch`] (every substep in one compute dispatch
-/// per result; WebGPU, every island within a workgroup) or [`ContactPath::Factors`] (fragment
+/// for both results; WebGPU, every island within a workgroup) or [`ContactPath::Factors`] (fragment
 /// passes, any backend); `Auto` takes the dispatch on a hardware adapter and the passes
 /// elsewhere (a CPU that emulates a GPU runs a workgroup on one core: on SwiftShader the
 /// dispatch took 181 ms a frame of the wall, the passes 63).
@@ -172,9 +173,9 @@ fn passes(
     Ok((s, p))
 }
 
-/// The soft step in one compute dispatch per result (WebGPU, where the contacts fall into
-/// workgroup-sized groups of islands): `shaders/solvers/contact_soft_group.wgsl`, run once for
-/// the impulses and once for the impulses behind the displacement.
+/// The soft step in one compute dispatch (WebGPU, where the contacts fall into
+/// workgroup-sized groups of islands): `shaders/solvers/contact_soft_group.wgsl` writes the
+/// impulses and the impulses behind the displacement side by side, copied apart after.
 fn dispatch(
     gpu: &Gpu,
     system: &ContactSystem,
@@ -203,25 +204,30 @@ fn dispatch(
         &system.inv_diag,
         groups,
     ];
-    let run = |store_p| {
-        let kernel = kernels::contact_soft_group(
-            super::contact::group_threads(gpu),
-            soft.substeps,
-            soft.max_correction,
-            store_p,
-        );
-        gpu.run(
-            Program::new(
-                kernel,
-                inputs.iter().map(|m| m.layout()).collect(),
-                system.x0.layout(),
-            )
-            .with_params(&params)
-            .with_workgroups(count),
-            &inputs,
+    let kernel = kernels::contact_soft_group(
+        super::contact::group_threads(gpu),
+        soft.substeps,
+        soft.max_correction,
+    );
+    let (rows, cols) = (system.x0.rows(), system.x0.cols());
+    // Both results side by side, then each its own matrix.
+    let both = gpu.run(
+        Program::new(
+            kernel,
+            inputs.iter().map(|m| m.layout()).collect(),
+            Layout {
+                rows,
+                cols: 2 * cols,
+            },
         )
-    };
-    Ok((run(false)?, run(true)?))
+        .with_params(&params)
+        .with_workgroups(count),
+        &inputs,
+    )?;
+    Ok((
+        gpu.columns(&both, 0, cols)?,
+        gpu.columns(&both, cols, cols)?,
+    ))
 }
 
 /// The factors the soft step reads, after checking its numbers.
