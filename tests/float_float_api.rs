@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::{message, settle};
+
 use js_sys::{Float32Array, Float64Array, Object, Reflect};
 use texla::backend::BackendKind;
 use texla::{Gpgpu, GpuMatrix};
@@ -13,17 +15,6 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn message(e: JsValue) -> String {
-    js_sys::Error::from(e).message().into()
-}
-
-/// What a promise of the JS API resolves to, or its error's message.
-async fn settle(p: js_sys::Promise) -> Result<JsValue, String> {
-    wasm_bindgen_futures::JsFuture::from(p)
-        .await
-        .map_err(message)
-}
 
 /// A float-float GpuMatrix read back by `readFloat64` (it must come as a Float64Array), and the
 /// same values by `readInto` a Float64Array, which refuses a Float32Array; `read()`, float32's,

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::device;
+use common::{device, message};
 use js_sys::{Float32Array, Float64Array, JSON};
 use texla::backend::BackendKind;
 use texla::gpu::Gpu;
@@ -72,10 +72,6 @@ async fn natural_and_optimized(gpu: &Gpu, name: &str, e: &LinearExpr, moves: usi
     let p = e.permute(&perm).unwrap();
     assert_eq!(p.cost(), cost);
     check(gpu, &format!("{name}, optimised"), e, &p, seed + 1).await;
-}
-
-fn message(e: JsValue) -> String {
-    js_sys::Error::from(e).message().into()
 }
 
 fn f64s(v: &[f64]) -> JsValue {

@@ -232,41 +232,6 @@ on_both_backends! {
         assert!((dot - dot64).abs() <= dot_error_bound(40_000, dot64));
     }
 
-    async fn many_matrices_come_back_in_one_read(kind) {
-        // Gpu::read_many stacks float32 matrices of one texture into one and reads that once;
-        // a grid of tiles, a float16 matrix or a stack past the tile limit (64 texels) is read
-        // alone. Exact: a copy.
-        let gpu = small_tiles(kind).await;
-        let shapes = [(1, 1), (7, 3), (13, 29), (2, 64), (64, 5), (9, 1)];
-        let data: Vec<Vec<f32>> = shapes
-            .iter()
-            .enumerate()
-            .map(|(i, &(r, c))| Rng::new(60 + i as u32).matrix(r * c, -1e6, 1e6))
-            .collect();
-        let ms: Vec<Matrix> = shapes.iter().zip(&data).map(|(&(r, c), d)| gpu.upload(d, r, c).unwrap()).collect();
-        let before = gpu.counts().readbacks;
-        let got = gpu.read_many(&ms.iter().collect::<Vec<_>>()).await.unwrap();
-        assert_eq!(got, data);
-        assert_eq!(gpu.counts().readbacks - before, 1, "{kind:?}: one read-back for six matrices");
-        // Past 64 texel rows together (16 + 17 + 40): one read each. With a grid (300 x 70: a
-        // read a tile) and a float16 matrix among them, one read each too.
-        let tall: Vec<Vec<f32>> = [64, 68, 160].iter().map(|&r| Rng::new(r as u32).matrix(r * 2, -1.0, 1.0)).collect();
-        let tall_ms: Vec<Matrix> = tall.iter().map(|d| gpu.upload(d, d.len() / 2, 2).unwrap()).collect();
-        let grid_data = Rng::new(7).matrix(300 * 70, -1.0, 1.0);
-        let grid = gpu.upload(&grid_data, 300, 70).unwrap();
-        assert!(Gpu::is_tiled(&grid));
-        let half: Vec<f32> = (0..12).map(|v| v as f32 / 4.0).collect();
-        let half_m = gpu.upload_as(&half, (3, 4), texla::gpu::Format::F16).unwrap();
-        for (ms, want, reads) in [
-            (tall_ms.iter().collect::<Vec<_>>(), tall.clone(), 3),
-            (vec![&ms[1], &grid, &half_m], vec![data[1].clone(), grid_data.clone(), half.clone()], 2 + Gpu::tile_count(&grid) as u64),
-        ] {
-            let before = gpu.counts().readbacks;
-            assert_eq!(gpu.read_many(&ms).await.unwrap(), want);
-            assert_eq!(gpu.counts().readbacks - before, reads, "{kind:?}: one read each");
-        }
-    }
-
     async fn the_js_api_takes_a_tile_limit(kind) {
         let options = js_sys::Object::new();
         js_sys::Reflect::set(&options, &"tileLimit".into(), &64.into()).unwrap();

@@ -10,6 +10,7 @@ use texla::gpu::{Choice, Gpu};
 use texla::matrix::Matrix;
 use texla::problems::Problem;
 use texla::solver::Progress;
+use wasm_bindgen::JsValue;
 
 pub async fn device(kind: BackendKind) -> Box<Gpu> {
     match Gpu::open(Choice::Force(kind)).await {
@@ -22,6 +23,18 @@ pub async fn device(kind: BackendKind) -> Box<Gpu> {
             kind.name()
         ),
     }
+}
+
+/// A JS error's message.
+pub fn message(e: JsValue) -> String {
+    js_sys::Error::from(e).message().into()
+}
+
+/// What a promise of the JS API resolves to, or its error's message.
+pub async fn settle(p: js_sys::Promise) -> Result<JsValue, String> {
+    wasm_bindgen_futures::JsFuture::from(p)
+        .await
+        .map_err(message)
 }
 
 /// Writes each test once; it runs in module `webgpu` and in module `webgl2`.
