@@ -82,16 +82,18 @@ impl ContactSystem {
     pub fn upload(gpu: &Gpu, layout: &ContactLayout) -> Result<Self> {
         let widest = layout.width.max(layout.count / 4).max(JACOBIAN_TEXELS);
         let wrap = ContactWrap::new(layout.rows / 4, widest, gpu.tile_limit())?;
+        // An empty texture is one texel, uploaded: a fill would be a pass, which the next
+        // upload would submit on its own (an upload submits the work recorded before it).
         let put = |data: &[f32], width: usize, pad: f32| {
             if width == 0 {
-                return gpu.fill(1, 1, pad);
+                return gpu.upload(&[pad], 1, 1);
             }
             let (rows, cols) = wrap.shape(width);
             gpu.upload(&wrap.wrap(data, width, pad), rows, cols)
         };
         let neighbours = match &layout.neighbours {
             Some(list) => put(list, layout.count / 4, -1.0)?,
-            None => gpu.fill(1, 1, -1.0)?,
+            None => put(&[], 0, -1.0)?,
         };
         let factors = match (&layout.factors, &layout.neighbours) {
             (Some(factors), Some(_)) => {
