@@ -1,5 +1,5 @@
 # Installs what texla's build and tests need, each step only when it is missing.
-# Sourced by tools/serve.sh and tools/test.sh; safe to run again and again.
+# Sourced by tools/build.sh and tools/test.sh; safe to run again and again.
 
 export PATH="$HOME/.cargo/bin:$PATH"
 
