@@ -1,15 +1,16 @@
 //! Shaders no page shows, as the binary holds them: the files of `shaders/solvers`,
-//! `shaders/scene`, `shaders/transfer` and `shaders/stencil`, and the compute reduction (a sum's
-//! last pass, which a page shows, is a fragment pass), with their comments and indentation
-//! dropped, into OUT_DIR/<folder>/ (the kernels include them from there). Their comments cost
-//! the package about 7 KB gzipped; the files keep them for a reader. The kernels the lessons and
-//! the explorer show (products, element-wise, reductions, float-float, ...) keep theirs.
+//! `shaders/physics`, `shaders/scene`, `shaders/transfer` and `shaders/stencil`, and the compute
+//! reduction (a sum's last pass, which a page shows, is a fragment pass), with their comments
+//! and indentation dropped, into OUT_DIR/<folder>/ (the kernels include them from there). Their
+//! comments cost the package about 7 KB gzipped; the files keep them for a reader. The kernels
+//! the lessons and the explorer show (products, element-wise, reductions, float-float, ...) keep
+//! theirs.
 
 use std::{env, fs, path::Path};
 
 fn main() {
     let out = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
-    let folders = ["solvers", "scene", "transfer", "stencil"].map(|f| (f, None));
+    let folders = ["solvers", "physics", "scene", "transfer", "stencil"].map(|f| (f, None));
     for (folder, only) in folders
         .into_iter()
         .chain([("reductions", Some("reduce_compute.wgsl"))])

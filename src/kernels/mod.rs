@@ -114,6 +114,7 @@ mod functions;
 mod kernel;
 mod lcp;
 mod own_lines;
+mod physics;
 mod products;
 mod reduce;
 pub mod simd;
@@ -137,6 +138,7 @@ pub use lcp::{
     contact_velocities, lcp_jacobi, GROUP_MAX_BODIES, GROUP_MAX_CONTACTS, GROUP_PACK,
     LCP_MAX_REGISTERS, LCP_PARTIAL_BYTES,
 };
+pub use physics::{narrow_phase, NARROW_PHASE_TEXELS};
 pub use products::{
     matmul_fast, matmul_registers, matmul_tiled, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN,
     LAPLACIAN_TILE, MATMUL, MATMUL_PASS, MATVEC_PARTIAL, MATVEC_TILED, MUL_TR, SUM_COLS,

@@ -122,6 +122,7 @@ fn naga_validates_the_compute_kernels() {
         contact_soft_step(),
         contact_soft_group(256, 4, 3.0),
         contact_soft_group(32, 1, 0.5),
+        narrow_phase(),
     ];
     kernels.extend(TILED_CHUNKS.map(matmul_tiled));
     kernels

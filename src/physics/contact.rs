@@ -26,51 +26,83 @@ pub struct Contact {
     pub depth: f64,
 }
 
+/// A pair the narrow phase tests: body `a` against body `b`, or against the ground where `b`
+/// is `None`, within `margin` m (the contact margin plus the distance their surfaces can
+/// travel in the frame).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Candidate {
+    /// The first body (the lower index of a pair).
+    pub a: usize,
+    /// The second body, `None` for the ground.
+    pub b: Option<usize>,
+    /// How far apart the surfaces may be and still make a (speculative) contact, m.
+    pub margin: f64,
+}
+
 /// Every contact point among `bodies` and with the ground, for bodies closer than `margin` m
 /// plus the distance their surfaces can travel in the next `dt` seconds (speculative
 /// contacts: a cube falling at 7 m/s moves 12 cm in a 60 Hz frame, so a fixed margin would let
 /// it sink into the floor before any contact exists). Sleeping bodies get no contacts with the
 /// ground or each other, only with awake bodies. Deterministic: the same bodies always give the
-/// same list in the same order.
+/// same list in the same order: [`candidates`]' order, each one's points in turn.
 pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
-    let travel: Vec<f64> = bodies.iter().map(|b| dt * b.fastest_point()).collect();
     // Each body's rotation matrix once, not once per pair.
     let turned: Vec<DMat3> = bodies.iter().map(Body::rotation).collect();
     let mut out = Vec::new();
     let mut clipping = Clipping::default();
-    for (i, body) in bodies.iter().enumerate() {
-        if body.asleep.is_none() {
-            ground((i, body, &turned[i]), margin + travel[i], &mut out);
-        }
-    }
-    for (i, j) in close_pairs(bodies, &travel, margin) {
-        let (a, b) = (&bodies[i], &bodies[j]);
-        if a.asleep.is_some() && b.asleep.is_some() {
+    for c in candidates(bodies, margin, dt) {
+        let (i, a) = (c.a, &bodies[c.a]);
+        let Some(j) = c.b else {
+            ground((i, a, &turned[i]), c.margin, &mut out);
             continue;
-        }
-        let margin = margin + travel[i] + travel[j];
-        if a.position.distance(b.position) > a.reach() + b.reach() + margin {
-            continue;
-        }
-        let (ta, tb) = (&turned[i], &turned[j]);
+        };
+        let (b, ta, tb) = (&bodies[j], &turned[i], &turned[j]);
         match (a.shape, b.shape) {
             (Shape::Cube { half: ha }, Shape::Cube { half: hb }) => cube_cube(
                 (i, a, ta, ha),
                 (j, b, tb, hb),
-                margin,
+                c.margin,
                 &mut out,
                 &mut clipping,
             ),
             (Shape::Ball { radius }, Shape::Cube { half }) => {
-                ball_cube((i, a, radius), (j, b, tb, half), margin, &mut out)
+                ball_cube((i, a, radius), (j, b, tb, half), c.margin, &mut out)
             }
             (Shape::Cube { half }, Shape::Ball { radius }) => {
-                ball_cube((j, b, radius), (i, a, ta, half), margin, &mut out)
+                ball_cube((j, b, radius), (i, a, ta, half), c.margin, &mut out)
             }
             (Shape::Ball { .. }, Shape::Ball { .. }) => {}
         }
     }
     out
+}
+
+/// What [`find_contacts`] tests, in its order: every awake body against the ground, then the
+/// pairs `(a, b)`, `a < b`, in ascending order, whose bounding spheres grown by the margin and
+/// their travel overlap and of which one at least is awake (the broad phase).
+pub fn candidates(bodies: &[Body], margin: f64, dt: f64) -> Vec<Candidate> {
+    let travel: Vec<f64> = bodies.iter().map(|b| dt * b.fastest_point()).collect();
+    let ground = (0..bodies.len())
+        .filter(|&i| bodies[i].asleep.is_none())
+        .map(|i| Candidate {
+            a: i,
+            b: None,
+            margin: margin + travel[i],
+        });
+    let pairs = close_pairs(bodies, &travel, margin)
+        .into_iter()
+        .filter_map(|(i, j)| {
+            let (a, b) = (&bodies[i], &bodies[j]);
+            let margin = margin + travel[i] + travel[j];
+            let apart = a.position.distance(b.position) > a.reach() + b.reach() + margin;
+            let balls = matches!((a.shape, b.shape), (Shape::Ball { .. }, Shape::Ball { .. }));
+            (!apart && !balls && (a.asleep.is_none() || b.asleep.is_none())).then_some(Candidate {
+                a: i,
+                b: Some(j),
+                margin,
+            })
+        });
+    ground.chain(pairs).collect()
 }
 
 /// The broad phase, sweep and prune: the pairs `(i, j)`, `i < j`, in ascending order, whose

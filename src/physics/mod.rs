@@ -13,6 +13,7 @@ mod body;
 mod contact;
 mod factors;
 mod frame;
+mod gpu_contacts;
 mod jacobian;
 mod lcp;
 mod live;
@@ -23,8 +24,9 @@ mod world;
 
 pub use blocks::{Block, Blocks};
 pub use body::{Body, Shape};
-pub use contact::{find_contacts, Contact};
+pub use contact::{candidates, find_contacts, Candidate, Contact};
 pub use frame::{gpu_frame, gpu_frame_timed, gpu_solve, FrameTimes};
+pub use gpu_contacts::gpu_contacts;
 pub use jacobian::{Jacobian, Run, Side};
 pub use lcp::{ContactLcp, Mode};
 pub use live::{Frame, Input, LiveWorld};

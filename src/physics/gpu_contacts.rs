@@ -1,0 +1,156 @@
+//! The narrow phase on the GPU: the first part of the frame that moves there (issue 34). The
+//! CPU's broad phase ([`candidates`]) gives the pairs, the GPU tests them all at once in float32
+//! (`shaders/physics/narrow_phase.wgsl`, the twin of [`find_contacts`]) and the contacts come
+//! back in one read, in [`find_contacts`]' order. WebGPU only: a compute kernel.
+//!
+//! Float32 changes what the float64 twin computes by rounding alone, except where two of its
+//! choices are within rounding of each other: which cube's face is the reference (aligned
+//! cubes, where either gives the same points) and whether a corner lies within the margin.
+
+use glam::DVec3;
+
+use super::body::{Body, Shape};
+use super::contact::{candidates, Candidate, Contact};
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::kernels::{self, Program, NARROW_PHASE_TEXELS};
+use crate::layout::Layout;
+use crate::solver::ContactWrap;
+
+/// Texel columns per body in the bodies' texture: (centre, size), orientation.
+const BODY_TEXELS: usize = 2;
+
+/// The contacts [`find_contacts`] finds among `bodies` (margin `margin` m, frame `dt` s), with
+/// the narrow phase run on the GPU in float32, in the same order. Needs WebGPU's compute path.
+pub async fn gpu_contacts(
+    gpu: &Gpu,
+    bodies: &[Body],
+    margin: f64,
+    dt: f64,
+) -> Result<Vec<Contact>> {
+    gpu.capabilities()
+        .needs_compute("the narrow phase on the GPU")?;
+    let entries = entries(bodies, &candidates(bodies, margin, dt));
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let limit = gpu.tile_limit();
+    let body_wrap = ContactWrap::new(bodies.len(), BODY_TEXELS, limit)?;
+    let wrap = ContactWrap::new(entries.len(), NARROW_PHASE_TEXELS, limit)?;
+    let upload = |data: &[f32], wrap: &ContactWrap, width: usize| {
+        let (rows, cols) = wrap.shape(width);
+        gpu.upload(&wrap.wrap(data, width, -1.0), rows, cols)
+    };
+    let texels = upload(&body_texels(bodies), &body_wrap, BODY_TEXELS)?;
+    let mut pairs = Vec::with_capacity(4 * entries.len());
+    for e in &entries {
+        pairs.extend([e.a as f32, e.b as f32, e.margin as f32, 0.0]);
+    }
+    let pairs = upload(&pairs, &wrap, 1)?;
+    let (rows, cols) = wrap.shape(NARROW_PHASE_TEXELS);
+    let program = Program::new(
+        kernels::narrow_phase(),
+        vec![texels.layout(), pairs.layout()],
+        Layout { rows, cols },
+    )
+    .with_params(&[tie(bodies)]);
+    let found = gpu.run(program, &[&texels, &pairs])?;
+    let data = gpu.read(&found).await?;
+    Ok(decode(&data, &wrap))
+}
+
+/// One run of the kernel: body `a` against body `b`, or against the ground under a cube's
+/// corners 0-3 (`b` = -1; a ball's lowest point) or 4-7 (`b` = -2).
+struct Entry {
+    a: usize,
+    b: i64,
+    margin: f64,
+}
+
+/// The kernel's runs for `candidates`, in their order: a cube's ground in two halves of 4
+/// corners, and none for a body whose lowest point is above the margin.
+fn entries(bodies: &[Body], candidates: &[Candidate]) -> Vec<Entry> {
+    let mut out = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        let Some(b) = c.b else {
+            let body = &bodies[c.a];
+            if body.lowest() < c.margin {
+                let halves = if matches!(body.shape, Shape::Cube { .. }) {
+                    2
+                } else {
+                    1
+                };
+                out.extend((1..=halves).map(|h| Entry {
+                    a: c.a,
+                    b: -h,
+                    margin: c.margin,
+                }));
+            }
+            continue;
+        };
+        out.push(Entry {
+            a: c.a,
+            b: b as i64,
+            margin: c.margin,
+        });
+    }
+    out
+}
+
+/// The bodies' texels, 4 rows per body (the wrap's plain layout): (centre, half the edge or
+/// minus the radius), orientation (x, y, z, w).
+fn body_texels(bodies: &[Body]) -> Vec<f32> {
+    let mut data = vec![0.0; 4 * BODY_TEXELS * bodies.len()];
+    for (body, rows) in bodies.iter().zip(data.chunks_exact_mut(4 * BODY_TEXELS)) {
+        let size = match body.shape {
+            Shape::Cube { half } => half,
+            Shape::Ball { radius } => -radius,
+        };
+        let p = body.position;
+        let q = body.orientation;
+        let texels = [[p.x, p.y, p.z, size], [q.x, q.y, q.z, q.w]];
+        for (t, texel) in texels.iter().enumerate() {
+            for (r, v) in texel.iter().enumerate() {
+                rows[r * BODY_TEXELS + t] = *v as f32;
+            }
+        }
+    }
+    data
+}
+
+/// How much further along its axis a face of B must separate the cubes than one of A to be
+/// chosen: 4 units in the last place of the scene's largest coordinate (the float64 twin
+/// uses 1e-9 m), so that aligned cubes choose A's face in both.
+fn tie(bodies: &[Body]) -> f32 {
+    let largest = bodies
+        .iter()
+        .map(|b| b.position.abs().max_element())
+        .fold(1.0, f64::max);
+    (largest * 2f64.powi(-21)) as f32
+}
+
+/// The contacts from the kernel's output (row-major, `wrap`'s shape at 6 texels a run).
+fn decode(data: &[f32], wrap: &ContactWrap) -> Vec<Contact> {
+    let (_, cols) = wrap.shape(NARROW_PHASE_TEXELS);
+    let mut out = Vec::new();
+    for e in 0..wrap.contacts {
+        let (segment, row) = wrap.place(e);
+        let texel = |k: usize| -> [f64; 4] {
+            let x = NARROW_PHASE_TEXELS * segment + k;
+            [0, 1, 2, 3].map(|r| f64::from(data[(4 * row + r) * cols + x]))
+        };
+        let [count, a, b, _] = texel(0);
+        let [nx, ny, nz, _] = texel(1);
+        for p in 0..count as usize {
+            let [x, y, z, depth] = texel(2 + p);
+            out.push(Contact {
+                a: a as usize,
+                b: (b >= 0.0).then_some(b as usize),
+                point: DVec3::new(x, y, z),
+                normal: DVec3::new(nx, ny, nz),
+                depth,
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,159 @@
+//! Browser tests of the narrow phase on the GPU (`physics::gpu_contacts`) against its float64
+//! twin (`physics::find_contacts`) on the same bodies: the standing wall, the wall as the ball
+//! knocks it down, and heaps of tilted cubes and balls. WebGPU runs it; WebGL2 has no compute
+//! shader and says so.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use common::device;
+use common::wall::{standing, throw};
+use glam::{DQuat, DVec3};
+use texla::backend::BackendKind;
+use texla::error::Error;
+use texla::physics::{find_contacts, gpu_contacts, Body, Contact, Mode, Settings};
+use texla::reference::Rng;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// How far a float32 point or depth may lie from the float64 one, m: the scenes' coordinates
+/// are below 4 m, where float32's unit in the last place is 4.8e-7 m, and each value comes out
+/// of a few dozen roundings of them (0.004% of the wall's 0.5 m edge).
+const TOLERANCE: f64 = 2e-5;
+
+/// Checks the GPU's contacts against the float64 ones, pair by pair: the same pairs touch, in
+/// the same order, and each pair's points match: as many, each GPU point within [`TOLERANCE`]
+/// of a float64 point of its pair with the same depth within it, and the same normal from the
+/// same body (with the bodies swapped, the normal negated). Where float64 chose between near
+/// equals (which cube's face is the reference, which four of a clipped face's points to keep),
+/// float32 may choose the other: such a pair's normal is within 0.01 of float64's, each point
+/// within 1 cm of one of float64's points with its depth within 1 mm. Returns (points
+/// compared, pairs that chose the other way).
+fn same_contacts(scene: &str, gpu: &[Contact], exact: &[Contact]) -> (usize, usize) {
+    let key = |c: &Contact| match c.b {
+        Some(b) => (c.a.min(b), c.a.max(b), false),
+        None => (c.a, c.a, true),
+    };
+    let pairs = |list: &[Contact]| {
+        let mut p: Vec<_> = list.iter().map(key).collect();
+        p.dedup();
+        p
+    };
+    let exact_pairs = pairs(exact);
+    assert_eq!(
+        pairs(gpu),
+        exact_pairs,
+        "{scene}: the pairs in contact, in order"
+    );
+    let mut flipped = 0;
+    for pair in exact_pairs {
+        let mine: Vec<&Contact> = gpu.iter().filter(|c| key(c) == pair).collect();
+        let theirs: Vec<&Contact> = exact.iter().filter(|c| key(c) == pair).collect();
+        let matches = |(point, depth, normal): (f64, f64, f64)| {
+            mine.len() == theirs.len()
+                && mine.iter().all(|c| {
+                    // The normal points into body a: with the bodies swapped it is negated.
+                    let e = theirs[0];
+                    let n = if c.a == e.a { c.normal } else { -c.normal };
+                    (n - e.normal).length() < normal
+                        && theirs.iter().any(|e| {
+                            (c.point - e.point).length() < point
+                                && (c.depth - e.depth).abs() < depth
+                        })
+                })
+        };
+        if matches((TOLERANCE, TOLERANCE, TOLERANCE)) {
+            continue;
+        }
+        assert!(
+            matches((0.01, 0.001, 0.01)),
+            "{scene}: {pair:?}: {mine:?} against float64's {theirs:?}"
+        );
+        flipped += 1;
+    }
+    (gpu.len(), flipped)
+}
+
+async fn compare(
+    gpu: &texla::gpu::Gpu,
+    scene: &str,
+    bodies: &[Body],
+    margin: f64,
+) -> (usize, usize) {
+    let dt = 1.0 / 60.0;
+    let exact = find_contacts(bodies, margin, dt);
+    let found = gpu_contacts(gpu, bodies, margin, dt).await.unwrap();
+    same_contacts(scene, &found, &exact)
+}
+
+/// Cubes of three sizes and balls in a heap, every one tilted at random, many overlapping
+/// deeply, some moving (speculative contacts), a few resting on or sunk into the ground.
+fn heap(seed: u32) -> Vec<Body> {
+    let mut rng = Rng::new(seed);
+    let mut r = || rng.next_f64();
+    (0..120)
+        .map(|k| {
+            let p = DVec3::new(3.0 * r() - 1.5, 2.0 * r() - 0.3, 3.0 * r() - 1.5);
+            let mut b = if k % 9 == 0 {
+                Body::ball(p, 0.15 + 0.2 * r(), 5.0, DVec3::ZERO)
+            } else {
+                Body::cube(p, 0.1 + 0.1 * (k % 3) as f64, 1.0, [1.0; 3])
+            };
+            let axis = DVec3::new(r() - 0.5, r() - 0.5, r() - 0.5).normalize();
+            b.orientation = DQuat::from_axis_angle(axis, 6.0 * r());
+            b.velocity = DVec3::new(r() - 0.5, r() - 0.5, r() - 0.5) * 4.0 * (k % 2) as f64;
+            b
+        })
+        .collect()
+}
+
+async fn narrow_phase_matches_float64(kind: BackendKind) {
+    let gpu = device(kind).await;
+    let margin = Settings::default().margin;
+    if !gpu.capabilities().compute {
+        let bodies = standing(Mode::Blocks).bodies;
+        match gpu_contacts(&gpu, &bodies, margin, 1.0 / 60.0).await {
+            Err(Error::Unsupported(m)) => assert!(m.contains("needs WebGPU"), "{m}"),
+            other => panic!("WebGL2 has no compute shader: {other:?}"),
+        }
+        return;
+    }
+    let mut tally = (0, 0);
+    let mut add = |(points, flipped): (usize, usize)| {
+        tally = (tally.0 + points, tally.1 + flipped);
+    };
+    let mut world = standing(Mode::Blocks);
+    add(compare(&gpu, "the standing wall", &world.bodies, margin).await);
+    // The wall as the ball knocks it down: cubes tumbling, edges and corners meeting.
+    throw(&mut world);
+    for frame in 1..=60 {
+        world.step_cpu().unwrap();
+        if frame % 6 == 0 {
+            let scene = format!("frame {frame} after the throw");
+            add(compare(&gpu, &scene, &world.bodies, margin).await);
+        }
+    }
+    for seed in 1..=4 {
+        add(compare(&gpu, &format!("heap {seed}"), &heap(seed), margin).await);
+    }
+    let (points, flipped) = tally;
+    web_sys::console::log_1(
+        &format!("{points} points, {flipped} pairs chose the other way").into(),
+    );
+    assert!(points > 1000, "{points} points compared");
+    assert!(
+        flipped * 50 < points,
+        "{flipped} near ties went the other way"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn narrow_phase_matches_float64_webgpu() {
+    narrow_phase_matches_float64(BackendKind::WebGpu).await;
+}
+
+#[wasm_bindgen_test]
+async fn narrow_phase_matches_float64_webgl2() {
+    narrow_phase_matches_float64(BackendKind::WebGl2).await;
+}
