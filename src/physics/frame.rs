@@ -5,7 +5,7 @@
 //! ([`World::end_frame`]).
 
 use super::soft::soft_numbers;
-use super::{ContactLcp, Mode, World};
+use super::{gpu_contacts, Contact, ContactLcp, Mode, World};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::matrix::Matrix;
@@ -16,7 +16,8 @@ use crate::solver::{self, ContactLayout, ContactMethod, ContactSolve, ContactSys
 /// the read-back.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct FrameTimes {
-    /// Contacts: waking touched islands, the broad and narrow phases, gravity
+    /// Contacts: waking touched islands, the broad and narrow phases (the narrow phase on the
+    /// GPU where the settings choose it: its upload and read-back too), gravity
     /// ([`World::contacts`]).
     pub contacts: f64,
     /// The LCP: warm start and assembly ([`World::lcp`]).
@@ -80,7 +81,7 @@ pub async fn gpu_frame_timed(
         *part = t - clock;
         clock = t;
     };
-    let contacts = world.contacts();
+    let contacts = contacts(gpu, world).await?;
     lap(&mut times.contacts);
     let lcp = world.lcp(contacts);
     lap(&mut times.assembly);
@@ -108,6 +109,23 @@ pub async fn gpu_frame_timed(
     }
     lap(&mut times.end);
     Ok((lcp, impulses, times))
+}
+
+/// The frame's contacts ([`World::contacts`]), from the narrow phase on the GPU where the
+/// world's settings choose it ([`super::NarrowPhase`]).
+async fn contacts(gpu: &Gpu, world: &mut World) -> Result<Vec<Contact>> {
+    let s = world.settings;
+    if !s.narrow_phase.on_gpu(gpu, world.bodies.len()) {
+        return Ok(world.contacts());
+    }
+    world.wake_unless_sleeping();
+    loop {
+        let contacts = gpu_contacts(gpu, &world.bodies, s.margin, s.dt).await?;
+        if !world.wake_touched(&contacts) {
+            world.fall();
+            return Ok(contacts);
+        }
+    }
 }
 
 /// `lcp`, solved on the GPU by `solve` from its warm start (`lcp.x0`): the impulses, projected.

@@ -20,6 +20,35 @@ use crate::solver::ContactWrap;
 /// Texel columns per body in the bodies' texture: (centre, size), orientation.
 const BODY_TEXELS: usize = 2;
 
+/// Where the GPU frame ([`super::gpu_frame`]) runs its narrow phase
+/// ([`super::Settings::narrow_phase`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NarrowPhase {
+    /// On the GPU where that is faster: a hardware adapter with WebGPU's compute path, and at
+    /// least [`GPU_NARROW_PHASE_FROM`] bodies; elsewhere on the CPU.
+    #[default]
+    Auto,
+    /// On the CPU, in float64 ([`find_contacts`]).
+    Cpu,
+    /// On the GPU, in float32 ([`gpu_contacts`]): WebGPU only.
+    Gpu,
+}
+
+/// Bodies from which [`NarrowPhase::Auto`] runs the narrow phase on the GPU.
+pub const GPU_NARROW_PHASE_FROM: usize = 500;
+
+impl NarrowPhase {
+    /// Whether a frame of `bodies` bodies on `gpu` runs the narrow phase there.
+    pub fn on_gpu(self, gpu: &Gpu, bodies: usize) -> bool {
+        let caps = gpu.capabilities();
+        match self {
+            NarrowPhase::Auto => caps.compute && !caps.software && bodies >= GPU_NARROW_PHASE_FROM,
+            NarrowPhase::Cpu => false,
+            NarrowPhase::Gpu => true,
+        }
+    }
+}
+
 /// The contacts [`find_contacts`] finds among `bodies` (margin `margin` m, frame `dt` s), with
 /// the narrow phase run on the GPU in float32, in the same order. Needs WebGPU's compute path.
 pub async fn gpu_contacts(

@@ -12,6 +12,7 @@ use glam::DVec3;
 
 use super::body::{Body, Shape};
 use super::contact::{find_contacts, Contact};
+use super::gpu_contacts::NarrowPhase;
 use super::lcp::{body_islands, ContactLcp, Mode};
 use super::soft::SOFT_SUBSTEPS;
 use crate::error::{Error, Result};
@@ -52,6 +53,8 @@ pub struct Settings {
     /// Islands at rest fall asleep (`SLEEP_SPEED`, `SLEEP_AFTER`): neither solved nor
     /// moved until an awake body touches them.
     pub sleeping: bool,
+    /// Where the GPU frame ([`super::gpu_frame`]) finds its contacts.
+    pub narrow_phase: NarrowPhase,
 }
 
 /// The most negative relaxation the wall takes. Measured in float64 with 200 iterations, both
@@ -99,6 +102,7 @@ impl Default for Settings {
             baumgarte: None,
             max_correction: 0.5,
             sleeping: true,
+            narrow_phase: NarrowPhase::Auto,
         }
     }
 }
@@ -349,31 +353,47 @@ impl World {
     /// that an awake body touches wake, then gravity acts on the awake bodies' velocities.
     pub fn contacts(&mut self) -> Vec<Contact> {
         let s = self.settings;
-        if !s.sleeping {
-            self.bodies.iter_mut().for_each(Body::wake);
-        }
-        // Margins from the velocities the bodies had, before this step's gravity: a body at
-        // rest gets no speculative reach towards its neighbours.
+        self.wake_unless_sleeping();
         let contacts = loop {
             let contacts = find_contacts(&self.bodies, s.margin, s.dt);
-            let touched = distinct(contacts.iter().filter_map(|c| {
-                match (self.bodies[c.a].asleep, self.bodies[c.b?].asleep) {
-                    (Some(island), None) | (None, Some(island)) => Some(island),
-                    _ => None,
-                }
-            }));
-            if touched.is_empty() {
+            if !self.wake_touched(&contacts) {
                 break contacts;
             }
-            // The woken bodies' contacts with each other were skipped: look again.
-            touched
-                .into_iter()
-                .for_each(|island| self.wake_island(island));
         };
+        self.fall();
+        contacts
+    }
+
+    /// Wakes every body where sleeping is off: [`Self::contacts`]' start.
+    pub(super) fn wake_unless_sleeping(&mut self) {
+        if !self.settings.sleeping {
+            self.bodies.iter_mut().for_each(Body::wake);
+        }
+    }
+
+    /// Wakes the sleeping islands that `contacts` (found with margins from the velocities the
+    /// bodies had, before this step's gravity) touch from an awake body; whether any woke, so
+    /// that the woken bodies' contacts with each other, skipped, are looked for again.
+    pub(super) fn wake_touched(&mut self, contacts: &[Contact]) -> bool {
+        let touched = distinct(contacts.iter().filter_map(|c| {
+            match (self.bodies[c.a].asleep, self.bodies[c.b?].asleep) {
+                (Some(island), None) | (None, Some(island)) => Some(island),
+                _ => None,
+            }
+        }));
+        let woke = !touched.is_empty();
+        touched
+            .into_iter()
+            .for_each(|island| self.wake_island(island));
+        woke
+    }
+
+    /// This step's gravity on the awake bodies' velocities: [`Self::contacts`]' end.
+    pub(super) fn fall(&mut self) {
+        let s = self.settings;
         for b in self.bodies.iter_mut().filter(|b| b.asleep.is_none()) {
             b.velocity.y -= s.gravity * s.dt;
         }
-        contacts
     }
 
     /// The LCP of this frame's `contacts` (the second part of [`Self::begin_frame`]), warm

@@ -19,7 +19,8 @@
 //! `--lcp-iterations 800`, `--walls 1,10,100` (the wall's scenes), `--wall-frames 20` (frames
 //! timed in every wall case), `--wall-copies` (several walls asleep as copies of one),
 //! `--wall-cpu` (the wall's awake scenes only; every wall line is followed by its frame's parts),
-//! `--wall-solver soft` (the awake scenes' solver, as the page names it).
+//! `--wall-solver soft` (the awake scenes' solver, as the page names it), `--narrow-phase gpu`
+//! (where the awake scenes find their contacts: `cpu`, `gpu` or `auto`, the default).
 //!
 //! The seeds' figures (only these run when one is named; README, "Native benchmark"):
 //! `--instructions` (the thesis's Table 5 instruction counts, no GPU; `instructions.rs`),

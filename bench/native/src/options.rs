@@ -1,6 +1,8 @@
 //! The command line of native_bench (see main.rs for the default run and the README for the
 //! figures' modes).
 
+use texla::physics::NarrowPhase;
+
 /// What to run, and how.
 pub struct Options {
     /// Matrix orders of the products table.
@@ -24,6 +26,9 @@ pub struct Options {
     /// `--wall-solver NAME`: the awake scenes' solver, as the page names it (`soft`,
     /// `gauss-seidel`, `nesterov`, `jacobi`); else the default.
     pub wall_solver: Option<String>,
+    /// `--narrow-phase cpu|gpu|auto`: where the wall's frames find their contacts (`auto`, the
+    /// default, as the page does).
+    pub narrow_phase: NarrowPhase,
     /// The thesis's NMF.
     pub nmf: bool,
     /// Fewer product variants.
@@ -120,6 +125,7 @@ pub fn options() -> Options {
         wall_copies: false,
         wall_cpu: false,
         wall_solver: None,
+        narrow_phase: NarrowPhase::Auto,
         nmf: true,
         quick: false,
         paths: None,
@@ -257,6 +263,18 @@ pub fn options() -> Options {
             }
             "--wall-solver" => {
                 o.wall_solver = Some(value(i));
+                i += 1;
+            }
+            "--narrow-phase" => {
+                o.narrow_phase = match value(i).as_str() {
+                    "cpu" => NarrowPhase::Cpu,
+                    "gpu" => NarrowPhase::Gpu,
+                    "auto" => NarrowPhase::Auto,
+                    other => {
+                        eprintln!("--narrow-phase is cpu, gpu or auto, not {other}: auto");
+                        NarrowPhase::Auto
+                    }
+                };
                 i += 1;
             }
             "--wall-frames" => {

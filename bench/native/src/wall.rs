@@ -61,6 +61,7 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
     let awake = Settings {
         sleeping: false,
         method,
+        narrow_phase: o.narrow_phase,
         ..Settings::default()
     };
     let frames = |default: usize| o.wall_frames.unwrap_or(default);
