@@ -8,8 +8,8 @@
 // being -1 for the ground under corners 0-3 of a cube (or a ball) and -2 under corners 4-7.
 // Output, 6 texels per candidate: (points, body a, body b or -1, 0), (normal from b towards a,
 // 0), then up to 4 points (point, depth); texels past the points are left as they were.
-// param(0): the tie tolerance between a face of A and one of B, m (float32's rounding of the
-// scene's coordinates; the float64 twin uses 1e-9).
+// param(0): how much further a face of B must separate the cubes than one of A to be chosen,
+// as a fraction of the smaller half edge (physics::FACE_TIE).
 
 const NO_BODY: i32 = -1;
 
@@ -258,8 +258,8 @@ fn cube_cube(a: Body, b: Body, margin: f32, tie: f32) -> vec4<f32> {
             if (axis.w > margin) {
                 return vec4<f32>(0.0);
             }
-            // Ties (aligned cubes) go to A's faces, which come first.
-            if (face_kind < 0 || axis.w > face.w + tie) {
+            // Near ties (aligned cubes) go to A's faces, which come first.
+            if (face_kind < 0 || axis.w > face.w + tie * min(a.size, b.size)) {
                 face = axis;
                 face_kind = 3 * side + k;
             }

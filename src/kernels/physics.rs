@@ -12,7 +12,7 @@ pub const NARROW_PHASE_TEXELS: usize = 6;
 
 /// The narrow phase (compute only): inputs the bodies (2 texels each in their wrap) and the
 /// candidates (1 texel each), output [`NARROW_PHASE_TEXELS`] texels per candidate in the
-/// candidates' wrap; param 0 the tie tolerance between faces (`physics::gpu_contacts`).
+/// candidates' wrap; param 0 the tie between faces (`physics::FACE_TIE`).
 pub fn narrow_phase() -> Kernel {
     static JOINED: OnceLock<String> = OnceLock::new();
     let wgsl = JOINED.get_or_init(|| {

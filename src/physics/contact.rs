@@ -221,6 +221,13 @@ fn ball_cube(
     });
 }
 
+/// How much further a face of cube B must separate the cubes than one of A to be the
+/// reference face, as a fraction of the smaller half edge (2.5 um for the wall's cubes): cubes
+/// nearly aligned, whose faces separate them by amounts within their rounding, keep A's face
+/// from frame to frame (the warm start matches contacts by their bodies' order), and float32
+/// (`shaders/physics/narrow_phase.wgsl`) chooses as float64 does.
+pub const FACE_TIE: f64 = 1e-5;
+
 /// A candidate separating axis, oriented from cube A towards cube B.
 #[derive(Clone, Copy)]
 struct Axis {
@@ -276,8 +283,8 @@ fn cube_cube(
             if axis.separation > margin {
                 return;
             }
-            // Ties (aligned cubes) go to A's faces, which come first.
-            if face.is_none_or(|f| axis.separation > f.separation + 1e-9) {
+            // Near ties (aligned cubes) go to A's faces, which come first.
+            if face.is_none_or(|f| axis.separation > f.separation + FACE_TIE * ha.min(hb)) {
                 face = Some(axis);
             }
         }

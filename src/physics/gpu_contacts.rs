@@ -4,13 +4,14 @@
 //! back in one read, in [`find_contacts`]' order. WebGPU only: a compute kernel.
 //!
 //! Float32 changes what the float64 twin computes by rounding alone, except where two of its
-//! choices are within rounding of each other: which cube's face is the reference (aligned
-//! cubes, where either gives the same points) and whether a corner lies within the margin.
+//! choices are within rounding of each other: which cube's face is the reference (past
+//! [`FACE_TIE`]), which four points of a clipped face to keep, whether a corner lies within
+//! the margin.
 
 use glam::DVec3;
 
 use super::body::{Body, Shape};
-use super::contact::{candidates, Candidate, Contact};
+use super::contact::{candidates, Candidate, Contact, FACE_TIE};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::kernels::{self, Program, NARROW_PHASE_TEXELS};
@@ -35,7 +36,7 @@ pub enum NarrowPhase {
 }
 
 /// Bodies from which [`NarrowPhase::Auto`] runs the narrow phase on the GPU.
-pub const GPU_NARROW_PHASE_FROM: usize = 500;
+pub const GPU_NARROW_PHASE_FROM: usize = 2000;
 
 impl NarrowPhase {
     /// Whether a frame of `bodies` bodies on `gpu` runs the narrow phase there.
@@ -82,7 +83,7 @@ pub async fn gpu_contacts(
         vec![texels.layout(), pairs.layout()],
         Layout { rows, cols },
     )
-    .with_params(&[tie(bodies)]);
+    .with_params(&[FACE_TIE as f32]);
     let found = gpu.run(program, &[&texels, &pairs])?;
     let data = gpu.read(&found).await?;
     Ok(decode(&data, &wrap))
@@ -145,17 +146,6 @@ fn body_texels(bodies: &[Body]) -> Vec<f32> {
         }
     }
     data
-}
-
-/// How much further along its axis a face of B must separate the cubes than one of A to be
-/// chosen: 4 units in the last place of the scene's largest coordinate (the float64 twin
-/// uses 1e-9 m), so that aligned cubes choose A's face in both.
-fn tie(bodies: &[Body]) -> f32 {
-    let largest = bodies
-        .iter()
-        .map(|b| b.position.abs().max_element())
-        .fold(1.0, f64::max);
-    (largest * 2f64.powi(-21)) as f32
 }
 
 /// The contacts from the kernel's output (row-major, `wrap`'s shape at 6 texels a run).

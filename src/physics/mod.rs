@@ -24,7 +24,7 @@ mod world;
 
 pub use blocks::{Block, Blocks};
 pub use body::{Body, Shape};
-pub use contact::{candidates, find_contacts, Candidate, Contact};
+pub use contact::{candidates, find_contacts, Candidate, Contact, FACE_TIE};
 pub use frame::{gpu_frame, gpu_frame_timed, gpu_solve, FrameTimes};
 pub use gpu_contacts::{gpu_contacts, NarrowPhase, GPU_NARROW_PHASE_FROM};
 pub use jacobian::{Jacobian, Run, Side};

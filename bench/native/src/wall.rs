@@ -7,8 +7,8 @@ use glam::DVec3;
 use texla::error::Result;
 use texla::gpu::Gpu;
 use texla::physics::{
-    gpu_frame, gpu_frame_timed, wall as build, FrameTimes, Mode, Settings, WallSpec, World, BALL,
-    WALL_SPACING,
+    find_contacts, gpu_contacts, gpu_frame, gpu_frame_timed, wall as build, Contact, FrameTimes,
+    Mode, Settings, WallSpec, World, BALL, WALL_SPACING,
 };
 use texla::solver::ContactMethod;
 
@@ -184,6 +184,16 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
                 last = Some((lcp, impulses));
             }
         }
+        if world.settings.narrow_phase.on_gpu(gpu, world.bodies.len()) {
+            let s = world.settings;
+            let found = block_on(gpu_contacts(gpu, &world.bodies, s.margin, s.dt))?;
+            let exact = find_contacts(&world.bodies, s.margin, s.dt);
+            println!(
+                "{:24} narrow phase on the GPU: {}",
+                "",
+                contact_gap(&found, &exact)
+            );
+        }
         let solve = parts.iter().map(FrameTimes::gpu).collect();
         let t0 = now();
         for _ in 0..frames.min(5) {
@@ -229,6 +239,46 @@ pub fn wall(gpu: &Gpu, o: &Options) -> Result<()> {
         print_parts(&parts);
     }
     Ok(())
+}
+
+/// How the GPU's contacts `found` compare with the float64 ones `exact` of the same bodies:
+/// whether the same pairs touch in the same order, and each GPU point's distance to the nearest
+/// float64 point of its pair (tests/contacts.rs holds them to 2e-5 m but where float64 chose
+/// between near equals).
+fn contact_gap(found: &[Contact], exact: &[Contact]) -> String {
+    let key = |c: &Contact| {
+        (
+            c.a.min(c.b.unwrap_or(c.a)),
+            c.a.max(c.b.unwrap_or(c.a)),
+            c.b.is_none(),
+        )
+    };
+    if found.len() != exact.len() || found.iter().zip(exact).any(|(f, e)| key(f) != key(e)) {
+        return format!(
+            "{} contacts against float64's {}, not the same pairs in turn",
+            found.len(),
+            exact.len()
+        );
+    }
+    let mut by_pair: std::collections::HashMap<_, Vec<&Contact>> = Default::default();
+    exact
+        .iter()
+        .for_each(|e| by_pair.entry(key(e)).or_default().push(e));
+    let gaps: Vec<f64> = found
+        .iter()
+        .map(|f| {
+            by_pair[&key(f)]
+                .iter()
+                .map(|e| (f.point - e.point).length().max((f.depth - e.depth).abs()))
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    let apart = gaps.iter().filter(|&&g| g > 2e-5).count();
+    let worst = gaps.iter().copied().fold(0.0, f64::max);
+    format!(
+        "{} contacts, the same pairs in the same order as float64; {apart} points more than 2e-5 m from float64's nearest of the pair (worst {worst:.1e} m)",
+        found.len()
+    )
 }
 
 /// The medians of each part of the timed frames (`FrameTimes`), and the largest K and
