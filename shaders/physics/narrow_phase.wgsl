@@ -220,7 +220,9 @@ fn reduce_to_four(n: i32) {
 
 // Parameters (s, t) of the closest points of the segments pa + s ea, |s| <= ha, and
 // pb + t eb, |t| <= hb (unit directions).
-fn closest_on_segments(pa: vec3<f32>, ea: vec3<f32>, ha: f32, pb: vec3<f32>, eb: vec3<f32>, hb: f32) -> vec2<f32> {
+fn closest_on_segments(
+    pa: vec3<f32>, ea: vec3<f32>, ha: f32, pb: vec3<f32>, eb: vec3<f32>, hb: f32
+) -> vec2<f32> {
     let r = pa - pb;
     let b = dot(ea, eb);
     let c = dot(ea, r);

@@ -1,5 +1,6 @@
-//! Conducts one frame of the wall, as rapier's pipeline does: the world finds its contacts and
-//! assembles the LCP ([`World::contacts`], [`World::lcp`]), the LCP becomes plain vectors
+//! Conducts one frame of the wall, as rapier's pipeline does: the world finds its contacts (the
+//! narrow phase on the GPU where [`super::NarrowPhase`] says so) and assembles the LCP
+//! ([`World::contacts`], [`World::lcp`]), the LCP becomes plain vectors
 //! ([`ContactLcp::gpu_layout`]), the solver solves them on the GPU
 //! ([`solver::solve_contacts`]), and the world applies the impulses and integrates
 //! ([`World::end_frame`]).

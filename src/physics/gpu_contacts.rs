@@ -1,7 +1,7 @@
 //! The narrow phase on the GPU: the first part of the frame that moves there (issue 34). The
 //! CPU's broad phase ([`candidates`]) gives the pairs, the GPU tests them all at once in float32
-//! (`shaders/physics/narrow_phase.wgsl`, the twin of [`find_contacts`]) and the contacts come
-//! back in one read, in [`find_contacts`]' order. WebGPU only: a compute kernel.
+//! (`shaders/physics/narrow_phase.wgsl`, the twin of [`super::find_contacts`]) and the contacts
+//! come back in one read, in its order. WebGPU only: a compute kernel.
 //!
 //! Float32 changes what the float64 twin computes by rounding alone, except where two of its
 //! choices are within rounding of each other: which cube's face is the reference (past
@@ -29,14 +29,16 @@ pub enum NarrowPhase {
     /// least [`GPU_NARROW_PHASE_FROM`] bodies; elsewhere on the CPU.
     #[default]
     Auto,
-    /// On the CPU, in float64 ([`find_contacts`]).
+    /// On the CPU, in float64 ([`super::find_contacts`]).
     Cpu,
     /// On the GPU, in float32 ([`gpu_contacts`]): WebGPU only.
     Gpu,
 }
 
-/// Bodies from which [`NarrowPhase::Auto`] runs the narrow phase on the GPU.
-pub const GPU_NARROW_PHASE_FROM: usize = 2000;
+/// Bodies from which [`NarrowPhase::Auto`] runs the narrow phase on the GPU. On the H100
+/// through Dawn (2026-11-27) it cut the frame's contacts part by about a fifth at 6000 cubes,
+/// and lost to the CPU at 600 and 2040 (the read-back's wait); natively it won from 2040.
+pub const GPU_NARROW_PHASE_FROM: usize = 4000;
 
 impl NarrowPhase {
     /// Whether a frame of `bodies` bodies on `gpu` runs the narrow phase there.
@@ -50,8 +52,9 @@ impl NarrowPhase {
     }
 }
 
-/// The contacts [`find_contacts`] finds among `bodies` (margin `margin` m, frame `dt` s), with
-/// the narrow phase run on the GPU in float32, in the same order. Needs WebGPU's compute path.
+/// The contacts [`super::find_contacts`] finds among `bodies` (margin `margin` m, frame `dt`
+/// s), with the narrow phase run on the GPU in float32, in the same order. Needs WebGPU's
+/// compute path.
 pub async fn gpu_contacts(
     gpu: &Gpu,
     bodies: &[Body],
