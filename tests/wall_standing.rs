@@ -41,6 +41,15 @@ on_both_backends! {
             assert!(e <= energy, "{kind:?} frame {frame}: energy {e} J above {energy} J");
             assert!(drift <= 0.001 * edge, "{kind:?} frame {frame}: a cube moved {drift} m");
         }
+        let pct = |m: f64| 100.0 * m / edge;
+        web_sys::console::log_1(
+            &format!(
+                "{kind:?}: drift {:.3}%, penetration {:.3}% of the edge, fastest {fastest:.1e} m/s",
+                pct(drift),
+                pct(deepest)
+            )
+            .into(),
+        );
         assert!(deepest <= 0.002 * edge, "{kind:?}: penetration {deepest} m");
         assert!(fastest < 1e-3, "{kind:?}: a point moves at {fastest} m/s after 2 s");
     }

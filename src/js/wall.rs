@@ -505,6 +505,10 @@ impl Wall {
             ("cpuMs", s.parts.cpu().into()),
             ("frameMs", s.frame_ms.into()),
             ("parts", Self::parts_of(&s.parts).into()),
+            (
+                "narrowPhase",
+                if s.parts.gpu_contacts { "gpu" } else { "cpu" }.into(),
+            ),
             ("residual", w.stats.residual.into()),
             ("penetration", w.stats.penetration.into()),
             ("energy", w.energy().into()),

@@ -39,6 +39,8 @@ pub struct FrameTimes {
     /// Blocks per contact in the textures: K (blocks) or C (dense); 0 with no contact or the
     /// matrix as its factors alone.
     pub count: usize,
+    /// Whether the narrow phase ran on the GPU ([`super::NarrowPhase`]).
+    pub gpu_contacts: bool,
 }
 
 impl FrameTimes {
@@ -82,6 +84,7 @@ pub async fn gpu_frame_timed(
         *part = t - clock;
         clock = t;
     };
+    times.gpu_contacts = world.settings.narrow_phase.on_gpu(gpu, world.bodies.len());
     let contacts = contacts(gpu, world).await?;
     lap(&mut times.contacts);
     let lcp = world.lcp(contacts);

@@ -68,8 +68,9 @@ pub const MAX_ITERATIONS: usize = 20_000;
 
 /// The accelerated solver's iterations per frame. Measured in float64, the undisturbed wall
 /// over 30 s, seeds 1 to 3, with its correction ([`Settings::correction`]): at 80 iterations
-/// it is at rest (0.079-0.098% drift, 0.020% penetration, 0.01 mm/s after 2 s, energy below
-/// its start; the same over 2 minutes); at 50, correcting less, it drifts 0.17%.
+/// it is at rest (0.069-0.070% drift and 0.014% penetration for seeds 1 and 2 since
+/// [`super::FACE_TIE`], 0.079-0.098% and 0.020% before; 0.01 mm/s after 2 s, energy below its
+/// start; the same over 2 minutes); at 50, correcting less, it drifts 0.17%.
 pub const NESTEROV_ITERATIONS: usize = 80;
 
 /// Graph-coloured Gauss-Seidel's sweeps per frame: as many as Rapier's solver iterations. The
@@ -125,8 +126,8 @@ impl Settings {
     /// the settings', else the solver's own, measured on the undisturbed wall over 30 s in
     /// float64 (seeds 1 to 3). The accelerated solver leaves none: 0.5 mm of slop let each of
     /// the six rows sink into it (0.69% drift at 80 iterations). At 80 iterations or more it
-    /// corrects 35% a step, and the wall stands within 0.1% of the edge (0.079-0.098% drift,
-    /// 0.020% penetration, 0.01 mm/s; from 50% it shakes itself apart); with fewer it corrects
+    /// corrects 35% a step, and the wall stands within 0.1% of the edge (0.069-0.070% drift,
+    /// 0.014% penetration, 0.01 mm/s; from 50% it shakes itself apart); with fewer it corrects
     /// 20% (at 50 iterations 0.17% drift, at rest, where 35% shakes the wall apart). Projected
     /// Jacobi and Gauss-Seidel keep 0.5 mm and 20% (Gauss-Seidel at 100 sweeps: 1.0% drift,
     /// 7% with the accelerated solver's correction).
