@@ -76,7 +76,7 @@ export function initWall(gpu) {
       ["frame", `${s.frameMs.toFixed(1)} ms`],
       // Where the frame's time went: the CPU finds contacts, assembles the LCP, picks the step
       // and lays the textures out; the GPU part is the upload, the solve and the read-back.
-      ["CPU part", `${s.cpuMs.toFixed(1)} ms (contacts ${s.parts.contacts.toFixed(1)}${s.narrowPhase === "gpu" ? ", their narrow phase on the GPU" : ""}, LCP ${s.parts.assembly.toFixed(1)}, step ${s.parts.step.toFixed(1)}, layout ${s.parts.layout.toFixed(1)}, integration ${s.parts.end.toFixed(1)})`],
+      ["CPU part", `${s.cpuMs.toFixed(1)} ms (contacts ${s.parts.contacts.toFixed(1)}, LCP ${s.parts.assembly.toFixed(1)}, step ${s.parts.step.toFixed(1)}, layout ${s.parts.layout.toFixed(1)}, integration ${s.parts.end.toFixed(1)})${s.narrowPhase === "gpu" ? "; the contacts' narrow phase ran on the GPU" : ""}`],
       ["GPU part", `${s.solveMs.toFixed(1)} ms (upload ${s.parts.upload.toFixed(1)}, solve and read-back ${s.parts.solve.toFixed(1)})`],
       ["fps", fps.toFixed(1)], ["residual", s.solver === "soft" ? "– (the soft step answers no one LCP)" : s.residual.toExponential(2)],
       ["deepest contact", `${(s.penetration * 1000).toFixed(2)} mm`],
