@@ -6,12 +6,14 @@
 // radius of a ball), (orientation quaternion x, y, z, w).
 // Input b, the candidates, 1 texel each in the output's wrap: (body i, body j, margin, 0), j
 // being -1 for the ground under corners 0-3 of a cube (or a ball) and -2 under corners 4-7.
-// Output, 6 texels per candidate: (points, body a, body b or -1, 0), (normal from b towards a,
-// 0), then up to 4 points (point, depth); texels past the points are left as they were.
+// Output, TEXELS (6) texels per candidate: (points, body a, body b or -1, 0), (normal from b
+// towards a, 0), then up to 4 points (point, depth); texels past the points are left as they
+// were.
 // param(0): how much further a face of B must separate the cubes than one of A to be chosen,
 // as a fraction of the smaller half edge (physics::FACE_TIE).
 
 const NO_BODY: i32 = -1;
+const TEXELS: i32 = {TEXELS};  // output texels per candidate
 
 var<private> found: i32;
 var<private> points: array<vec4<f32>, 8>;
@@ -312,14 +314,14 @@ fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
     let segment = i32(id.x);
     let row = i32(id.y);
     let h = (out_rows() + 3) / 4;
-    if (row >= h || 6 * segment >= out_cols()) {
+    if (row >= h || TEXELS * segment >= out_cols()) {
         return;
     }
     let entry = b_texel(segment, row);
     let i = i32(entry.x);
     let j = i32(entry.y);
     let margin = entry.z;
-    let x = 6 * segment;
+    let x = TEXELS * segment;
     if (i < 0) {
         textureStore(out_tex, vec2<i32>(x, row), vec4<f32>(0.0, -1.0, -1.0, 0.0));
         return;

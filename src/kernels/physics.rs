@@ -16,11 +16,13 @@ pub const NARROW_PHASE_TEXELS: usize = 6;
 pub fn narrow_phase() -> Kernel {
     static JOINED: OnceLock<String> = OnceLock::new();
     let wgsl = JOINED.get_or_init(|| {
-        [
-            CONTACT_LAYOUT.0,
+        let body = super::Template::new(
+            "physics/narrow_phase.wgsl",
             built_shader!("physics", "narrow_phase", ".wgsl"),
-        ]
-        .concat()
+        )
+        .register("TEXELS", NARROW_PHASE_TEXELS)
+        .complete();
+        [CONTACT_LAYOUT.0, &body].concat()
     });
     Kernel {
         name: Cow::Borrowed("narrow_phase"),

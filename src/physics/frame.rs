@@ -85,7 +85,7 @@ pub async fn gpu_frame_timed(
         clock = t;
     };
     times.gpu_contacts = world.settings.narrow_phase.on_gpu(gpu, world.bodies.len());
-    let contacts = contacts(gpu, world).await?;
+    let contacts = contacts(gpu, world, times.gpu_contacts).await?;
     lap(&mut times.contacts);
     let lcp = world.lcp(contacts);
     lap(&mut times.assembly);
@@ -115,13 +115,13 @@ pub async fn gpu_frame_timed(
     Ok((lcp, impulses, times))
 }
 
-/// The frame's contacts ([`World::contacts`]), from the narrow phase on the GPU where the
-/// world's settings choose it ([`super::NarrowPhase`]).
-async fn contacts(gpu: &Gpu, world: &mut World) -> Result<Vec<Contact>> {
-    let s = world.settings;
-    if !s.narrow_phase.on_gpu(gpu, world.bodies.len()) {
+/// The frame's contacts ([`World::contacts`]), from the narrow phase on the GPU where `on_gpu`
+/// (the world's settings' choice, [`super::NarrowPhase`]).
+async fn contacts(gpu: &Gpu, world: &mut World, on_gpu: bool) -> Result<Vec<Contact>> {
+    if !on_gpu {
         return Ok(world.contacts());
     }
+    let s = world.settings;
     world.wake_unless_sleeping();
     loop {
         let contacts = gpu_contacts(gpu, &world.bodies, s.margin, s.dt).await?;
