@@ -153,7 +153,7 @@ async fn narrow_phase_matches_float64(kind: BackendKind) {
 
 /// The GPU frame with its narrow phase on the GPU follows the one with it on the CPU: the wall
 /// standing 30 frames within 0.1 mm (2.7e-5 m measured), then 8 frames of the ball's throw
-/// within 5 cm (2.0 cm measured: the accelerated solver's 100 iterations, far from converged
+/// within 5 cm (1.5 cm measured: the accelerated solver's 100 iterations, far from converged
 /// while the ball ploughs through, carry the contacts' float32 rounding into the trajectories,
 /// as `gpu_frames_follow_the_float64_wall` in tests/wall.rs finds for the solve's). On WebGL2
 /// asking for it is a clear error, and `Auto` keeps it on the CPU wherever the adapter is a CPU.

@@ -47,11 +47,11 @@ setup_test() {
   fi
 }
 
-# pkg/ is then the npm package (`cd pkg && npm pack`): the wasm optimised by wasm-opt -Oz, the
-# Node entry, package.json with ESM exports (tools/package/finish.mjs).
+# pkg/ is then the npm package (`cd pkg && npm pack`): the wasm optimised by wasm-opt -Oz
+# --converge, the Node entry, package.json with ESM exports (tools/package/finish.mjs).
 # Size: LLVM's inlining threshold is 100 (opt-level 3's is 250), texla's dependencies (wgpu's
-# WebGPU backend, web-sys, js-sys, glow) are built for size, all in one codegen unit: 1.12 MB,
-# 444 KB gzipped, after wasm-opt (2.0 MB, 614 KB without any of it). texla at opt-level "s"
+# WebGPU backend, web-sys, js-sys, glow) are built for size, all in one codegen unit: 1.13 MB,
+# 450 KB gzipped, after wasm-opt (2.0 MB, 614 KB without any of it). texla at opt-level "s"
 # instead made the wall's CPU physics 1.4x slower; the threshold of 100 keeps its speed and the
 # optimizer's (bench/records/package-size-2026-11-26.md). The rustflags add to
 # .cargo/config.toml's. Here, not in Cargo.toml: the native benchmark builds wgpu natively with

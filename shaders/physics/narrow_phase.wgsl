@@ -1,9 +1,9 @@
 // The narrow phase on the GPU: the float32 twin of src/physics/contact.rs (which explains
 // each test), one thread per candidate of the broad phase. Compute only (WebGPU).
 //
-// Input a, the bodies, 2 texels each in the bodies' wrap (contact_layout: body k at texel row
+// Input a, the bodies, 4 texels each in the bodies' wrap (contact_layout: body k at texel row
 // k % H of segment k / H, H = a's texel rows): (centre, half the edge of a cube or minus the
-// radius of a ball), (orientation quaternion x, y, z, w).
+// radius of a ball), then its rotation's three columns (the body's axes in world coordinates).
 // Input b, the candidates, 1 texel each in the output's wrap: (body i, body j, margin, 0), j
 // being -1 for the ground under corners 0-3 of a cube (or a ball) and -2 under corners 4-7.
 // Output, TEXELS (6) texels per candidate: (points, body a, body b or -1, 0), (normal from b
@@ -28,25 +28,11 @@ struct Body {
 
 fn body(k: i32) -> Body {
     let at = contact_place(k, a_height());
-    let p = a_texel(2 * at.x, at.y);
-    let q = a_texel(2 * at.x + 1, at.y);
-    // glam's Mat3::from_quat.
-    let x2 = q.x + q.x;
-    let y2 = q.y + q.y;
-    let z2 = q.z + q.z;
-    let xx = q.x * x2;
-    let xy = q.x * y2;
-    let xz = q.x * z2;
-    let yy = q.y * y2;
-    let yz = q.y * z2;
-    let zz = q.z * z2;
-    let wx = q.w * x2;
-    let wy = q.w * y2;
-    let wz = q.w * z2;
+    let p = a_texel(4 * at.x, at.y);
     let axes = mat3x3<f32>(
-        vec3<f32>(1.0 - (yy + zz), xy + wz, xz - wy),
-        vec3<f32>(xy - wz, 1.0 - (xx + zz), yz + wx),
-        vec3<f32>(xz + wy, yz - wx, 1.0 - (xx + yy)),
+        a_texel(4 * at.x + 1, at.y).xyz,
+        a_texel(4 * at.x + 2, at.y).xyz,
+        a_texel(4 * at.x + 3, at.y).xyz,
     );
     return Body(p.xyz, p.w, axes);
 }

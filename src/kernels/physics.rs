@@ -10,7 +10,7 @@ use super::{Compute, Kernel};
 /// points.
 pub const NARROW_PHASE_TEXELS: usize = 6;
 
-/// The narrow phase (compute only): inputs the bodies (2 texels each in their wrap) and the
+/// The narrow phase (compute only): inputs the bodies (4 texels each in their wrap) and the
 /// candidates (1 texel each), output [`NARROW_PHASE_TEXELS`] texels per candidate in the
 /// candidates' wrap; param 0 the tie between faces (`physics::FACE_TIE`).
 pub fn narrow_phase() -> Kernel {

@@ -82,27 +82,30 @@ pub fn find_contacts(bodies: &[Body], margin: f64, dt: f64) -> Vec<Contact> {
 /// their travel overlap and of which one at least is awake (the broad phase).
 pub fn candidates(bodies: &[Body], margin: f64, dt: f64) -> Vec<Candidate> {
     let travel: Vec<f64> = bodies.iter().map(|b| dt * b.fastest_point()).collect();
-    let ground = (0..bodies.len())
-        .filter(|&i| bodies[i].asleep.is_none())
-        .map(|i| Candidate {
-            a: i,
-            b: None,
-            margin: margin + travel[i],
-        });
-    let pairs = close_pairs(bodies, &travel, margin)
-        .into_iter()
-        .filter_map(|(i, j)| {
-            let (a, b) = (&bodies[i], &bodies[j]);
-            let margin = margin + travel[i] + travel[j];
-            let apart = a.position.distance(b.position) > a.reach() + b.reach() + margin;
-            let balls = matches!((a.shape, b.shape), (Shape::Ball { .. }, Shape::Ball { .. }));
-            (!apart && !balls && (a.asleep.is_none() || b.asleep.is_none())).then_some(Candidate {
+    let mut out = Vec::new();
+    for (i, body) in bodies.iter().enumerate() {
+        if body.asleep.is_none() {
+            out.push(Candidate {
+                a: i,
+                b: None,
+                margin: margin + travel[i],
+            });
+        }
+    }
+    for (i, j) in close_pairs(bodies, &travel, margin) {
+        let (a, b) = (&bodies[i], &bodies[j]);
+        let margin = margin + travel[i] + travel[j];
+        let apart = a.position.distance(b.position) > a.reach() + b.reach() + margin;
+        let balls = matches!((a.shape, b.shape), (Shape::Ball { .. }, Shape::Ball { .. }));
+        if !apart && !balls && (a.asleep.is_none() || b.asleep.is_none()) {
+            out.push(Candidate {
                 a: i,
                 b: Some(j),
                 margin,
-            })
-        });
-    ground.chain(pairs).collect()
+            });
+        }
+    }
+    out
 }
 
 /// The broad phase, sweep and prune: the pairs `(i, j)`, `i < j`, in ascending order, whose

@@ -18,8 +18,8 @@ use crate::kernels::{self, Program, NARROW_PHASE_TEXELS};
 use crate::layout::Layout;
 use crate::solver::ContactWrap;
 
-/// Texel columns per body in the bodies' texture: (centre, size), orientation.
-const BODY_TEXELS: usize = 2;
+/// Texel columns per body in the bodies' texture: (centre, size), then the rotation's columns.
+const BODY_TEXELS: usize = 4;
 
 /// Where the GPU frame ([`super::gpu_frame`]) runs its narrow phase
 /// ([`super::Settings::narrow_phase`]).
@@ -131,7 +131,7 @@ fn entries(bodies: &[Body], candidates: &[Candidate]) -> Vec<Entry> {
 }
 
 /// The bodies' texels, 4 rows per body (the wrap's plain layout): (centre, half the edge or
-/// minus the radius), orientation (x, y, z, w).
+/// minus the radius), then the rotation's columns (each with a 0).
 fn body_texels(bodies: &[Body]) -> Vec<f32> {
     let mut data = vec![0.0; 4 * BODY_TEXELS * bodies.len()];
     for (body, rows) in bodies.iter().zip(data.chunks_exact_mut(4 * BODY_TEXELS)) {
@@ -139,9 +139,14 @@ fn body_texels(bodies: &[Body]) -> Vec<f32> {
             Shape::Cube { half } => half,
             Shape::Ball { radius } => -radius,
         };
-        let p = body.position;
-        let q = body.orientation;
-        let texels = [[p.x, p.y, p.z, size], [q.x, q.y, q.z, q.w]];
+        let (p, r) = (body.position, body.rotation());
+        let axis = |a: glam::DVec3| [a.x, a.y, a.z, 0.0];
+        let texels = [
+            [p.x, p.y, p.z, size],
+            axis(r.x_axis),
+            axis(r.y_axis),
+            axis(r.z_axis),
+        ];
         for (t, texel) in texels.iter().enumerate() {
             for (r, v) in texel.iter().enumerate() {
                 rows[r * BODY_TEXELS + t] = *v as f32;
