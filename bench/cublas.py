@@ -16,7 +16,11 @@ GPU and the CPU), beside native_bench --figure3's record when --texla FILE names
 With --reductions: torch.sum(a) and torch.dot of n x n matrices (GB/s of input read), beside
 native_bench --reductions.
 
-Usage: python3 bench/cublas.py [1024,2048,4096,8192] [--nmf-only | --products-only | --reductions]
+With --precisions: the products at FP32 (TF32 off), TF32 and FP16 inputs with FP32 sums (reduced
+precision reductions off), beside native_bench --float16's tensor-core path.
+
+Usage: python3 bench/cublas.py [1024,2048,4096,8192] [--nmf-only | --products-only | --reductions
+           | --precisions]
        python3 bench/cublas.py --figure3 [--texla native-figure3.json] [--n 1000] [--out DIR]
        python3 bench/cublas.py --sgemv-sweep [--texla native-mulvec-sweep.json]
            [--sweep-max 12800] [--sweep-dense-max 2048] [--out DIR]
@@ -65,6 +69,31 @@ def matmul(sizes):
         worst = ((c[rows, cols].double() - exact).abs() / scale).max().item()
         print(f"n={n:5} cuBLAS FP32 (TF32 off) {ms:8.3f} ms {2 * n**3 / ms / 1e9:7.2f} TFLOPS"
               f"  max |err| / sum|ab| = {worst:.1e} (TF32 would be ~1e-4)", flush=True)
+
+
+def precisions(sizes):
+    """TFLOPS of C = A B in FP32, TF32 and FP16 (FP32 sums), and each one's largest error against
+    float64 of its own inputs, max |C - C64| / sum |a b| over 256 sampled elements."""
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    for n in sizes:
+        g = torch.Generator(device="cuda").manual_seed(n)
+        a32 = torch.rand(n, n, device="cuda", generator=g) * 2 - 1
+        b32 = torch.rand(n, n, device="cuda", generator=g) * 2 - 1
+        rows = torch.randint(0, n, (256,), device="cuda", generator=g)
+        cols = torch.randint(0, n, (256,), device="cuda", generator=g)
+        for name, dtype, tf32 in [("FP32", torch.float32, False), ("TF32", torch.float32, True),
+                                  ("FP16 in, FP32 sums", torch.float16, False)]:
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            a, b = a32.to(dtype), b32.to(dtype)
+            c = torch.empty(n, n, device="cuda", dtype=dtype)
+            per_batch = max(1, min(200, int(0.1 / (2 * n**3 / 200e12))))
+            ms = timed(lambda: torch.mm(a, b, out=c), per_batch)
+            exact = (a[rows].double() * b[:, cols].double().T).sum(1)
+            scale = (a[rows].double().abs() * b[:, cols].double().abs().T).sum(1)
+            worst = ((c[rows, cols].double() - exact).abs() / scale).max().item()
+            print(f"n={n:5} cuBLAS {name:18} {ms:8.3f} ms {2 * n**3 / ms / 1e9:7.2f} TFLOPS"
+                  f"  max |err| / sum|ab| = {worst:.1e}", flush=True)
+    torch.backends.cuda.matmul.allow_tf32 = False
 
 
 def reductions(sizes):
@@ -412,6 +441,9 @@ if __name__ == "__main__":
         sizes = [int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "1024,2048,4096,8192").split(",")]
         if "--reductions" in sys.argv:
             reductions(sizes)
+            sys.exit(0)
+        if "--precisions" in sys.argv:
+            precisions(sizes)
             sys.exit(0)
         matmul(sizes)
         if "--products-only" in sys.argv:

@@ -99,3 +99,18 @@ pub(crate) fn next_chunk(chunk: usize, ms: f64, target: f64) -> usize {
         chunk
     }
 }
+
+/// Runs a texla future to completion natively (the native benchmark, native tests): the backend
+/// waits for the GPU inside, so texla's futures complete on their first poll and a waker that
+/// does nothing is enough.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}

@@ -109,6 +109,9 @@ on_both_backends! {
                 let mixed = gpu.mul_with(kernel, &ga, &gb32).unwrap();
                 within_bound(&format!("{kernel:?} f16 x f32"), &gpu.read(&mixed).await.unwrap(), &a16, &b, (m, k, n));
             }
+            // The tensor-core product is native only (tests/tensor.rs): in a browser, a clear error.
+            let err = gpu.mul_with(ProductKernel::Tensor, &ga, &gb).unwrap_err();
+            assert!(err.to_string().contains("natively only"), "{err}");
             let gx = gpu.upload_as(&x, (k, 1), Format::F16).unwrap();
             for &kernel in &matvec {
                 let y = gpu.mul_vec_with(kernel, &ga, &gx).unwrap();

@@ -64,6 +64,7 @@ fn every_kernel() -> Vec<Kernel> {
     ];
     all.extend((2..=FAST_TARGETS).map(kernels::matmul_fast));
     all.extend(TILED_CHUNKS.map(kernels::matmul_tiled));
+    all.extend([16, 32, 64].map(kernels::matmul_tensor));
     for r in [Reduction::Sum, Reduction::Dot, Reduction::MaxAbs] {
         all.extend([r.pass(), r.last(), r.compute_pass()]);
     }

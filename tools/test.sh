@@ -10,7 +10,10 @@ setup_test
 step "native tests (packing, index math, float64 reference)"
 # With naga (the native feature) too: Table 5's instruction record is current, and the generated
 # kernels validate. One build: the native feature only adds (wgpu's Vulkan backend, naga).
-cargo test --features native
+# tests/tensor.rs needs a native adapter: SwiftShader's Vulkan (Chromium's loader and ICD), which
+# has no cooperative matrices, so here it checks the tensor-core product's clear error.
+LD_LIBRARY_PATH=/usr/lib/chromium VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json \
+  cargo test --features native
 # The native benchmark (bench/native, a workspace member) still builds against the library.
 cargo check -p native_bench
 

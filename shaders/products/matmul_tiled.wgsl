@@ -30,25 +30,7 @@ const BK: i32 = {BK};
 var<workgroup> a_tile: array<array<vec4<f32>, 32>, {BK}>;   // [k][texel row]
 var<workgroup> b_tile: array<array<vec4<f32>, 32>, {BK}>;   // [k][group of 4 columns]
 
-// Texel i of the chunk at k0, zero outside the matrices and (A) past this slice's k_end (thread
-// li copies texels li + 256 e, e < {BK} / 8). A: texel row i % 32 of column k0 + i / 32. B: column i % 128, texel row
-// k0 / 4 + i / 128.
-fn fetch_a(i: i32, k0: i32, k_end: i32, row0: i32) -> vec4<f32> {
-    let p = k0 + i / 32;
-    let r = row0 + i % 32;
-    if (p < k_end && r < a_height()) {
-        return a_texel(p, r);
-    }
-    return vec4<f32>(0.0);
-}
-fn fetch_b(i: i32, k0: i32, col0: i32) -> vec4<f32> {
-    let c = col0 + i % 128;
-    let q = k0 / 4 + i / 128;
-    if (c < b_cols() && q < b_height()) {
-        return b_texel(c, q);
-    }
-    return vec4<f32>(0.0);
-}
+// Thread li copies texels li + 256 e, e < {BK} / 8, of each chunk (chunk_fetch.wgsl, below).
 // Stores a B texel (rows 4q .. 4q+3 of column c of the chunk) as one word in each of four rows
 // of the tile.
 fn store_b(i: i32, v: vec4<f32>) {

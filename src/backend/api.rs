@@ -96,6 +96,11 @@ pub struct Capabilities {
     pub software: bool,
     /// Whether compute kernels run (WebGPU: yes; WebGL2 has no compute shaders).
     pub compute: bool,
+    /// Whether the device multiplies 16 x 16 tiles of float16 with float32 sums on cooperative
+    /// matrices (NVIDIA's tensor cores), in subgroups of 32: natively only, through wgpu's
+    /// experimental cooperative matrices on Vulkan where the adapter offers that configuration
+    /// ([`crate::gpu::ProductKernel::Tensor`]). No browser offers it.
+    pub tensor: bool,
 }
 
 impl Capabilities {

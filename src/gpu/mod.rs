@@ -26,6 +26,8 @@ mod revival;
 mod tiles;
 
 pub use crate::backend::{Format, LocalFuture};
+#[cfg(not(target_arch = "wasm32"))]
+pub use crate::event_loop::block_on;
 pub use base::{Choice, Counts, Gpu, Opened};
 pub use construction::{beyond_float16, float16};
 pub use elementwise::ops;

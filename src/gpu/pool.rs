@@ -254,6 +254,7 @@ mod tests {
                 max_texture_size: 4096,
                 max_render_targets: 8,
                 max_workgroup_storage: 0,
+                tensor: false,
                 software: true,
                 compute: false,
             },

@@ -10,6 +10,7 @@
 //! and one match arm.
 
 use super::Gpu;
+use crate::backend::Format;
 use crate::error::{Error, Result};
 use crate::kernels::{self, Program};
 use crate::layout::Layout;
@@ -52,6 +53,11 @@ pub enum ProductKernel {
         /// Columns per invocation, 1 to 32.
         cols: usize,
     },
+    /// Float16 matrices on cooperative matrices, the tensor cores of an NVIDIA GPU (natively
+    /// only, where [`Capabilities::tensor`](crate::backend::Capabilities::tensor) says so):
+    /// tiles of 16 x 16 x 16, products exact, sums in float32. Both operands must be float16
+    /// (an upload's [`Format::F16`]); [`ProductKernel::Auto`] takes it for two of them.
+    Tensor,
     /// Accumulation passes, the way a GPU without loops had to (the thesis, section 3.2; the
     /// ShaderX2 article's MOPs per pass): `ceil(k / per_pass)` passes, each adding `per_pass` inner indices to
     /// the partial product of the pass before (two textures, ping-pong). The teaching path: one
@@ -89,12 +95,13 @@ impl ProductKernel {
     /// Accumulation passes of one inner index each, the thesis's.
     pub const PASSES: ProductKernel = ProductKernel::Passes { per_pass: 1 };
 
-    /// The names of the kernels, as [`ProductKernel::name`] gives them.
+    /// The names of the kernels JavaScript may choose, as [`ProductKernel::name`] gives them
+    /// ([`ProductKernel::Tensor`], which no browser offers, is left out).
     pub const NAMES: [&'static str; 6] =
         ["auto", "teaching", "fast", "compute", "registers", "passes"];
 
     /// The name used in the API and on the page: "auto", "teaching", "fast", "compute",
-    /// "registers" or "passes" (the settings left out).
+    /// "registers", "tensor" or "passes" (the settings left out).
     pub fn name(self) -> &'static str {
         match self {
             ProductKernel::Auto => "auto",
@@ -102,6 +109,7 @@ impl ProductKernel {
             ProductKernel::Fast { .. } => "fast",
             ProductKernel::Compute { .. } => "compute",
             ProductKernel::Registers { .. } => "registers",
+            ProductKernel::Tensor => "tensor",
             ProductKernel::Passes { .. } => "passes",
         }
     }
@@ -230,6 +238,9 @@ impl Gpu {
     /// `Unsupported` error; settings out of range are clear errors too.
     pub fn mul_with(&self, kernel: ProductKernel, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         match kernel {
+            ProductKernel::Auto if self.tensor_cores() && both_float16(a, b) => {
+                self.mul_tensor(a, b)
+            }
             ProductKernel::Auto => match self.product_kernel().0 {
                 ProductKernel::Compute { slices, .. } => {
                     let storage = self.capabilities().max_workgroup_storage;
@@ -241,6 +252,7 @@ impl Gpu {
             ProductKernel::Fast { targets } => self.mul_fast(a, b, targets),
             ProductKernel::Compute { chunk, slices } => self.mul_compute(a, b, chunk, slices),
             ProductKernel::Registers { rows, cols } => self.mul_registers(a, b, rows, cols),
+            ProductKernel::Tensor => self.mul_tensor(a, b),
             ProductKernel::Passes { per_pass } => self.mul_passes(a, b, per_pass),
         }
     }
@@ -351,6 +363,19 @@ impl Gpu {
     }
 }
 
+impl Gpu {
+    /// Whether the device has tensor cores for [`ProductKernel::Tensor`]. `cfg!`: the wasm
+    /// build drops that path (wgpu's cooperative matrices are native only).
+    fn tensor_cores(&self) -> bool {
+        !cfg!(target_arch = "wasm32") && self.capabilities().tensor
+    }
+}
+
+/// Whether both operands of a product are stored as float16.
+fn both_float16(a: &Matrix, b: &Matrix) -> bool {
+    a.format() == Format::F16 && b.format() == Format::F16
+}
+
 /// The kernels, one function each; only [`Gpu::mul_with`], [`Gpu::mul_transposed`] and
 /// [`Gpu::mul_vec_with`] call them.
 impl Gpu {
@@ -378,6 +403,40 @@ impl Gpu {
         }
         let out = self.layout(a.rows(), b.cols())?;
         self.run_kernel(kernels::matmul_registers(rows, cols), &[a, b], out)
+    }
+
+    /// `a * b` of float16 matrices on cooperative matrices ([`ProductKernel::Tensor`]).
+    fn mul_tensor(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
+        check_inner(a, b)?;
+        if !self.tensor_cores() {
+            return Err(Error::Unsupported(
+                "the tensor-core product needs cooperative matrices, which wgpu offers \
+                 natively only (an NVIDIA GPU on Vulkan): this device has none"
+                    .into(),
+            ));
+        }
+        if !both_float16(a, b) {
+            return Err(Error::Unsupported(format!(
+                "the tensor-core product multiplies float16 matrices, and these are {} and {}: \
+                 upload both as float16",
+                a.format().name(),
+                b.format().name()
+            )));
+        }
+        let bytes = kernels::tensor_workgroup_bytes(kernels::TENSOR_CHUNK);
+        if bytes > self.capabilities().max_workgroup_storage {
+            return Err(Error::Unsupported(format!(
+                "the tensor-core product needs {bytes} bytes of workgroup memory, this device \
+                 allows {}",
+                self.capabilities().max_workgroup_storage
+            )));
+        }
+        let block = |a: &Matrix, b: &Matrix| self.mul_tensor(a, b);
+        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
+            return Ok(c);
+        }
+        let out = self.layout(a.rows(), b.cols())?;
+        self.run_kernel(kernels::matmul_tensor(kernels::TENSOR_CHUNK), &[a, b], out)
     }
 
     /// `a * b` on the compute path with chunks of `bk` of the inner dimension, split into

@@ -123,10 +123,24 @@ impl Kernel {
         })
     }
 
-    /// The complete WGSL module: prelude, one accessor block per input, body.
+    /// The complete WGSL module: prelude, one accessor block per input, body. Natively a body's
+    /// first lines that are `enable` directives (WGSL wants them before any declaration; only
+    /// the tensor-core product has any, and the wasm build leaves this out) go first.
     pub fn wgsl_source(&self) -> String {
-        let mut src = self.wgsl_head();
-        src.push_str(&self.wgsl);
+        let (enables, body) = if cfg!(target_arch = "wasm32") {
+            ("", &*self.wgsl)
+        } else {
+            let mut end = 0;
+            while self.wgsl[end..].starts_with("enable ") {
+                end += self.wgsl[end..]
+                    .find('\n')
+                    .map_or(self.wgsl.len() - end, |e| e + 1);
+            }
+            self.wgsl.split_at(end)
+        };
+        let mut src = enables.to_owned();
+        src.push_str(&self.wgsl_head());
+        src.push_str(body);
         if self.compute.is_some() {
             src.push_str(include_str!("../../shaders/prelude/main_compute.wgsl"));
         } else if self.outputs >= 2 {

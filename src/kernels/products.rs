@@ -39,6 +39,9 @@ pub fn matmul_fast(targets: usize) -> Kernel {
 /// Depths of the inner-dimension chunk [`matmul_tiled`] takes (a multiple of 8).
 pub const TILED_CHUNKS: [usize; 3] = [8, 16, 32];
 
+/// The texel fetches of a chunk of k that [`matmul_tiled`] and [`matmul_tensor`] share.
+const CHUNK_FETCH: &str = include_str!("../../shaders/products/chunk_fetch.wgsl");
+
 /// Bytes of workgroup memory [`matmul_tiled`] declares for chunks of `bk`.
 pub fn tiled_workgroup_bytes(bk: usize) -> usize {
     2 * bk * 32 * 16
@@ -63,11 +66,52 @@ pub fn matmul_tiled(bk: usize) -> Kernel {
             .repeat_block("p", bk)
             .register("BK", bk)
             .complete()
+            + CHUNK_FETCH
     });
     Kernel {
         name: format!("matmul_tiled_{bk}").into(),
         inputs: &["a", "b"],
         wgsl: Cow::Borrowed(wgsl),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (128, 32),
+            scratch_words: 0,
+        }),
+    }
+}
+
+/// Depth of the inner-dimension chunk [`matmul_tensor`] takes: on an H100 natively chunks of
+/// 64 made 194-202 TFLOPS at n = 4096 and 8192, chunks of 32 166-174
+/// (`bench/records/h100/products/tensor-2026-11-27.log`).
+pub const TENSOR_CHUNK: usize = 64;
+
+/// Bytes of workgroup memory [`matmul_tensor`] declares for chunks of `bk`: A's and B's tiles
+/// as float16 with padded strides, and one 16 x 16 float32 tile a subgroup.
+pub fn tensor_workgroup_bytes(bk: usize) -> usize {
+    2 * (bk * 136 + 128 * (bk + 8)) + 8 * 256 * 4
+}
+
+/// `C = A * B` of float16 matrices on cooperative matrices (natively only: wgpu's are native
+/// only): workgroups of 8 subgroups of 32, each
+/// workgroup computing 128 x 128 elements of C, each subgroup 4 x 2 tiles of 16 x 16 with
+/// float32 sums; chunks of `bk` (a multiple of 16) of the inner dimension pass through
+/// workgroup memory as float16 (`shaders/products/matmul_tensor.wgsl`).
+pub fn matmul_tensor(bk: usize) -> Kernel {
+    assert!(
+        bk.is_multiple_of(16) && (16..=64).contains(&bk),
+        "chunks of 16, 32, 48 or 64"
+    );
+    Kernel {
+        name: format!("matmul_tensor_{bk}").into(),
+        inputs: &["a", "b"],
+        wgsl: (template!("products/matmul_tensor.wgsl")
+            .repeat_lines("e", bk / 8)
+            .repeat_block("q", bk / 16)
+            .register("BK", bk)
+            .complete()
+            + CHUNK_FETCH)
+            .into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {

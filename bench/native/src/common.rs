@@ -1,32 +1,17 @@
 //! What the benchmark's parts share: running texla's futures, timing operations, the run-time
 //! checks wgpu can build into shaders, and the WebGPU backend under a [`Gpu`].
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
 use texla::backend::WebGpu;
 use texla::error::Result;
+pub use texla::gpu::block_on;
 use texla::gpu::Gpu;
 
 /// The WebGPU backend under `gpu`, to tune what only it has.
 pub fn webgpu(gpu: &Gpu) -> std::rc::Rc<WebGpu> {
     gpu.backend_as::<WebGpu>()
         .expect("the native benchmark opens WebGPU")
-}
-
-/// Runs a future to completion on this thread. texla's futures complete on their first poll
-/// natively (the backend waits for the GPU inside), so a no-op waker is enough.
-pub fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::yield_now();
-    }
 }
 
 pub fn median(mut v: Vec<f64>) -> f64 {

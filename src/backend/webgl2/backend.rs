@@ -224,6 +224,7 @@ impl WebGl2 {
                 max_texture_size,
                 max_render_targets,
                 max_workgroup_storage: 0,
+                tensor: false,
                 compute: false,
             },
             programs: RefCell::new(HashMap::new()),

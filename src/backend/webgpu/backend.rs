@@ -116,9 +116,12 @@ impl WebGpu {
         memory_hints: wgpu::MemoryHints,
     ) -> Result<Self> {
         let limits = adapter.limits();
+        let tensor = tensor_cores(&adapter);
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("texla"),
+                required_features: tensor.features,
+                experimental_features: tensor.experimental,
                 required_limits: wgpu::Limits {
                     max_texture_dimension_2d: limits.max_texture_dimension_2d,
                     max_color_attachments: limits.max_color_attachments,
@@ -158,6 +161,7 @@ impl WebGpu {
                 .max(1),
             max_workgroup_storage: limits.max_compute_workgroup_storage_size as usize,
             compute: true,
+            tensor: !tensor.features.is_empty(),
         };
         Ok(WebGpu {
             pipelines: Pipelines::new(&context.device),
@@ -435,4 +439,46 @@ async fn browser_adapter_info(gpu: &wasm_bindgen::JsValue) -> Vec<String> {
         .filter_map(|k| get(&info, k)?.as_string())
         .filter(|s| !s.is_empty())
         .collect()
+}
+
+/// The device features the tensor-core product needs, and the token for wgpu's experimental
+/// ones: what [`WebGpu::open`] asks for.
+struct TensorFeatures {
+    features: wgpu::Features,
+    experimental: wgpu::ExperimentalFeatures,
+}
+
+/// Natively, where the adapter multiplies 16 x 16 x 16 tiles of float16 into float32 on
+/// cooperative matrices in subgroups of 32 (an NVIDIA GPU on Vulkan): cooperative matrices and
+/// float16 in shaders. Otherwise, and always in a browser (wgpu's cooperative matrices are
+/// native only), nothing: the device is asked for no feature.
+fn tensor_cores(adapter: &wgpu::Adapter) -> TensorFeatures {
+    let none = TensorFeatures {
+        features: wgpu::Features::empty(),
+        experimental: wgpu::ExperimentalFeatures::disabled(),
+    };
+    if cfg!(target_arch = "wasm32") {
+        return none;
+    }
+    let features = wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX | wgpu::Features::SHADER_F16;
+    let info = adapter.get_info();
+    let f16_into_f32 = adapter.cooperative_matrix_properties().iter().any(|p| {
+        (p.m_size, p.n_size, p.k_size) == (16, 16, 16)
+            && p.ab_type == wgpu::CooperativeScalarType::F16
+            && p.cr_type == wgpu::CooperativeScalarType::F32
+    });
+    if adapter.features().contains(features)
+        && f16_into_f32
+        && (info.subgroup_min_size, info.subgroup_max_size) == (32, 32)
+    {
+        TensorFeatures {
+            features,
+            // SAFETY: texla uses one experimental feature, cooperative matrices, in one kernel
+            // (shaders/products/matmul_tensor.wgsl), checked against float64 on the GPU that
+            // runs it (tests/tensor.rs).
+            experimental: unsafe { wgpu::ExperimentalFeatures::enabled() },
+        }
+    } else {
+        none
+    }
 }
