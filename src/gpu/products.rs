@@ -435,6 +435,8 @@ impl Gpu {
         if let Some(c) = self.tile_product(a, b, (false, false), block)? {
             return Ok(c);
         }
+        // No split of k, unlike the float32 kernel's: split in 2 to 4 slices it was as fast at
+        // n = 1024 and 2048 and slower at 1536 (74 against 97 TFLOPS on an H100).
         let out = self.layout(a.rows(), b.cols())?;
         self.run_kernel(kernels::matmul_tensor(kernels::TENSOR_CHUNK), &[a, b], out)
     }

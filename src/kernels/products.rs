@@ -102,16 +102,21 @@ pub fn matmul_tensor(bk: usize) -> Kernel {
         bk.is_multiple_of(16) && (16..=64).contains(&bk),
         "chunks of 16, 32, 48 or 64"
     );
-    Kernel {
-        name: format!("matmul_tensor_{bk}").into(),
-        inputs: &["a", "b"],
-        wgsl: (template!("products/matmul_tensor.wgsl")
+    // Built once per depth and kept, as matmul_tiled's: filling the template and hashing a new
+    // source took about 60 us a call.
+    static SOURCES: [OnceLock<String>; 4] = [const { OnceLock::new() }; 4];
+    let wgsl = SOURCES[bk / 16 - 1].get_or_init(|| {
+        template!("products/matmul_tensor.wgsl")
             .repeat_lines("e", bk / 8)
             .repeat_block("q", bk / 16)
             .register("BK", bk)
             .complete()
-            + CHUNK_FETCH)
-            .into(),
+            + CHUNK_FETCH
+    });
+    Kernel {
+        name: format!("matmul_tensor_{bk}").into(),
+        inputs: &["a", "b"],
+        wgsl: Cow::Borrowed(wgsl),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {
