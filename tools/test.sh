@@ -12,10 +12,9 @@ step "native tests (packing, index math, float64 reference)"
 # kernels validate. One build: the native feature only adds (wgpu's Vulkan backend, naga).
 # tests/tensor.rs needs a native adapter: SwiftShader's Vulkan (Chromium's loader and ICD), which
 # has no cooperative matrices, so here it checks the tensor-core product's clear error.
+# --workspace: the native benchmark (bench/native) builds too, on the same build of the library.
 LD_LIBRARY_PATH=/usr/lib/chromium VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json \
-  cargo test --features native
-# The native benchmark (bench/native, a workspace member) still builds against the library.
-cargo check -p native_bench
+  cargo test --workspace --features native
 
 step "rustdoc: the API docs build with no warning (broken or private intra-doc links)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
