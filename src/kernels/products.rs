@@ -92,11 +92,11 @@ pub fn tensor_workgroup_bytes(bk: usize) -> usize {
     2 * (bk * 136 + 128 * (bk + 8)) + 8 * 256 * 4
 }
 
-/// `C = A * B` of float16 matrices on cooperative matrices (natively only: wgpu's are native
-/// only): workgroups of 8 subgroups of 32, each
-/// workgroup computing 128 x 128 elements of C, each subgroup 4 x 2 tiles of 16 x 16 with
-/// float32 sums; chunks of `bk` (a multiple of 16) of the inner dimension pass through
-/// workgroup memory as float16 (`shaders/products/matmul_tensor.wgsl`).
+/// `C = A * B` of float16 matrices on cooperative matrices (natively only, as wgpu's are):
+/// workgroups of 8 subgroups of 32, each workgroup computing 128 x 128 elements of C, each
+/// subgroup 4 x 2 tiles of 16 x 16 with float32 sums; chunks of `bk` (a multiple of 16) of the
+/// inner dimension pass through workgroup memory as float16
+/// (`shaders/products/matmul_tensor.wgsl`).
 pub fn matmul_tensor(bk: usize) -> Kernel {
     assert!(
         bk.is_multiple_of(16) && (16..=64).contains(&bk),
