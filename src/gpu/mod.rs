@@ -23,6 +23,7 @@ pub mod products;
 pub mod reductions;
 pub mod residency;
 mod revival;
+mod tensor_cores;
 mod tiles;
 
 pub use crate::backend::{Format, LocalFuture};

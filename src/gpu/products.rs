@@ -10,7 +10,6 @@
 //! and one match arm.
 
 use super::Gpu;
-use crate::backend::Format;
 use crate::error::{Error, Result};
 use crate::kernels::{self, Program};
 use crate::layout::Layout;
@@ -56,7 +55,8 @@ pub enum ProductKernel {
     /// Float16 matrices on cooperative matrices, the tensor cores of an NVIDIA GPU (natively
     /// only, where [`Capabilities::tensor`](crate::backend::Capabilities::tensor) says so):
     /// tiles of 16 x 16 x 16, products exact, sums in float32. Both operands must be float16
-    /// (an upload's [`Format::F16`]); [`ProductKernel::Auto`] takes it for two of them.
+    /// (an upload's [`Format::F16`](crate::backend::Format::F16)); [`ProductKernel::Auto`]
+    /// takes it for two of them (`gpu/tensor_cores.rs`).
     Tensor,
     /// Accumulation passes, the way a GPU without loops had to (the thesis, section 3.2; the
     /// ShaderX2 article's MOPs per pass): `ceil(k / per_pass)` passes, each adding `per_pass` inner indices to
@@ -238,9 +238,7 @@ impl Gpu {
     /// `Unsupported` error; settings out of range are clear errors too.
     pub fn mul_with(&self, kernel: ProductKernel, a: &Matrix, b: &Matrix) -> Result<Matrix> {
         match kernel {
-            ProductKernel::Auto if self.tensor_cores() && both_float16(a, b) => {
-                self.mul_tensor(a, b)
-            }
+            ProductKernel::Auto if self.takes_tensor_cores(a, b) => self.mul_tensor(a, b),
             ProductKernel::Auto => match self.product_kernel().0 {
                 ProductKernel::Compute { slices, .. } => {
                     let storage = self.capabilities().max_workgroup_storage;
@@ -363,21 +361,8 @@ impl Gpu {
     }
 }
 
-impl Gpu {
-    /// Whether the device has tensor cores for [`ProductKernel::Tensor`]. `cfg!`: the wasm
-    /// build drops that path (wgpu's cooperative matrices are native only).
-    fn tensor_cores(&self) -> bool {
-        !cfg!(target_arch = "wasm32") && self.capabilities().tensor
-    }
-}
-
-/// Whether both operands of a product are stored as float16.
-fn both_float16(a: &Matrix, b: &Matrix) -> bool {
-    a.format() == Format::F16 && b.format() == Format::F16
-}
-
-/// The kernels, one function each; only [`Gpu::mul_with`], [`Gpu::mul_transposed`] and
-/// [`Gpu::mul_vec_with`] call them.
+/// The kernels, one function each (the tensor-core product's in `tensor_cores.rs`); only
+/// [`Gpu::mul_with`], [`Gpu::mul_transposed`] and [`Gpu::mul_vec_with`] call them.
 impl Gpu {
     /// `a * b` by the teaching kernel ([`ProductKernel::Teaching`]).
     fn mul_teaching(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
@@ -403,42 +388,6 @@ impl Gpu {
         }
         let out = self.layout(a.rows(), b.cols())?;
         self.run_kernel(kernels::matmul_registers(rows, cols), &[a, b], out)
-    }
-
-    /// `a * b` of float16 matrices on cooperative matrices ([`ProductKernel::Tensor`]).
-    fn mul_tensor(&self, a: &Matrix, b: &Matrix) -> Result<Matrix> {
-        check_inner(a, b)?;
-        if !self.tensor_cores() {
-            return Err(Error::Unsupported(
-                "the tensor-core product needs cooperative matrices, which wgpu offers \
-                 natively only (an NVIDIA GPU on Vulkan): this device has none"
-                    .into(),
-            ));
-        }
-        if !both_float16(a, b) {
-            return Err(Error::Unsupported(format!(
-                "the tensor-core product multiplies float16 matrices, and these are {} and {}: \
-                 upload both as float16",
-                a.format().name(),
-                b.format().name()
-            )));
-        }
-        let bytes = kernels::tensor_workgroup_bytes(kernels::TENSOR_CHUNK);
-        if bytes > self.capabilities().max_workgroup_storage {
-            return Err(Error::Unsupported(format!(
-                "the tensor-core product needs {bytes} bytes of workgroup memory, this device \
-                 allows {}",
-                self.capabilities().max_workgroup_storage
-            )));
-        }
-        let block = |a: &Matrix, b: &Matrix| self.mul_tensor(a, b);
-        if let Some(c) = self.tile_product(a, b, (false, false), block)? {
-            return Ok(c);
-        }
-        // No split of k, unlike the float32 kernel's: split in 2 to 4 slices it was as fast at
-        // n = 1024 and 2048 and slower at 1536 (74 against 97 TFLOPS on an H100).
-        let out = self.layout(a.rows(), b.cols())?;
-        self.run_kernel(kernels::matmul_tensor(kernels::TENSOR_CHUNK), &[a, b], out)
     }
 
     /// `a * b` on the compute path with chunks of `bk` of the inner dimension, split into
