@@ -34,7 +34,8 @@
 //! paths in alternating `--rounds`; `kernel_sweep.rs`, writes kernel-sweep.json),
 //! and `--accuracy` (the default product's speed and error against float64 at `--sizes`;
 //! `accuracy.rs`), and `--float16` (A x and the product with float16 storage against float32 at
-//! `--sizes`, in turns; `float16.rs`), and `--overhead` (a call's fixed cost, CPU part and round
+//! `--sizes`, in turns; `float16.rs`), and `--matvec-kernels` (shapes of the compute A x kernel
+//! in turns; `matvec_kernels.rs`), and `--overhead` (a call's fixed cost, CPU part and round
 //! trip, and what a process's history does to speed; `overhead.rs`), and `--reductions` (sum,
 //! dot and largest |element| by fragment passes and by compute passes, in turns at `--sizes`;
 //! `reductions.rs`).
@@ -49,6 +50,7 @@ mod kernel_sweep;
 mod lcp;
 mod linear;
 mod matvec;
+mod matvec_kernels;
 mod mulvec_sweep;
 mod nmf;
 mod options;
@@ -114,6 +116,9 @@ fn main() {
             }
             if o.float16 {
                 float16::float16(&gpu, &o)?;
+            }
+            if o.matvec_kernels {
+                matvec_kernels::matvec_kernels(&gpu, &o)?;
             }
             if o.overhead {
                 overhead::overhead(&gpu, &o)?;

@@ -44,6 +44,8 @@ pub struct Options {
     /// `--float16`: float16 storage against float32, A x and the product at each of `sizes`
     /// (`float16.rs`); only the figures' modes run when named.
     pub float16: bool,
+    /// `--matvec-kernels`: shapes of the compute A x kernel in turns (`matvec_kernels.rs`).
+    pub matvec_kernels: bool,
     /// `--overhead`: a call's fixed cost (CPU part, round trip) and what history does to speed
     /// (`overhead.rs`); only the figures' modes run when named.
     pub overhead: bool,
@@ -107,6 +109,7 @@ impl Options {
             || self.kernel_sweep
             || self.accuracy
             || self.float16
+            || self.matvec_kernels
             || self.overhead
             || self.reductions
     }
@@ -132,6 +135,7 @@ pub fn options() -> Options {
         kernel_sweep: false,
         accuracy: false,
         float16: false,
+        matvec_kernels: false,
         overhead: false,
         reductions: false,
         rounds: 3,
@@ -300,6 +304,7 @@ pub fn options() -> Options {
             "--kernel-sweep" => o.kernel_sweep = true,
             "--accuracy" => o.accuracy = true,
             "--float16" => o.float16 = true,
+            "--matvec-kernels" => o.matvec_kernels = true,
             "--overhead" => o.overhead = true,
             "--reductions" => o.reductions = true,
             "--no-checks" => o.no_checks = true,
