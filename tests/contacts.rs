@@ -20,9 +20,10 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// How far a float32 point or depth may lie from the float64 one, m: the scenes' coordinates
-/// are below 4 m, where float32's unit in the last place is 4.8e-7 m, and each value comes out
-/// of a few dozen roundings of them (0.004% of the wall's 0.5 m edge).
+/// How far a float32 point or depth may lie from the float64 one, m: the kernel's coordinates
+/// (relative to each pair's first body in x and z) are below 4 m, where float32's unit in the
+/// last place is 4.8e-7 m, and each value comes out of a few dozen roundings of them (0.004%
+/// of the wall's 0.5 m edge).
 const TOLERANCE: f64 = 2e-5;
 
 /// Checks the GPU's contacts against the float64 ones, pair by pair: the same pairs touch, in
@@ -140,6 +141,20 @@ async fn narrow_phase_matches_float64(kind: BackendKind) {
     for seed in 1..=4 {
         add(compare(&gpu, &format!("heap {seed}"), &heap(seed), margin).await);
     }
+    // Far from the origin, as the walls of a large scene are (10,000 walls reach 355 m), where
+    // float32's unit in the last place of a coordinate (6.1e-5 m at 500 m) is past the
+    // tolerance: the kernel works relative to each pair's first body.
+    let far = DVec3::new(500.0, 0.0, -300.0);
+    let moved = |bodies: &[Body]| -> Vec<Body> {
+        let mut bodies = bodies.to_vec();
+        for b in &mut bodies {
+            b.position += far;
+        }
+        bodies
+    };
+    let wall = standing(Mode::Blocks).bodies;
+    add(compare(&gpu, "the standing wall, 500 m away", &moved(&wall), margin).await);
+    add(compare(&gpu, "heap 1, 500 m away", &moved(&heap(1)), margin).await);
     let (points, flipped) = tally;
     web_sys::console::log_1(
         &format!("{points} points, {flipped} pairs chose the other way").into(),

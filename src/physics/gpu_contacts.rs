@@ -89,7 +89,13 @@ pub async fn gpu_contacts(
     .with_params(&[FACE_TIE as f32]);
     let found = gpu.run(program, &[&texels, &pairs])?;
     let data = gpu.read(&found).await?;
-    Ok(decode(&data, &wrap))
+    let origins: Vec<DVec3> = entries.iter().map(|e| origin(&bodies[e.a])).collect();
+    Ok(decode(&data, &wrap, &origins))
+}
+
+/// Where the kernel puts the origin of a run whose first body is `body`: its centre's x and z.
+fn origin(body: &Body) -> DVec3 {
+    DVec3::new(body.position.x, 0.0, body.position.z)
 }
 
 /// One run of the kernel: body `a` against body `b`, or against the ground under a cube's
@@ -131,7 +137,9 @@ fn entries(bodies: &[Body], candidates: &[Candidate]) -> Vec<Entry> {
 }
 
 /// The bodies' texels, 4 rows per body (the wrap's plain layout): (centre, half the edge or
-/// minus the radius), then the rotation's columns (each with a 0).
+/// minus the radius), then the rotation's columns, each with what float32 rounds off the
+/// centre's x, y, z: float32 centres far from the world's origin lie up to 3e-5 m off at 355 m,
+/// which the kernel's differences of centres would keep.
 fn body_texels(bodies: &[Body]) -> Vec<f32> {
     let mut data = vec![0.0; 4 * BODY_TEXELS * bodies.len()];
     for (body, rows) in bodies.iter().zip(data.chunks_exact_mut(4 * BODY_TEXELS)) {
@@ -140,12 +148,13 @@ fn body_texels(bodies: &[Body]) -> Vec<f32> {
             Shape::Ball { radius } => -radius,
         };
         let (p, r) = (body.position, body.rotation());
-        let axis = |a: glam::DVec3| [a.x, a.y, a.z, 0.0];
+        let low = p - p.as_vec3().as_dvec3();
+        let axis = |a: DVec3, low: f64| [a.x, a.y, a.z, low];
         let texels = [
             [p.x, p.y, p.z, size],
-            axis(r.x_axis),
-            axis(r.y_axis),
-            axis(r.z_axis),
+            axis(r.x_axis, low.x),
+            axis(r.y_axis, low.y),
+            axis(r.z_axis, low.z),
         ];
         for (t, texel) in texels.iter().enumerate() {
             for (r, v) in texel.iter().enumerate() {
@@ -156,11 +165,12 @@ fn body_texels(bodies: &[Body]) -> Vec<f32> {
     data
 }
 
-/// The contacts from the kernel's output (row-major, `wrap`'s shape at 6 texels a run).
-fn decode(data: &[f32], wrap: &ContactWrap) -> Vec<Contact> {
+/// The contacts from the kernel's output (row-major, `wrap`'s shape at 6 texels a run), each
+/// run's points moved back by its origin.
+fn decode(data: &[f32], wrap: &ContactWrap, origins: &[DVec3]) -> Vec<Contact> {
     let (_, cols) = wrap.shape(NARROW_PHASE_TEXELS);
     let mut out = Vec::new();
-    for e in 0..wrap.contacts {
+    for (e, origin) in origins.iter().enumerate() {
         let (segment, row) = wrap.place(e);
         let texel = |k: usize| -> [f64; 4] {
             let x = NARROW_PHASE_TEXELS * segment + k;
@@ -173,7 +183,7 @@ fn decode(data: &[f32], wrap: &ContactWrap) -> Vec<Contact> {
             out.push(Contact {
                 a: a as usize,
                 b: (b >= 0.0).then_some(b as usize),
-                point: DVec3::new(x, y, z),
+                point: DVec3::new(x, y, z) + *origin,
                 normal: DVec3::new(nx, ny, nz),
                 depth,
             });
