@@ -8,18 +8,10 @@
 // the B texels (its 128 columns, rows k0 .. k0+{BK}) into workgroup memory, B regrouped into
 // vec4s of four neighbouring columns, while the texels of the next chunk are already on their way
 // into registers. Then, per k, every thread reads 4 vec4 from workgroup memory and does 16 vec4
-// multiply-adds: 64 scalar multiply-adds per 4 reads. Everything a thread holds is a named
-// variable and every loop over registers is written out, so no register array is indexed at run
-// time (compilers that keep loops rolled, or wgpu's loop bounding, would put it in memory).
-// The {BK} steps of k in a chunk are written out too (`kernels::repeat_block` repeats the block
-// between the two marker comments below). On an H100 the driver then gives a thread 161
-// registers, not 128, so one workgroup fits an SM instead of two, and the kernel still runs 15%
-// faster: 44.6 TFLOPS at n = 4096 and 31.6 at 8192, against 38.9 and 29.1 with the steps in a
-// loop (bench/records/h100/products/native-kernel-variants-2026-11-24.log).
-// Each chunk is summed into 16 fresh registers d<i><c> and added to the running sums c<i><c> once
-// (blocked summation): on an H100 that costs 4-5% at chunks of 32 (one add per 32 steps) and
-// makes the largest error against float64 3-6x smaller at n = 2048 to 8192
-// (bench/records/h100/products/blocked-sum-2026-11-26.log); at chunks of 8 and 16 it costs 30-40%.
+// multiply-adds: 64 scalar multiply-adds per 4 reads. Every register is a named variable and
+// the {BK} steps of a chunk are written out (`kernels::repeat_block` repeats the block between
+// the two marker comments below): nothing indexes registers at run time, which compilers that
+// keep loops rolled would put in memory.
 //
 // Split k: where C has too few blocks to fill the GPU, the output is `slices` partial products
 // stacked, each ceil(texel rows of C / 32) * 32 texel rows high, slice s summing its own range of

@@ -89,13 +89,7 @@ pub async fn gpu_contacts(
     .with_params(&[FACE_TIE as f32]);
     let found = gpu.run(program, &[&texels, &pairs])?;
     let data = gpu.read(&found).await?;
-    let origins: Vec<DVec3> = entries.iter().map(|e| origin(&bodies[e.a])).collect();
-    Ok(decode(&data, &wrap, &origins))
-}
-
-/// Where the kernel puts the origin of a run whose first body is `body`: its centre's x and z.
-fn origin(body: &Body) -> DVec3 {
-    DVec3::new(body.position.x, 0.0, body.position.z)
+    Ok(decode(&data, &wrap, |e| bodies[entries[e].a].position))
 }
 
 /// One run of the kernel: body `a` against body `b`, or against the ground under a cube's
@@ -148,13 +142,13 @@ fn body_texels(bodies: &[Body]) -> Vec<f32> {
             Shape::Ball { radius } => -radius,
         };
         let (p, r) = (body.position, body.rotation());
-        let low = p - p.as_vec3().as_dvec3();
-        let axis = |a: DVec3, low: f64| [a.x, a.y, a.z, low];
+        let low = |v: f64| v - f64::from(v as f32);
+        let axis = |a: DVec3, v: f64| [a.x, a.y, a.z, low(v)];
         let texels = [
             [p.x, p.y, p.z, size],
-            axis(r.x_axis, low.x),
-            axis(r.y_axis, low.y),
-            axis(r.z_axis, low.z),
+            axis(r.x_axis, p.x),
+            axis(r.y_axis, p.y),
+            axis(r.z_axis, p.z),
         ];
         for (t, texel) in texels.iter().enumerate() {
             for (r, v) in texel.iter().enumerate() {
@@ -166,11 +160,12 @@ fn body_texels(bodies: &[Body]) -> Vec<f32> {
 }
 
 /// The contacts from the kernel's output (row-major, `wrap`'s shape at 6 texels a run), each
-/// run's points moved back by its origin.
-fn decode(data: &[f32], wrap: &ContactWrap, origins: &[DVec3]) -> Vec<Contact> {
+/// run's points moved back by the x and z of its first body's centre, `first(run)`.
+fn decode(data: &[f32], wrap: &ContactWrap, first: impl Fn(usize) -> DVec3) -> Vec<Contact> {
     let (_, cols) = wrap.shape(NARROW_PHASE_TEXELS);
     let mut out = Vec::new();
-    for (e, origin) in origins.iter().enumerate() {
+    for e in 0..wrap.contacts {
+        let origin = first(e);
         let (segment, row) = wrap.place(e);
         let texel = |k: usize| -> [f64; 4] {
             let x = NARROW_PHASE_TEXELS * segment + k;
@@ -183,7 +178,7 @@ fn decode(data: &[f32], wrap: &ContactWrap, origins: &[DVec3]) -> Vec<Contact> {
             out.push(Contact {
                 a: a as usize,
                 b: (b >= 0.0).then_some(b as usize),
-                point: DVec3::new(x, y, z) + *origin,
+                point: DVec3::new(x + origin.x, y, z + origin.z),
                 normal: DVec3::new(nx, ny, nz),
                 depth,
             });
