@@ -1,6 +1,7 @@
 //! Shaders no page shows, as the binary holds them: the files of `shaders/solvers`,
-//! `shaders/physics`, `shaders/scene`, `shaders/transfer` and `shaders/stencil`, and the compute
-//! reduction (a sum's last pass, which a page shows, is a fragment pass), with their comments,
+//! `shaders/physics`, `shaders/scene`, `shaders/transfer` and `shaders/stencil`, the compute
+//! reduction (a sum's last pass, which a page shows, is a fragment pass), the compute A x and
+//! the registers product (which neither `kernelSources` nor a lesson shows), with their comments,
 //! indentation and the spaces no token needs dropped, into OUT_DIR/<folder>/ (the kernels
 //! include them from there). Their comments cost the package about 7 KB gzipped and the spaces
 //! 0.5 KB; the files keep them for a reader. The kernels the lessons and the explorer show
@@ -11,10 +12,11 @@ use std::{env, fs, path::Path};
 fn main() {
     let out = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let folders = ["solvers", "physics", "scene", "transfer", "stencil"].map(|f| (f, None));
-    for (folder, only) in folders
-        .into_iter()
-        .chain([("reductions", Some("reduce_compute.wgsl"))])
-    {
+    for (folder, only) in folders.into_iter().chain([
+        ("reductions", Some("reduce_compute.wgsl")),
+        ("products", Some("matvec_tiled.wgsl")),
+        ("products", Some("matmul_registers.wgsl")),
+    ]) {
         let from = Path::new("shaders").join(folder);
         println!("cargo::rerun-if-changed={}", from.display());
         let to = Path::new(&out).join(folder);

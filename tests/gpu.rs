@@ -42,11 +42,15 @@ async fn check_product(gpu: &Gpu, m: usize, k: usize, n: usize, seed: u32) {
 /// the fast kernel writes one column per target, so with one column it is the teaching kernel).
 fn assert_default_kernel_ran(gpu: &Gpu, n: usize) {
     let shader = gpu.last_shader().unwrap();
+    let registers;
     let marker = match gpu.product_kernel().0 {
         ProductKernel::Fast { .. } if n > 1 => "acc1",
         ProductKernel::Teaching | ProductKernel::Fast { .. } => "MOP",
         ProductKernel::Compute { .. } => "@compute",
-        ProductKernel::Registers { .. } => "no workgroup memory and no barrier",
+        ProductKernel::Registers { rows, cols } => {
+            registers = texla::kernels::matmul_registers(rows, cols).wgsl;
+            &*registers
+        }
         other => panic!("product_kernel never chooses {other:?}"),
     };
     assert!(
@@ -229,7 +233,8 @@ on_both_backends! {
 
     async fn compute_matvec_matches_on_webgpu_and_is_refused_on_webgl2(kind) {
         let gpu = device(kind).await;
-        for (i, &(m, k)) in [(1, 1), (7, 5), (13, 29), (33, 64), (100, 1000), (257, 3), (300, 257)].iter().enumerate() {
+        // Up to 8160 rows in blocks of 4 texel rows, past it in blocks of 8 (kernels::matvec_tiled).
+        for (i, &(m, k)) in [(1, 1), (7, 5), (13, 29), (33, 64), (100, 1000), (257, 3), (300, 257), (8160, 9), (8197, 70)].iter().enumerate() {
             let mut rng = Rng::new(90 + i as u32);
             let (a, x) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k, -1.0, 1.0));
             let (ga, gx) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&x, k, 1).unwrap());

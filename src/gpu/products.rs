@@ -580,7 +580,8 @@ impl Gpu {
         if let Some(y) = self.tile_product(a, x, (false, false), block)? {
             return Ok(y);
         }
-        self.run_kernel(kernels::MATVEC_TILED, &[a, x], self.layout(a.rows(), 1)?)
+        let kernel = kernels::matvec_tiled(a.rows().div_ceil(4));
+        self.run_kernel(kernel, &[a, x], self.layout(a.rows(), 1)?)
     }
 }
 

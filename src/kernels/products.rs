@@ -130,7 +130,8 @@ pub fn matmul_tensor(bk: usize) -> Kernel {
 /// output texel rows x `cols` columns in registers (`shaders/products/matmul_registers.wgsl`);
 /// workgroups of 8 x 8 invocations.
 pub fn matmul_registers(rows: usize, cols: usize) -> Kernel {
-    let wgsl = template!("products/matmul_registers.wgsl")
+    let source = super::built_shader!("products", "matmul_registers", ".wgsl");
+    let wgsl = super::Template::new("products/matmul_registers.wgsl", source)
         .register("R", rows)
         .register("C", cols)
         .repeat_lines("c", cols)
@@ -162,19 +163,42 @@ pub const SUM_SLICES: Kernel = Kernel {
     }),
 };
 
-/// `y = A x` on the compute path: 32 rows per workgroup, partial sums added in workgroup
-/// memory, one dispatch.
-pub const MATVEC_TILED: Kernel = Kernel {
-    name: Cow::Borrowed("matvec_tiled"),
-    inputs: &["a", "b"],
-    wgsl: Cow::Borrowed(include_str!("../../shaders/products/matvec_tiled.wgsl")),
-    glsl: Cow::Borrowed(""),
-    outputs: 1,
-    compute: Some(Compute {
-        per_group: (1, 8),
-        scratch_words: 0,
-    }),
-};
+/// `y = A x` on the compute path, one dispatch, partial sums added in workgroup memory; for a
+/// matrix of `texel_rows` texel rows, workgroups of 64 x 4 threads summing 8 texel rows each,
+/// or of 128 x 2 summing 4 where that would leave fewer than 256 workgroups: on an H100 the
+/// smaller blocks made A x 1.36-1.42x faster at n = 1024 and 2048, 1.13x at 3072, as fast at
+/// 4096 and 3% slower at 8192 (`bench/records/h100/products/matvec-kernels-2026-11-27.log`).
+/// The shape is two constants before the kernel's source.
+pub fn matvec_tiled(texel_rows: usize) -> Kernel {
+    macro_rules! shape {
+        ($lanes:literal, $ty:literal) => {
+            concat!(
+                "const LANES: i32 = ",
+                $lanes,
+                ";\nconst TY: i32 = ",
+                $ty,
+                ";\n",
+                super::built_shader!("products", "matvec_tiled", ".wgsl")
+            )
+        };
+    }
+    let (name, wgsl, ty) = if texel_rows.div_ceil(8) < 256 {
+        ("matvec_tiled_128", shape!(128, 2), 2)
+    } else {
+        ("matvec_tiled_64", shape!(64, 4), 4)
+    };
+    Kernel {
+        name: Cow::Borrowed(name),
+        inputs: &["a", "b"],
+        wgsl: Cow::Borrowed(wgsl),
+        glsl: Cow::Borrowed(""),
+        outputs: 1,
+        compute: Some(Compute {
+            per_group: (1, 2 * ty),
+            scratch_words: 0,
+        }),
+    }
+}
 
 /// `C = A^T * B`: inputs `a` (k x m) and `b` (k x n), output m x n.
 pub const TR_MUL: Kernel = shader_kernel!("products", "tr_mul", &["a", "b"]);

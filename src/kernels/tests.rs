@@ -72,7 +72,12 @@ fn repeated_lines_unroll_and_leave_no_placeholder() {
 #[test]
 fn a_key_is_the_same_for_a_static_source_hashed_once_and_an_owned_copy() {
     use std::borrow::Cow;
-    for kernel in [MATMUL, matmul_tiled(32), MATVEC_TILED] {
+    for kernel in [
+        MATMUL,
+        matmul_tiled(32),
+        matvec_tiled(1),
+        matvec_tiled(2048),
+    ] {
         let owned = Kernel {
             wgsl: Cow::Owned(kernel.wgsl.to_string()),
             glsl: Cow::Owned(kernel.glsl.to_string()),
@@ -112,7 +117,8 @@ fn naga_validates_the_compute_kernels() {
         matmul_registers(4, 8),
         matmul_registers(2, 16),
         matmul_registers(4, 32),
-        MATVEC_TILED,
+        matvec_tiled(1),
+        matvec_tiled(2048),
         SUM_SLICES,
         contact_nesterov_group(256, false),
         contact_nesterov_group(32, true),
