@@ -222,15 +222,48 @@ impl ContactLcp {
     /// to 8.47 there, where the 20 power iterations this replaced gave 8.01 to 8.46 for 2.5
     /// times the products). Projected Jacobi converges for steps above -2 / lambda.
     pub fn lambda_max(&self) -> f64 {
+        self.island_lambdas(|_, _| None)
+            .iter()
+            .map(|l| l.value)
+            .fold(0.0, f64::max)
+    }
+
+    /// [`Self::lambda_max`] island by island, in order: each island's estimate, made unless
+    /// `kept(island, pairs)` gives one to reuse (`island`: its name in `self.island`;
+    /// `pairs`: a hash of its contacts' body pairs, [`IslandLambda::pairs`]).
+    pub fn island_lambdas(&self, kept: impl Fn(usize, u64) -> Option<f64>) -> Vec<IslandLambda> {
+        let sizes = self.island_runs();
+        let mut first = 0;
+        let mut lambdas: Vec<(IslandLambda, bool)> = sizes
+            .iter()
+            .map(|size| {
+                let contacts = first..first + size;
+                first += size;
+                let island = self.island[contacts.start];
+                let pairs = self.contacts[contacts]
+                    .iter()
+                    .fold(0u64, |h, c| mix(mix(h, c.a), c.b.map_or(usize::MAX, |b| b)));
+                let value = kept(island, pairs);
+                let lambda = IslandLambda {
+                    island,
+                    pairs,
+                    value: value.unwrap_or(0.0),
+                };
+                (lambda, value.is_some())
+            })
+            .collect();
+        if lambdas.iter().all(|(_, kept)| *kept) {
+            return lambdas.into_iter().map(|(l, _)| l).collect();
+        }
         let root: Vec<[f64; 3]> = self
             .inverse_diagonal()
             .iter()
             .map(|d| d.map(f64::sqrt))
             .collect();
         let mut moved = vec![(DVec3::ZERO, DVec3::ZERO); self.jacobian.bodies()];
-        let mut largest = 0.0f64;
         // Island by island (A has no block between two), each in the cache for all its steps.
-        for run in self.jacobian.runs(&self.island_runs()) {
+        let runs = self.jacobian.runs(&sizes);
+        for (run, (lambda, _)) in runs.iter().zip(&mut lambdas).filter(|(_, (_, kept))| !kept) {
             let root = &root[run.contacts()];
             let root = root.as_flattened();
             let diagonal = self.diagonal[run.contacts()].as_flattened();
@@ -256,7 +289,7 @@ impl ContactLcp {
                 // S q = D^1/2 A u; A u = J M^-1 J^T u plus the regularisation, as
                 // `product_through_j` sums them (the same bits).
                 self.jacobian
-                    .product(&run, &self.directions, &u, &mut w, &mut moved);
+                    .product(run, &self.directions, &u, &mut w, &mut moved);
                 let w = w.as_flattened_mut();
                 let u = u.as_flattened_mut();
                 let mut alpha = 0.0;
@@ -287,9 +320,9 @@ impl ContactLcp {
                     *u = *q * s;
                 }
             }
-            largest = largest.max(largest_eigenvalue(&tridiagonal));
+            lambda.value = largest_eigenvalue(&tridiagonal);
         }
-        largest
+        lambdas.into_iter().map(|(l, _)| l).collect()
     }
 
     /// Accelerated projected Jacobi in float64, the twin of the GPU's
@@ -506,6 +539,23 @@ impl ContactLcp {
             x0: per_row(&|i| self.x0[i]),
         }
     }
+}
+
+/// One island's estimate of lambda_max(DA) ([`ContactLcp::island_lambdas`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IslandLambda {
+    /// The island's name in [`ContactLcp::island`] (its root body).
+    pub island: usize,
+    /// A hash of its contacts' body pairs (a, b) in order: the same pairs hash alike in every
+    /// run.
+    pub pairs: u64,
+    /// The estimate.
+    pub value: f64,
+}
+
+/// `hash` with `value` mixed in (a multiply-rotate hash: a frame hashes every contact).
+fn mix(hash: u64, value: usize) -> u64 {
+    (hash.rotate_left(5) ^ value as u64).wrapping_mul(0x517c_c1b7_2722_0a95)
 }
 
 /// The regularisation's part of A's regularised diagonal: A = J M^-1 J^T + SHARE diag(A).

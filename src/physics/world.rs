@@ -5,15 +5,15 @@
 //! [`World::begin_frame`] returns the frame's [`ContactLcp`], [`World::end_frame`] applies its
 //! solution.
 
-use std::cell::Cell;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use glam::DVec3;
 
 use super::body::{Body, Shape};
 use super::contact::{find_contacts, Contact};
 use super::gpu_contacts::NarrowPhase;
-use super::lcp::{body_islands, ContactLcp, Mode};
+use super::lcp::{body_islands, ContactLcp, IslandLambda, Mode};
 use super::soft::SOFT_SUBSTEPS;
 use crate::error::{Error, Result};
 use crate::order::distinct;
@@ -202,23 +202,15 @@ pub struct World {
     inputs: Inputs,
     /// Last frame's contacts and those of the sleeping islands.
     remembered: Memory,
-    /// The accelerated solver's last estimate of lambda_max(DA) ([`World::lambda_max`]).
-    lambda: Cell<Option<Lambda>>,
+    /// The accelerated solver's estimates of lambda_max(DA), by island, with the span of
+    /// frames each serves in ([`World::lambda_max`]).
+    lambdas: RefCell<HashMap<usize, (IslandLambda, u64)>>,
 }
 
-/// An estimate of lambda_max(DA): the contacts' body pairs it was made for (hashed), the frame
-/// it was made in, the value.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Lambda {
-    pairs: u64,
-    frame: u64,
-    value: f64,
-}
-
-/// Frames an estimate of lambda_max(DA) serves while the contacts join the same bodies: the
-/// Lanczos steps of a 6000-cube frame take 12.8 ms of its 45 ms on the CPU natively on the
-/// H100 (`bench/records/h100/wall/standing-native-walls-100-2026-11-26.log`), and a standing
-/// wall's matrix barely moves.
+/// Frames an island's estimate of lambda_max(DA) serves while its contacts join the same
+/// bodies: the Lanczos steps of a 6000-cube frame take 12.8 ms of its 45 ms on the CPU
+/// natively on the H100 (`bench/records/h100/wall/standing-native-walls-100-2026-11-26.log`),
+/// and a standing wall's matrix barely moves.
 const LAMBDA_FRAMES: u64 = 60;
 
 /// Remembered contacts grouped by their body a, each body's in the order they were
@@ -275,7 +267,7 @@ impl World {
             energy_in: 0.0,
             inputs: Inputs::default(),
             remembered: Memory::default(),
-            lambda: Cell::new(None),
+            lambdas: RefCell::default(),
         };
         world.energy_in = world.energy();
         world
@@ -457,28 +449,26 @@ impl World {
         }
     }
 
-    /// lambda_max(DA) of `lcp` ([`ContactLcp::lambda_max`]): the last estimate while the
-    /// contacts join the same pairs of bodies as when it was made, for [`LAMBDA_FRAMES`] frames
-    /// at most, else a new one.
+    /// lambda_max(DA) of `lcp` ([`ContactLcp::lambda_max`]), the largest of its islands':
+    /// each island's last estimate while its contacts join the same pairs of bodies, for
+    /// [`LAMBDA_FRAMES`] frames at most, else a new one. Each island's span of frames starts
+    /// at its own frame, so that a thousand walls do not renew their estimates all at once.
     fn lambda_max(&self, lcp: &ContactLcp) -> f64 {
-        // SipHash with fixed keys: the same pairs hash alike in every run.
-        let mut hash = DefaultHasher::new();
-        for c in &lcp.contacts {
-            (c.a, c.b).hash(&mut hash);
-        }
-        let (pairs, frame) = (hash.finish(), self.stats.frame);
-        match self.lambda.get() {
-            Some(l) if l.pairs == pairs && frame.saturating_sub(l.frame) < LAMBDA_FRAMES => l.value,
-            _ => {
-                let value = lcp.lambda_max();
-                self.lambda.set(Some(Lambda {
-                    pairs,
-                    frame,
-                    value,
-                }));
-                value
-            }
-        }
+        let frame = self.stats.frame;
+        let span = |island: usize| (frame + island as u64) / LAMBDA_FRAMES;
+        let kept = self.lambdas.take();
+        let lambdas = lcp.island_lambdas(|island, pairs| {
+            let (old, made) = kept.get(&island)?;
+            (old.pairs == pairs && *made == span(island)).then_some(old.value)
+        });
+        let largest = lambdas.iter().map(|l| l.value).fold(0.0, f64::max);
+        self.lambdas.replace(
+            lambdas
+                .into_iter()
+                .map(|l| (l.island, (l, span(l.island))))
+                .collect(),
+        );
+        largest
     }
 
     /// Second half of a frame: applies the impulses `x` (3 per contact, N s), integrates the
