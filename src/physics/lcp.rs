@@ -232,97 +232,95 @@ impl ContactLcp {
     /// `kept(island, pairs)` gives one to reuse (`island`: its name in `self.island`;
     /// `pairs`: a hash of its contacts' body pairs, [`IslandLambda::pairs`]).
     pub fn island_lambdas(&self, kept: impl Fn(usize, u64) -> Option<f64>) -> Vec<IslandLambda> {
-        let sizes = self.island_runs();
-        let mut first = 0;
-        let mut lambdas: Vec<(IslandLambda, bool)> = sizes
-            .iter()
-            .map(|size| {
-                let contacts = first..first + size;
-                first += size;
-                let island = self.island[contacts.start];
-                let pairs = self.contacts[contacts]
-                    .iter()
-                    .fold(0u64, |h, c| mix(mix(h, c.a), c.b.map_or(usize::MAX, |b| b)));
-                let value = kept(island, pairs);
-                let lambda = IslandLambda {
-                    island,
-                    pairs,
-                    value: value.unwrap_or(0.0),
-                };
-                (lambda, value.is_some())
-            })
-            .collect();
-        if lambdas.iter().all(|(_, kept)| *kept) {
-            return lambdas.into_iter().map(|(l, _)| l).collect();
-        }
-        let root: Vec<[f64; 3]> = self
-            .inverse_diagonal()
-            .iter()
-            .map(|d| d.map(f64::sqrt))
-            .collect();
-        let mut moved = vec![(DVec3::ZERO, DVec3::ZERO); self.jacobian.bodies()];
+        let mut root: Vec<[f64; 3]> = Vec::new();
+        let mut moved = Vec::new();
+        let mut lambdas = Vec::new();
         // Island by island (A has no block between two), each in the cache for all its steps.
-        let runs = self.jacobian.runs(&sizes);
-        for (run, (lambda, _)) in runs.iter().zip(&mut lambdas).filter(|(_, (_, kept))| !kept) {
-            let root = &root[run.contacts()];
-            let root = root.as_flattened();
-            let diagonal = self.diagonal[run.contacts()].as_flattened();
-            // A fixed start with no zero component, so that the estimate is deterministic
-            // (i * 7919 % 97, reduced first: past 540,000 unknowns the product overflows a
-            // 32-bit usize).
-            let mut q: Vec<f64> = (3 * run.contacts().start..3 * run.contacts().end)
-                .map(|i| 1.0 + ((i % 97) * (7919 % 97) % 97) as f64 / 194.0)
-                .collect();
-            let norm = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-            q.iter_mut().for_each(|v| *v /= norm);
-            // u = D^1/2 q, what A multiplies.
-            let mut u: Vec<[f64; 3]> = vec![[0.0; 3]; run.contacts().len()];
-            for ((u, q), s) in u.as_flattened_mut().iter_mut().zip(&q).zip(root) {
-                *u = q * s;
+        for run in self.jacobian.runs(&self.island_runs()) {
+            let island = self.island[run.contacts().start];
+            let pairs = self.contacts[run.contacts()]
+                .iter()
+                .fold(0u64, |h, c| mix(mix(h, c.a), c.b.map_or(usize::MAX, |b| b)));
+            let mut value = kept(island, pairs).unwrap_or(-1.0);
+            if value < 0.0 {
+                if root.is_empty() {
+                    root = (self.inverse_diagonal().iter())
+                        .map(|d| d.map(f64::sqrt))
+                        .collect();
+                    moved = vec![(DVec3::ZERO, DVec3::ZERO); self.jacobian.bodies()];
+                }
+                value = self.lanczos(&run, &root, &mut moved);
             }
-            let mut w = u.clone();
-            let mut last = vec![0.0; q.len()];
-            let mut tridiagonal = Vec::with_capacity(LANCZOS_STEPS);
-            let mut beta = 0.0;
-            for k in 0..LANCZOS_STEPS {
-                // w = S q - beta q_last, alpha = w . q, w -= alpha q: the three-term recurrence,
-                // S q = D^1/2 A u; A u = J M^-1 J^T u plus the regularisation, as
-                // `product_through_j` sums them (the same bits).
-                self.jacobian
-                    .product(run, &self.directions, &u, &mut w, &mut moved);
-                let w = w.as_flattened_mut();
-                let u = u.as_flattened_mut();
-                let mut alpha = 0.0;
-                for ((((w, s), l), q), (u, d)) in w
-                    .iter_mut()
-                    .zip(root)
-                    .zip(&last)
-                    .zip(&q)
-                    .zip(u.iter().zip(diagonal))
-                {
-                    *w = (*w + SHARE * d * u) * s - beta * l;
-                    alpha += *w * q;
-                }
-                let mut square = 0.0;
-                for (w, q) in w.iter_mut().zip(&q) {
-                    *w -= alpha * q;
-                    square += *w * *w;
-                }
-                tridiagonal.push((alpha, beta));
-                beta = square.sqrt();
-                // The Krylov space is whole (a small island): T's eigenvalues are exact.
-                if k + 1 == LANCZOS_STEPS || beta <= 1e-12 * alpha.abs() {
-                    break;
-                }
-                std::mem::swap(&mut last, &mut q);
-                for (((q, u), w), s) in q.iter_mut().zip(u.iter_mut()).zip(w.iter()).zip(root) {
-                    *q = w / beta;
-                    *u = *q * s;
-                }
-            }
-            lambda.value = largest_eigenvalue(&tridiagonal);
+            lambdas.push(IslandLambda {
+                island,
+                pairs,
+                value,
+            });
         }
-        lambdas.into_iter().map(|(l, _)| l).collect()
+        lambdas
+    }
+
+    /// The largest eigenvalue of the tridiagonal T of [`LANCZOS_STEPS`] Lanczos steps on
+    /// island `run`'s D^1/2 A D^1/2 (`root`: D^1/2 of every contact; `moved`: room for one
+    /// (velocity, spin) per body).
+    fn lanczos(&self, run: &Run, root: &[[f64; 3]], moved: &mut [(DVec3, DVec3)]) -> f64 {
+        let root = &root[run.contacts()];
+        let root = root.as_flattened();
+        let diagonal = self.diagonal[run.contacts()].as_flattened();
+        // A fixed start with no zero component, so that the estimate is deterministic
+        // (i * 7919 % 97, reduced first: past 540,000 unknowns the product overflows a
+        // 32-bit usize).
+        let mut q: Vec<f64> = (3 * run.contacts().start..3 * run.contacts().end)
+            .map(|i| 1.0 + ((i % 97) * (7919 % 97) % 97) as f64 / 194.0)
+            .collect();
+        let norm = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+        q.iter_mut().for_each(|v| *v /= norm);
+        // u = D^1/2 q, what A multiplies.
+        let mut u: Vec<[f64; 3]> = vec![[0.0; 3]; run.contacts().len()];
+        for ((u, q), s) in u.as_flattened_mut().iter_mut().zip(&q).zip(root) {
+            *u = q * s;
+        }
+        let mut w = u.clone();
+        let mut last = vec![0.0; q.len()];
+        let mut tridiagonal = Vec::with_capacity(LANCZOS_STEPS);
+        let mut beta = 0.0;
+        for k in 0..LANCZOS_STEPS {
+            // w = S q - beta q_last, alpha = w . q, w -= alpha q: the three-term recurrence,
+            // S q = D^1/2 A u; A u = J M^-1 J^T u plus the regularisation, as
+            // `product_through_j` sums them (the same bits).
+            self.jacobian
+                .product(run, &self.directions, &u, &mut w, moved);
+            let w = w.as_flattened_mut();
+            let u = u.as_flattened_mut();
+            let mut alpha = 0.0;
+            for ((((w, s), l), q), (u, d)) in w
+                .iter_mut()
+                .zip(root)
+                .zip(&last)
+                .zip(&q)
+                .zip(u.iter().zip(diagonal))
+            {
+                *w = (*w + SHARE * d * u) * s - beta * l;
+                alpha += *w * q;
+            }
+            let mut square = 0.0;
+            for (w, q) in w.iter_mut().zip(&q) {
+                *w -= alpha * q;
+                square += *w * *w;
+            }
+            tridiagonal.push((alpha, beta));
+            beta = square.sqrt();
+            // The Krylov space is whole (a small island): T's eigenvalues are exact.
+            if k + 1 == LANCZOS_STEPS || beta <= 1e-12 * alpha.abs() {
+                break;
+            }
+            std::mem::swap(&mut last, &mut q);
+            for (((q, u), w), s) in q.iter_mut().zip(u.iter_mut()).zip(w.iter()).zip(root) {
+                *q = w / beta;
+                *u = *q * s;
+            }
+        }
+        largest_eigenvalue(&tridiagonal)
     }
 
     /// Accelerated projected Jacobi in float64, the twin of the GPU's
@@ -542,7 +540,7 @@ impl ContactLcp {
 }
 
 /// One island's estimate of lambda_max(DA) ([`ContactLcp::island_lambdas`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub struct IslandLambda {
     /// The island's name in [`ContactLcp::island`] (its root body).
     pub island: usize,

@@ -6,7 +6,6 @@
 //! solution.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use glam::DVec3;
 
@@ -202,9 +201,9 @@ pub struct World {
     inputs: Inputs,
     /// Last frame's contacts and those of the sleeping islands.
     remembered: Memory,
-    /// The accelerated solver's estimates of lambda_max(DA), by island, with the span of
-    /// frames each serves in ([`World::lambda_max`]).
-    lambdas: RefCell<HashMap<usize, (IslandLambda, u64)>>,
+    /// The accelerated solver's estimates of lambda_max(DA), island by island in the order of
+    /// their names, each with the span of frames it serves in ([`World::lambda_max`]).
+    lambdas: RefCell<Vec<(IslandLambda, u64)>>,
 }
 
 /// Frames an island's estimate of lambda_max(DA) serves while its contacts join the same
@@ -458,16 +457,13 @@ impl World {
         let span = |island: usize| (frame + island as u64) / LAMBDA_FRAMES;
         let kept = self.lambdas.take();
         let lambdas = lcp.island_lambdas(|island, pairs| {
-            let (old, made) = kept.get(&island)?;
-            (old.pairs == pairs && *made == span(island)).then_some(old.value)
+            let k = kept.binary_search_by_key(&island, |(l, _)| l.island).ok()?;
+            let (old, made) = kept[k];
+            (old.pairs == pairs && made == span(island)).then_some(old.value)
         });
         let largest = lambdas.iter().map(|l| l.value).fold(0.0, f64::max);
-        self.lambdas.replace(
-            lambdas
-                .into_iter()
-                .map(|l| (l.island, (l, span(l.island))))
-                .collect(),
-        );
+        self.lambdas
+            .replace(lambdas.into_iter().map(|l| (l, span(l.island))).collect());
         largest
     }
 
