@@ -284,8 +284,8 @@ on_both_backends! {
     }
 
     async fn soft_step_matches_float64(kind) {
-        // The soft step (4 substeps of the separations, the soft sweep, the move and the rigid
-        // sweep, colour by colour, from the matrix's factors), in fragment passes and (WebGPU)
+        // The soft step (4 substeps of the separations, two soft sweeps, the move and the
+        // rigid sweep, colour by colour, from the matrix's factors), in fragment passes and (WebGPU)
         // in one dispatch for both results, on a frame after the ball's hit, against its float64
         // twin on the same LCP: both results (the impulses over the frame and those behind
         // the displacement) within 1e-3 of their largest, padding zero; too many substeps, the

@@ -9,7 +9,7 @@
 // passes gather every body's velocity again. Per substep, as the passes:
 //
 //   separations   s = s0 + start b_n + early g h (a - b) e_n.y + J_n displacement
-//   soft sweep    per colour: the normal rows with the spring; barrier
+//   soft sweeps   SWEEPS times, per colour: the normal rows with the spring; barrier
 //   move          P += h S, displacement += h v(S); barrier
 //   separations   again
 //   rigid sweep   per colour: the normal and friction rows; barrier
@@ -24,6 +24,7 @@ const MAX_CONTACTS: u32 = 1024u;
 const MAX_BODIES: u32 = 170u;
 const PER_THREAD: u32 = MAX_CONTACTS / THREADS;
 const SUBSTEPS: i32 = {SUBSTEPS};
+const SWEEPS: i32 = {SWEEPS};
 const MAX_CORRECTION: f32 = {MAX_CORRECTION};
 // Where each body array starts in `ws`: v(S), v(T), the displacement; 6 floats a body.
 const VS: i32 = 0;
@@ -127,11 +128,11 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
     var early = 0.0;
     for (var sub = 1; sub <= SUBSTEPS; sub++) {
         let late = f32(SUBSTEPS - sub);
-        for (var sweep = 0; sweep < 2; sweep++) {
-            let soft = sweep == 0;
+        for (var sweep = 0; sweep <= SWEEPS; sweep++) {
+            let soft = sweep < SWEEPS;
             for (var k = 0u; k < PER_THREAD; k++) {
                 let i = lid + THREADS * k;
-                if (i < contacts) {
+                if (i < contacts && (sweep == 0 || !soft)) {
                     let me = contact_texel(first + i32(i));
                     let head = jt(me, 0);
                     let ka = i32(head.w) - 1 - first_body;
@@ -205,7 +206,7 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
                 }
                 workgroupBarrier();
             }
-            if (soft) {
+            if (sweep + 1 == SWEEPS) {
                 for (var k = 0u; k < PER_THREAD; k++) {
                     p[k] += h * s[k];
                 }

@@ -177,7 +177,11 @@ fn group_kernel(name: String, body: &str) -> Kernel {
 /// `max_correction` m/s. Its output is twice as wide as the impulses: the impulses over the
 /// frame, then the impulses behind the displacement. Params: texel columns per body, colours,
 /// mu, h, g h, the spring's rate, mass and impulse factors.
-pub fn contact_soft_group(threads: usize, substeps: usize, max_correction: f32) -> Kernel {
+pub fn contact_soft_group(
+    threads: usize,
+    (substeps, sweeps): (usize, usize),
+    max_correction: f32,
+) -> Kernel {
     debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
     let body = super::Template::new(
         "solvers/contact_soft_group.wgsl",
@@ -185,7 +189,11 @@ pub fn contact_soft_group(threads: usize, substeps: usize, max_correction: f32) 
     )
     .register("THREADS", threads)
     .register("SUBSTEPS", substeps)
+    .register("SWEEPS", sweeps)
     .register("MAX_CORRECTION", format!("{max_correction:?}"))
     .complete();
-    group_kernel(format!("contact_soft_group_{threads}_{substeps}"), &body)
+    group_kernel(
+        format!("contact_soft_group_{threads}_{substeps}_{sweeps}"),
+        &body,
+    )
 }

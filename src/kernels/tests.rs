@@ -127,8 +127,8 @@ fn naga_validates_the_compute_kernels() {
         contact_gauss_seidel(),
         contact_soft_separation(),
         contact_soft_step(),
-        contact_soft_group(256, 4, 3.0),
-        contact_soft_group(32, 1, 0.5),
+        contact_soft_group(256, (4, 2), 3.0),
+        contact_soft_group(32, (1, 1), 0.5),
         narrow_phase(),
     ];
     kernels.extend(TILED_CHUNKS.map(matmul_tiled));

@@ -30,7 +30,9 @@ pub use gpu_contacts::{gpu_contacts, NarrowPhase, GPU_NARROW_PHASE_FROM};
 pub use jacobian::{Jacobian, Run, Side};
 pub use lcp::{ContactLcp, IslandLambda, Mode};
 pub use live::{Frame, Input, LiveWorld};
-pub use soft::{soft_numbers, SoftImpulses, CONTACT_DAMPING, CONTACT_HERTZ, SOFT_SUBSTEPS};
+pub use soft::{
+    soft_numbers, SoftImpulses, CONTACT_DAMPING, CONTACT_HERTZ, SOFT_SUBSTEPS, SOFT_SWEEPS,
+};
 pub use view::Camera;
 pub use wall::{wall, walls_extent, WallSpec, BALL, WALLS_DEEP, WALL_SPACING};
 pub use world::{

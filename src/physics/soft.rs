@@ -1,5 +1,5 @@
 //! The soft step in float64: the frame cut into substeps, each solving the contacts' normal
-//! rows once with a soft position correction and the whole contacts once more without it
+//! rows twice with a soft position correction and the whole contacts once more without it
 //! (Box2D v3's solver; Rapier's and nexus's substeps are alike), by graph-coloured
 //! Gauss-Seidel.
 //!
@@ -10,8 +10,9 @@
 //! ```text
 //!   gravity      v += h g
 //!   warm start   each contact's impulses of the substep before are applied again
-//!   soft sweep   colour after colour, contact by contact: the normal row with a spring of
-//!                CONTACT_HERTZ, damping ratio CONTACT_DAMPING, on the separation s
+//!   soft sweeps  SOFT_SWEEPS times, colour after colour, contact by contact: the normal row
+//!                with a spring of CONTACT_HERTZ, damping ratio CONTACT_DAMPING, on the
+//!                separation s
 //!   move         the bodies' displacement += h v
 //!   rigid sweep  the normal row without the spring, then friction within mu x_n
 //! ```
@@ -30,8 +31,11 @@ use crate::order::order_by;
 use crate::solver::SoftStep;
 
 /// The correction spring's frequency, Hz (Box2D v3's and Rapier's 30; at most a quarter of
-/// the substep rate).
-pub const CONTACT_HERTZ: f64 = 30.0;
+/// the substep rate, which 60 is at 4 substeps). At 30 Hz the standing wall sank 0.50% of
+/// the edge into its lowest contacts; at 60 Hz with two soft sweeps 0.18%, at rest. With one
+/// soft sweep springs above 45 Hz let the wall creep at 1-6 cm/s
+/// (`bench/records/soft-step-float64-2026-11-27.log`).
+pub const CONTACT_HERTZ: f64 = 60.0;
 
 /// The correction spring's damping ratio. Measured on the standing wall in float64 at 4
 /// substeps: 1 leaves it at rest within 2 s, where Box2D's and Rapier's 10 let it creep at
@@ -40,6 +44,11 @@ pub const CONTACT_DAMPING: f64 = 1.0;
 
 /// Substeps a frame (Box2D v3's and Rapier's 4).
 pub const SOFT_SUBSTEPS: usize = 4;
+
+/// Soft sweeps of the normal rows a substep (Box2D's and Rapier's 1): the second is what holds
+/// a 60 Hz spring still; it costs a normal row per contact more a substep (5 rows where the
+/// peers solve 4) and one more pass over the colours.
+pub const SOFT_SWEEPS: usize = 2;
 
 /// What the soft step gives the world, per contact (normal, tangent 1, tangent 2).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,7 +64,7 @@ pub struct SoftImpulses {
 /// (1/s) at which the separation is corrected, and the factors on the effective mass and on
 /// the impulse already applied. The impulse settles where the spring holds the load, so a
 /// stack sinks by about its weight over the contacts' stiffness, (2 pi hertz)^2 times their
-/// effective mass: 1.9% of the edge for the standing wall at 30 Hz.
+/// effective mass: 1.9% of the edge for the standing wall at 30 Hz, 0.5% at 60 Hz.
 fn softness(h: f64) -> (f64, f64, f64) {
     let hertz = CONTACT_HERTZ.min(0.25 / h);
     let omega = 2.0 * std::f64::consts::PI * hertz;
@@ -71,6 +80,7 @@ pub fn soft_numbers(settings: &Settings, substeps: usize, mu: f64) -> SoftStep {
     let (rate, mass, keep) = softness(settings.dt / substeps.max(1) as f64);
     SoftStep {
         substeps,
+        sweeps: SOFT_SWEEPS,
         dt: settings.dt as f32,
         gravity: settings.gravity as f32,
         spring: (rate as f32, mass as f32, keep as f32),
@@ -141,7 +151,8 @@ impl ContactLcp {
             for (i, x) in x.iter().enumerate() {
                 self.apply(i, *x, &mut moved);
             }
-            for soft in [true, false] {
+            for pass in 0..=SOFT_SWEEPS {
+                let soft = pass < SOFT_SWEEPS;
                 for &i in &order {
                     let separation = -self.contacts[i].depth
                         + start * free[i][0]
@@ -171,7 +182,7 @@ impl ContactLcp {
                         x[i][r] = new;
                     }
                 }
-                if soft {
+                if pass + 1 == SOFT_SWEEPS {
                     // Move: this substep's displacement, free and by the impulses so far.
                     (start, early) = (start + h, early + h * late);
                     for m in &mut moved {

@@ -518,11 +518,12 @@ fn products_through_j_and_through_the_blocks_agree() {
     );
 }
 
-/// The soft step at the peers' cost (4 substeps, a soft and a rigid sweep each): the wall
-/// stands at rest with no energy gained, sunk by its springs' give in the first second (in
-/// release runs over 30 s: 2.4% of the edge from the start, Rapier 0.36 1.5%; 0.03% after the
-/// first second, Rapier 0.28%), and the ball still brings the top row down, pressing no body
-/// deeper than 10% of the edge into the floor (6.9%; Rapier 0.36 8.2%).
+/// The soft step (4 substeps, two soft sweeps and a rigid one each, 60 Hz springs): the wall
+/// stands at rest with no energy gained, its contacts no deeper than issue 34's 0.25% of the
+/// edge, sunk by its springs' give in the first frames (in release runs over 30 s: 0.68% of
+/// the edge from the start, Rapier 0.36 1.5%; 0.014% after the first second, Rapier 0.28%;
+/// deepest 0.18%), and the ball still brings the top row down, pressing no body deeper than
+/// 10% of the edge into the floor (5.1%; Rapier 0.36 8.2%).
 #[test]
 fn the_soft_step_stands_the_wall_and_the_ball_knocks_it_down() {
     let soft = Settings {
@@ -538,7 +539,7 @@ fn the_soft_step_stands_the_wall_and_the_ball_knocks_it_down() {
         world.step_cpu().unwrap();
         assert!(world.energy() <= energy, "frame {frame}: energy gained");
         assert!(
-            world.stats.penetration <= 0.006 * edge,
+            world.stats.penetration <= 0.0025 * edge,
             "frame {frame}: sunk in"
         );
         if frame == 59 {
@@ -546,10 +547,10 @@ fn the_soft_step_stands_the_wall_and_the_ball_knocks_it_down() {
         }
     }
     let moved = largest_move(&world, &start);
-    assert!(moved <= 0.025 * edge, "a cube moved {moved} m");
+    assert!(moved <= 0.01 * edge, "a cube moved {moved} m");
     let since = largest_move(&world, &settled);
     assert!(
-        since <= 0.0005 * edge,
+        since <= 0.0003 * edge,
         "a cube moved {since} m after the first second"
     );
     assert!(fastest_point(&world) < 1e-3, "the wall is not at rest");

@@ -8,14 +8,16 @@
 //!
 //! ```text
 //!   separations   shift = M^-1 J^T P, then T's fourth value = s      (contact_soft_separation)
-//!   soft sweep    per colour: v = M^-1 J^T S, the colour's normal rows step S  (contact_soft_step)
+//!   soft sweeps   `sweeps` times, per colour: v = M^-1 J^T S, the colour's normal rows step S
+//!                 (contact_soft_step)
 //!   move          P += h S
 //!   separations   again, after the move
 //!   rigid sweep   per colour: v, then the colour's normal and friction rows step S
 //!   next          T = S, S = 2 S - T: the substep's impulses applied again (the warm start)
 //! ```
 //!
-//! The passes: 6 and 4 per colour a substep, 280 a frame for the standing wall's 16 colours.
+//! The passes: 6 and 2 (sweeps + 1) per colour a substep, 408 a frame for the standing wall's
+//! 16 colours and 2 soft sweeps.
 
 use super::contact::{check_mu, velocities, ContactPath};
 use super::{ContactSystem, FactorSystem};
@@ -33,6 +35,8 @@ pub const MAX_SUBSTEPS: usize = 64;
 pub struct SoftStep {
     /// Substeps (at least 1).
     pub substeps: usize,
+    /// Soft sweeps of the normal rows a substep, before its rigid sweep (at least 1).
+    pub sweeps: usize,
     /// The frame's length, s.
     pub dt: f32,
     /// Gravity along -y, m/s^2 (the velocities b was made from hold the whole frame's).
@@ -120,18 +124,22 @@ fn passes(
         let late = (n - k) as f32;
         let mut early = h * (1..k).map(|j| (n - j) as f32).sum::<f32>();
         let mut start = h * (k - 1) as f32;
-        for soft_sweep in [true, false] {
-            let shift = velocities(gpu, f, &p)?;
-            let inputs = [&f.jacobian, &shift, &t, &system.b];
-            t = gpu.run(
-                Program::new(
-                    kernels::contact_soft_separation(),
-                    inputs.iter().map(|m| m.layout()).collect(),
-                    t.layout(),
-                )
-                .with_params(&[start, early * soft.gravity * h]),
-                &inputs,
-            )?;
+        for sweep in 0..=soft.sweeps {
+            let soft_sweep = sweep < soft.sweeps;
+            // The separations: before the first soft sweep and after the move.
+            if sweep == 0 || !soft_sweep {
+                let shift = velocities(gpu, f, &p)?;
+                let inputs = [&f.jacobian, &shift, &t, &system.b];
+                t = gpu.run(
+                    Program::new(
+                        kernels::contact_soft_separation(),
+                        inputs.iter().map(|m| m.layout()).collect(),
+                        t.layout(),
+                    )
+                    .with_params(&[start, early * soft.gravity * h]),
+                    &inputs,
+                )?;
+            }
             let (rate, mass, keep) = if soft_sweep {
                 soft.spring
             } else {
@@ -160,7 +168,7 @@ fn passes(
                     &inputs,
                 )?;
             }
-            if soft_sweep {
+            if sweep + 1 == soft.sweeps {
                 p = gpu.map(&ops::add_scaled(h), &[&p, &s])?;
                 (start, early) = (start + h, early + h * late);
             }
@@ -206,7 +214,7 @@ fn dispatch(
     ];
     let kernel = kernels::contact_soft_group(
         super::contact::group_threads(gpu),
-        soft.substeps,
+        (soft.substeps, soft.sweeps),
         soft.max_correction,
     );
     let (rows, cols) = (system.x0.rows(), system.x0.cols());
@@ -235,10 +243,10 @@ fn check<'a>(system: &'a ContactSystem, soft: &SoftStep) -> Result<&'a FactorSys
     check_mu(soft.mu)?;
     let (rate, mass, keep) = soft.spring;
     let numbers = [soft.dt, soft.gravity, rate, mass, keep, soft.max_correction];
-    if !(1..=MAX_SUBSTEPS).contains(&soft.substeps) {
+    if !(1..=MAX_SUBSTEPS).contains(&soft.substeps) || !(1..=MAX_SUBSTEPS).contains(&soft.sweeps) {
         return Err(Error::Argument(format!(
-            "the soft step takes 1 to {MAX_SUBSTEPS} substeps a frame, got {}",
-            soft.substeps
+            "the soft step takes 1 to {MAX_SUBSTEPS} substeps and sweeps, got {} and {}",
+            soft.substeps, soft.sweeps
         )));
     }
     if soft.dt <= 0.0 || numbers.iter().any(|v| !v.is_finite() || *v < 0.0) {
