@@ -275,8 +275,9 @@ impl Wall {
     /// `"nesterov"` (accelerated projected Jacobi, its step chosen each frame: the default),
     /// `"jacobi"` (projected Jacobi with `setOmega`'s relaxation: the seed's),
     /// `"gauss-seidel"` (graph-coloured projected Gauss-Seidel, from the factors: the block
-    /// layout) or `"soft"` (the soft step: `setIterations` substeps, 4 by default, each a
-    /// Gauss-Seidel sweep with a spring on the penetration and a rigid one; the block layout).
+    /// layout) or `"soft"` (the soft step: `setIterations` substeps, 4 by default, each two
+    /// Gauss-Seidel sweeps with a 60 Hz spring on the penetration and a rigid one; the block
+    /// layout).
     #[wasm_bindgen(js_name = setSolver)]
     pub fn set_solver(&self, solver: &str) -> Result<(), JsValue> {
         self.state.borrow_mut().live.settings_mut().method = ContactMethod::named(solver)?;
