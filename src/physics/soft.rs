@@ -34,7 +34,7 @@ use crate::solver::SoftStep;
 /// the substep rate, which 60 is at 4 substeps). At 30 Hz the standing wall sank 0.50% of
 /// the edge into its lowest contacts; at 60 Hz with two soft sweeps 0.18%, at rest. With one
 /// soft sweep springs above 45 Hz let the wall creep at 1-6 cm/s
-/// (`bench/records/soft-step-float64-2026-11-27.log`).
+/// (`bench/records/soft-step-60hz-float64-2026-11-27.log`).
 pub const CONTACT_HERTZ: f64 = 60.0;
 
 /// The correction spring's damping ratio. Measured on the standing wall in float64 at 4
