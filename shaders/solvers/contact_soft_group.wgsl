@@ -130,9 +130,10 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
         let late = f32(SUBSTEPS - sub);
         for (var sweep = 0; sweep <= SWEEPS; sweep++) {
             let soft = sweep < SWEEPS;
-            for (var k = 0u; k < PER_THREAD; k++) {
+            // The separations: before the first soft sweep and after the move.
+            for (var k = 0u; k < PER_THREAD && (sweep == 0 || !soft); k++) {
                 let i = lid + THREADS * k;
-                if (i < contacts && (sweep == 0 || !soft)) {
+                if (i < contacts) {
                     let me = contact_texel(first + i32(i));
                     let head = jt(me, 0);
                     let ka = i32(head.w) - 1 - first_body;

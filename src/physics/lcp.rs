@@ -231,7 +231,10 @@ impl ContactLcp {
     /// [`Self::lambda_max`] island by island, in order: each island's estimate, made unless
     /// `kept(island, pairs)` gives one to reuse (`island`: its name in `self.island`;
     /// `pairs`: a hash of its contacts' body pairs, [`IslandLambda::pairs`]).
-    pub fn island_lambdas(&self, kept: impl Fn(usize, u64) -> Option<f64>) -> Vec<IslandLambda> {
+    pub(super) fn island_lambdas(
+        &self,
+        kept: impl Fn(usize, u64) -> Option<f64>,
+    ) -> Vec<IslandLambda> {
         let mut root: Vec<[f64; 3]> = Vec::new();
         let mut moved = Vec::new();
         let mut lambdas = Vec::new();
@@ -241,16 +244,18 @@ impl ContactLcp {
             let pairs = self.contacts[run.contacts()]
                 .iter()
                 .fold(0u64, |h, c| mix(mix(h, c.a), c.b.map_or(usize::MAX, |b| b)));
-            let mut value = kept(island, pairs).unwrap_or(-1.0);
-            if value < 0.0 {
-                if root.is_empty() {
-                    root = (self.inverse_diagonal().iter())
-                        .map(|d| d.map(f64::sqrt))
-                        .collect();
-                    moved = vec![(DVec3::ZERO, DVec3::ZERO); self.jacobian.bodies()];
+            let value = match kept(island, pairs) {
+                Some(value) => value,
+                None => {
+                    if root.is_empty() {
+                        root = (self.inverse_diagonal().iter())
+                            .map(|d| d.map(f64::sqrt))
+                            .collect();
+                        moved = vec![(DVec3::ZERO, DVec3::ZERO); self.jacobian.bodies()];
+                    }
+                    self.lanczos(&run, &root, &mut moved)
                 }
-                value = self.lanczos(&run, &root, &mut moved);
-            }
+            };
             lambdas.push(IslandLambda {
                 island,
                 pairs,
@@ -541,14 +546,14 @@ impl ContactLcp {
 
 /// One island's estimate of lambda_max(DA) ([`ContactLcp::island_lambdas`]).
 #[derive(Debug, Clone, Copy)]
-pub struct IslandLambda {
+pub(super) struct IslandLambda {
     /// The island's name in [`ContactLcp::island`] (its root body).
-    pub island: usize,
+    pub(super) island: usize,
     /// A hash of its contacts' body pairs (a, b) in order: the same pairs hash alike in every
     /// run.
-    pub pairs: u64,
+    pub(super) pairs: u64,
     /// The estimate.
-    pub value: f64,
+    pub(super) value: f64,
 }
 
 /// `hash` with `value` mixed in (a multiply-rotate hash: a frame hashes every contact).

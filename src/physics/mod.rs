@@ -28,7 +28,7 @@ pub use contact::{candidates, find_contacts, Candidate, Contact, FACE_TIE};
 pub use frame::{gpu_frame, gpu_frame_timed, gpu_solve, FrameTimes};
 pub use gpu_contacts::{gpu_contacts, NarrowPhase, GPU_NARROW_PHASE_FROM};
 pub use jacobian::{Jacobian, Run, Side};
-pub use lcp::{ContactLcp, IslandLambda, Mode};
+pub use lcp::{ContactLcp, Mode};
 pub use live::{Frame, Input, LiveWorld};
 pub use soft::{
     soft_numbers, SoftImpulses, CONTACT_DAMPING, CONTACT_HERTZ, SOFT_SUBSTEPS, SOFT_SWEEPS,
