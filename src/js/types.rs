@@ -182,7 +182,7 @@ export interface WallStats {
   /** Where the frame's narrow phase ran: on the GPU in float32 from 4000 bodies on a hardware
    * WebGPU adapter, else on the CPU in float64. */
   narrowPhase: "cpu" | "gpu";
-  /** Complementarity residual of the applied impulses (float64), m/s. */
+  /** Complementarity residual of the applied impulses (float64), m/s; NaN for the soft step. */
   residual: number;
   /** Deepest penetration, m. */
   penetration: number;

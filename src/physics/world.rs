@@ -156,7 +156,8 @@ pub struct Stats {
     pub islands: Vec<usize>,
     /// Iterations run.
     pub iterations: usize,
-    /// Complementarity residual of the applied impulses, float64, m/s.
+    /// Complementarity residual of the applied impulses, float64, m/s; NaN for the soft step,
+    /// which answers no one LCP.
     pub residual: f64,
     /// Deepest penetration among the contacts, m.
     pub penetration: f64,
@@ -568,7 +569,12 @@ impl World {
             contacts: lcp.contacts.len(),
             islands: lcp.island_sizes(),
             iterations,
-            residual: lcp.residual(x),
+            // The soft step answers no one LCP (its bodies move within the frame): no residual,
+            // and none of its cost (a product through J, a tenth of the CPU's frame).
+            residual: match self.settings.method {
+                ContactMethod::Soft => f64::NAN,
+                _ => lcp.residual(x),
+            },
             penetration: lcp.contacts.iter().map(|c| c.depth).fold(0.0, f64::max),
             step,
             asleep: 0,
