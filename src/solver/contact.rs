@@ -57,7 +57,7 @@ pub struct ContactSystem {
     /// Block rows: the neighbour lists (4H x K/4 S); dense: a 1 x 1 placeholder.
     pub neighbours: Matrix,
     /// Blocks per contact the kernel loops over: C (dense) or K; 0 where only the factors were
-    /// uploaded (`matrix` and `neighbours` are then 1 x 1 placeholders).
+    /// uploaded (`matrix`, `neighbours` and `mu` are then 1 x 1 placeholders).
     pub count: usize,
     /// True for the dense layout.
     pub dense: bool,
@@ -65,7 +65,8 @@ pub struct ContactSystem {
     pub b: Matrix,
     /// 1 / diag(A), 4H x S.
     pub inv_diag: Matrix,
-    /// mu on each contact's first row, 4H x S.
+    /// mu on each contact's first row, 4H x S, for projected Jacobi (the other solvers take
+    /// mu as a number).
     pub mu: Matrix,
     /// The warm start, 4H x S: the impulses every solver here starts from.
     pub x0: Matrix,
@@ -82,19 +83,23 @@ impl ContactSystem {
     pub fn upload(gpu: &Gpu, layout: &ContactLayout) -> Result<Self> {
         let widest = layout.width.max(layout.count / 4).max(JACOBIAN_TEXELS);
         let wrap = ContactWrap::new(layout.rows / 4, widest, gpu.tile_limit())?;
-        // An empty texture is one texel, uploaded: a fill would be a pass, which the next
-        // upload would submit on its own (an upload submits the work recorded before it).
+        // What this layout does not have, no kernel of its solvers reads: one texel, uploaded
+        // once and shared (a fill would be a pass, which the next upload would submit on its
+        // own; every upload costs a queue write, about 45 us through Dawn).
+        let placeholder = gpu.upload(&[0.0], 1, 1)?;
         let put = |data: &[f32], width: usize, pad: f32| {
             if width == 0 {
-                return gpu.upload(&[pad], 1, 1);
+                return Ok(placeholder.clone());
             }
             let (rows, cols) = wrap.shape(width);
             gpu.upload(&wrap.wrap(data, width, pad), rows, cols)
         };
         let neighbours = match &layout.neighbours {
             Some(list) => put(list, layout.count / 4, -1.0)?,
-            None => put(&[], 0, -1.0)?,
+            None => placeholder.clone(),
         };
+        // Only projected Jacobi reads mu from a texture, and only from A's rows.
+        let mu_width = usize::from(layout.width > 0);
         let factors = match (&layout.factors, &layout.neighbours) {
             (Some(factors), Some(_)) => {
                 Some(FactorSystem::upload(gpu, factors, &layout.islands, wrap)?)
@@ -110,7 +115,7 @@ impl ContactSystem {
             dense: layout.neighbours.is_none(),
             b: put(&layout.b, 1, 0.0)?,
             inv_diag: put(&layout.inv_diag, 1, 0.0)?,
-            mu: put(&layout.mu, 1, 0.0)?,
+            mu: put(&layout.mu, mu_width, 0.0)?,
             x0: put(&layout.x0, 1, 0.0)?,
         })
     }
