@@ -1,7 +1,7 @@
 // Finishes pkg/ (wasm-bindgen's output, tools/setup.sh's build_pkg) as texla's npm package, so that
 // `npm pack` in pkg/ gives the tarball: the wasm optimised for size by Binaryen's wasm-opt (-Oz
-// --converge: its passes again until the wasm stops shrinking, 0.4 KB gzipped less than one round),
-// the Node entry (node.js), package.json with ESM "exports" and the TypeScript types, README.md
+// --converge: its passes again until the wasm stops shrinking, 0.4 KB gzipped less than one round)
+// and its imports given short names (tools/package/imports.mjs), the Node entry (node.js), package.json with ESM "exports" and the TypeScript types, README.md
 // and both licence texts. tools/setup.sh's build_pkg runs it.
 //
 //   node tools/package/finish.mjs [pkg-dir]
@@ -13,6 +13,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
+
+import { minifyImports } from "./imports.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -47,8 +49,16 @@ try {
   throw new Error("wasm-opt not found: `(cd tools/package && npm ci)` installs it (tools/setup.sh's setup_build does), or set WASM_OPT");
 }
 fs.renameSync(out, wasm);
+const optimized = size(wasm);
+const js = path.join(pkg, "texla.js");
+const short = minifyImports(fs.readFileSync(wasm), fs.readFileSync(js, "utf8"));
+fs.writeFileSync(wasm, short.wasm);
+fs.writeFileSync(js, short.js);
 const after = size(wasm);
-console.log(`texla_bg.wasm: ${before.bytes} bytes (${before.gzip} gzipped) -> wasm-opt -Oz --converge -> ${after.bytes} bytes (${after.gzip} gzipped)`);
+console.log(
+  `texla_bg.wasm: ${before.bytes} bytes (${before.gzip} gzipped) -> wasm-opt -Oz --converge -> ${optimized.bytes} bytes ` +
+    `(${optimized.gzip} gzipped) -> ${short.count} imports renamed -> ${after.bytes} bytes (${after.gzip} gzipped)`,
+);
 
 fs.copyFileSync(path.join(here, "node.js"), path.join(pkg, "node.js"));
 for (const file of ["README.md", "LICENSE-MIT", "LICENSE-APACHE"]) {
