@@ -13,6 +13,7 @@ pub mod error;
 mod event_loop;
 pub mod global;
 pub mod gpu;
+mod hash;
 #[cfg(feature = "native")]
 pub mod instructions;
 pub mod js;

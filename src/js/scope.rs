@@ -4,14 +4,13 @@
 //! Scopes nest: what an inner scope returns belongs to the scope around it. The records are
 //! [`crate::gpu::residency::Registry`]'s.
 
-use std::collections::HashSet;
-
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::gpgpu::Gpgpu;
 use super::gpu_matrix::{free, Registry};
+use crate::hash::Set;
 
 /// How deep `scope` looks into what `fn` returns for matrices to keep.
 const DEPTH: usize = 8;
@@ -54,7 +53,7 @@ impl Gpgpu {
 
 /// Closes scope `number`, freeing what was made in it and is not in `returned`.
 fn close(registry: &Registry, number: u32, returned: &JsValue) {
-    let mut keep = HashSet::new();
+    let mut keep = Set::default();
     matrix_ids(returned, DEPTH, &mut keep);
     for m in registry.close_scope(number, |id| keep.contains(&id)) {
         free(&m);
@@ -63,7 +62,7 @@ fn close(registry: &Registry, number: u32, returned: &JsValue) {
 
 /// The ids of the GpuMatrix objects in `value`: itself, or in arrays and plain objects, `depth`
 /// levels deep.
-fn matrix_ids(value: &JsValue, depth: usize, ids: &mut HashSet<u32>) {
+fn matrix_ids(value: &JsValue, depth: usize, ids: &mut Set<u32>) {
     if depth == 0 || !value.is_object() {
         return;
     }

@@ -5,7 +5,6 @@
 //! Inputs are read with `texelFetch`, never sampled. The wall's renderer is in `webgl2/scene.rs`.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use glow::HasContext;
@@ -15,6 +14,7 @@ use super::scene::SceneRenderer;
 use crate::backend::{Backend, Capabilities, Format, Values};
 use crate::error::{Error, Result};
 use crate::global::Canvas;
+use crate::hash::Map;
 use crate::kernels::{glsl_messages, Kernel, Language, Program};
 use crate::layout::Layout;
 
@@ -30,7 +30,7 @@ const POLL_MS: f64 = 4.0;
 pub struct WebGl2 {
     gl: Rc<glow::Context>,
     capabilities: Capabilities,
-    programs: RefCell<HashMap<u64, Rc<GlProgram>>>,
+    programs: RefCell<Map<u64, Rc<GlProgram>>>,
     /// Whether a program was linked since the GPU last caught up (`settle`): its first draws
     /// build the driver's pipeline for it on the GPU's side (on a CPU-emulated GPU, tens of ms
     /// each), so the next read or `finish` waits for the GPU without holding the page.
@@ -227,7 +227,7 @@ impl WebGl2 {
                 tensor: false,
                 compute: false,
             },
-            programs: RefCell::new(HashMap::new()),
+            programs: RefCell::new(Map::default()),
             built: Cell::new(false),
             parallel_compile,
             vertex_array,

@@ -3,12 +3,12 @@
 //! so every per-pass object that can be reused is.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 
 use wgpu::util::DeviceExt;
 
 use super::texture::{Texture, FORMAT};
 use crate::error::Result;
+use crate::hash::Map;
 use crate::kernels::{Kernel, Language, ModuleMessage, Program};
 
 /// Most uniform buffers kept for reuse.
@@ -28,12 +28,12 @@ struct BindGroupKey {
 /// The pipelines, uniform buffers and bind groups of a device's runs, built on first use.
 pub(super) struct Pipelines {
     device: wgpu::Device,
-    render: RefCell<HashMap<u64, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
-    compute: RefCell<HashMap<u64, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
+    render: RefCell<Map<u64, (wgpu::RenderPipeline, wgpu::BindGroupLayout)>>,
+    compute: RefCell<Map<u64, (wgpu::ComputePipeline, wgpu::BindGroupLayout)>>,
     /// Uniform buffers by content (see `uniform_buffer`).
-    uniforms: RefCell<HashMap<Vec<u8>, wgpu::Buffer>>,
+    uniforms: RefCell<Map<Vec<u8>, wgpu::Buffer>>,
     /// Bind groups of runs (see `cached_bind_group`).
-    bind_groups: RefCell<HashMap<BindGroupKey, wgpu::BindGroup>>,
+    bind_groups: RefCell<Map<BindGroupKey, wgpu::BindGroup>>,
     /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
     /// where the native benchmark measures what they cost).
     checks: Cell<Option<wgpu::ShaderRuntimeChecks>>,
@@ -44,10 +44,10 @@ impl Pipelines {
     pub(super) fn new(device: &wgpu::Device) -> Self {
         Pipelines {
             device: device.clone(),
-            render: RefCell::new(HashMap::new()),
-            compute: RefCell::new(HashMap::new()),
-            uniforms: RefCell::new(HashMap::new()),
-            bind_groups: RefCell::new(HashMap::new()),
+            render: RefCell::new(Map::default()),
+            compute: RefCell::new(Map::default()),
+            uniforms: RefCell::new(Map::default()),
+            bind_groups: RefCell::new(Map::default()),
             checks: Cell::new(None),
         }
     }

@@ -3,12 +3,12 @@
 //! can reach them all.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::state::Resident;
 use crate::gpu::DdMatrix;
+use crate::hash::Map;
 use crate::matrix::Matrix;
 
 /// One matrix's record, shared by its handle and the registry.
@@ -71,7 +71,7 @@ impl<C32, C64> Entry<C32, C64> {
 
 /// One GPU's matrices by id, and its open scopes.
 pub struct Registry<C32, C64> {
-    entries: RefCell<HashMap<u32, Entry<C32, C64>>>,
+    entries: RefCell<Map<u32, Entry<C32, C64>>>,
     /// The open scopes, innermost last: each holds the matrices made while it was the
     /// innermost, by id (see [`Registry::open_scope`]).
     scopes: RefCell<Vec<Scope<C32, C64>>>,
@@ -86,7 +86,7 @@ struct Scope<C32, C64> {
 impl<C32, C64> Default for Registry<C32, C64> {
     fn default() -> Self {
         Registry {
-            entries: RefCell::new(HashMap::new()),
+            entries: RefCell::new(Map::default()),
             scopes: RefCell::new(Vec::new()),
         }
     }
