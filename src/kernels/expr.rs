@@ -243,9 +243,8 @@ fn tokenize(text: &str) -> Result<Vec<Token>> {
                 i += 1;
             }
             let s: String = chars[start..i].iter().collect();
-            let v = s
-                .parse::<f32>()
-                .map_err(|_| Error::Expr(format!("\"{s}\" is not a number")))?;
+            let v = super::decimal::parse_f32(&s)
+                .ok_or_else(|| Error::Expr(format!("\"{s}\" is not a number")))?;
             out.push(Token::Num(v));
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;

@@ -107,6 +107,7 @@ macro_rules! template {
 }
 
 mod custom;
+mod decimal;
 mod elementwise;
 mod expr;
 mod float_float;
