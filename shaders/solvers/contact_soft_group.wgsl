@@ -3,7 +3,7 @@
 // contact_nesterov_group.wgsl (its inputs; texel 6 of J carries the contact's separation at the
 // frame's start in w). A thread owns contacts lid, lid + THREADS, ... of its group and keeps
 // their T (the finished substeps' impulses), S (T plus this substep's), P (the impulses behind
-// the displacement) and separation in registers; workgroup memory holds each body's v(S), v(T)
+// the displacement), separation, colour and bodies in registers; workgroup memory holds each body's v(S), v(T)
 // and displacement M^-1 J^T P. The contacts of one colour share no body, so a thread that steps
 // one adds the change to both bodies' velocities itself: a colour costs one barrier, where the
 // passes gather every body's velocity again. Per substep, as the passes:
@@ -53,19 +53,23 @@ fn jt(me: vec2<i32>, t: i32) -> vec4<f32> {
     return a_texel(contact_column(me.x, t, 9), me.y);
 }
 
-// M^-1 (linear, angular) of global body slot `body`: its velocity from an impulse.
-fn inverse_mass(body: i32, width: i32, linear: vec3<f32>, angular: vec3<f32>) -> array<vec3<f32>, 2> {
+// M^-1 of global body slot `body`: the inverse inertia's rows, 1 / mass in the first's w.
+fn mass_rows(body: i32, width: i32) -> array<vec4<f32>, 3> {
     let at = vec2<i32>(body / b_height(), body % b_height());
-    let i0 = b_texel(width * at.x, at.y);
-    let i1 = b_texel(width * at.x + 1, at.y).xyz;
-    let i2 = b_texel(width * at.x + 2, at.y).xyz;
-    return array<vec3<f32>, 2>(i0.w * linear, vec3<f32>(dot(i0.xyz, angular), dot(i1, angular), dot(i2, angular)));
+    return array<vec4<f32>, 3>(b_texel(width * at.x, at.y), b_texel(width * at.x + 1, at.y),
+        b_texel(width * at.x + 2, at.y));
 }
 
-// Adds sign M^-1 (linear, angular), an impulse J_k^T d, to body slot k's v(S).
-fn push(k: i32, first_body: i32, sign: f32, linear: vec3<f32>, angular: vec3<f32>, width: i32) {
+// M^-1 (linear, angular), M^-1 as `rows`: a body's velocity from an impulse.
+fn times_mass(m: array<vec4<f32>, 3>, linear: vec3<f32>, angular: vec3<f32>) -> array<vec3<f32>, 2> {
+    return array<vec3<f32>, 2>(m[0].w * linear,
+        vec3<f32>(dot(m[0].xyz, angular), dot(m[1].xyz, angular), dot(m[2].xyz, angular)));
+}
+
+// Adds sign M^-1 (linear, angular), an impulse J_k^T d, to body slot k's v(S) (M^-1 as `m`).
+fn push(k: i32, m: array<vec4<f32>, 3>, sign: f32, linear: vec3<f32>, angular: vec3<f32>) {
     if (k < 0) { return; }
-    let v = inverse_mass(first_body + k, width, linear, angular);
+    let v = times_mass(m, linear, angular);
     set3(VS, k, 0, body3(VS, k, 0) + sign * v[0]);
     set3(VS, k, 1, body3(VS, k, 1) + sign * v[1]);
 }
@@ -86,11 +90,19 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
     var s: array<vec3<f32>, PER_THREAD>;
     var p: array<vec3<f32>, PER_THREAD>;
     var sep: array<f32, PER_THREAD>;
+    // Each slot's colour (-1: no contact) and bodies (slots of the group, < 0: the ground),
+    // read once: a colour's step then waits on one round of texture reads, where reading the
+    // colour, then the rows, then the bodies' masses waited on three.
+    var colour_of: array<i32, PER_THREAD>;
+    var pair: array<vec2<i32>, PER_THREAD>;
     for (var k = 0u; k < PER_THREAD; k++) {
         let i = lid + THREADS * k;
+        colour_of[k] = -1;
         if (i < contacts) {
             let at = contact_texel(first + i32(i));
             s[k] = c_texel(at.x, at.y).xyz / f32(SUBSTEPS);
+            colour_of[k] = i32(jt(at, 2).w);
+            pair[k] = vec2<i32>(i32(jt(at, 0).w), i32(jt(at, 1).w)) - 1 - first_body;
         }
     }
     // v(S) from the warm start's n-th part, gathered by each body over its contacts.
@@ -114,7 +126,7 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
             }
             if (list.w < 0) { break; }
         }
-        let v = inverse_mass(body, width, linear, angular);
+        let v = times_mass(mass_rows(body, width), linear, angular);
         let k = i32(slot);
         set3(VS, k, 0, v[0]);
         set3(VS, k, 1, v[1]);
@@ -136,8 +148,8 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
                 if (i < contacts) {
                     let me = contact_texel(first + i32(i));
                     let head = jt(me, 0);
-                    let ka = i32(head.w) - 1 - first_body;
-                    let kb = i32(jt(me, 1).w) - 1 - first_body;
+                    let ka = pair[k].x;
+                    let kb = pair[k].y;
                     let sides = f32(ka >= 0) - f32(kb >= 0);
                     let arm_b = jt(me, 6);
                     let moved = dot(head.xyz, body3(SHIFT, ka, 0) - body3(SHIFT, kb, 0))
@@ -147,15 +159,15 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
             }
             for (var colour = 0; colour < colours; colour++) {
                 for (var k = 0u; k < PER_THREAD; k++) {
-                    let i = lid + THREADS * k;
-                    if (i >= contacts) { continue; }
-                    let me = contact_texel(first + i32(i));
-                    let third = jt(me, 2);
-                    if (i32(third.w) != colour) { continue; }
+                    if (colour_of[k] != colour) { continue; }
+                    let me = contact_texel(first + i32(lid + THREADS * k));
+                    let ka = pair[k].x;
+                    let kb = pair[k].y;
+                    let ma = mass_rows(first_body + max(ka, 0), width);
+                    let mb = mass_rows(first_body + max(kb, 0), width);
                     let head = jt(me, 0);
                     let tail = jt(me, 1);
-                    let ka = i32(head.w) - 1 - first_body;
-                    let kb = i32(tail.w) - 1 - first_body;
+                    let third = jt(me, 2);
                     let dv = body3(VS, ka, 0) - body3(VS, kb, 0);
                     let wa = body3(VS, ka, 1);
                     let wb = body3(VS, kb, 1);
@@ -202,8 +214,8 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
                     // The change's impulse J^T d on both bodies, from the rows read above.
                     let linear = d.x * head.xyz + d.y * tail.xyz + d.z * third.xyz;
                     let on_a = d.x * arm_n.xyz + d.y * arm_t1.xyz + d.z * arm_t2.xyz;
-                    push(ka, first_body, 1.0, linear, on_a, width);
-                    push(kb, first_body, -1.0, linear, d.x * b_n + d.y * b_t1 + d.z * b_t2, width);
+                    push(ka, ma, 1.0, linear, on_a);
+                    push(kb, mb, -1.0, linear, d.x * b_n + d.y * b_t1 + d.z * b_t2);
                 }
                 workgroupBarrier();
             }
