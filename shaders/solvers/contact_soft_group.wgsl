@@ -3,8 +3,8 @@
 // contact_nesterov_group.wgsl (its inputs; texel 6 of J carries the contact's separation at the
 // frame's start in w). A thread owns contacts lid, lid + THREADS, ... of its group and keeps
 // their T (the finished substeps' impulses), S (T plus this substep's), P (the impulses behind
-// the displacement), separation, colour and bodies in registers; workgroup memory holds each body's v(S), v(T)
-// and displacement M^-1 J^T P. The contacts of one colour share no body, so a thread that steps
+// the displacement), separation, colour and bodies in registers; workgroup memory holds each
+// body's v(S), v(T) and displacement M^-1 J^T P. The contacts of one colour share no body, so a thread that steps
 // one adds the change to both bodies' velocities itself: a colour costs one barrier, where the
 // passes gather every body's velocity again. Per substep, as the passes:
 //

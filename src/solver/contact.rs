@@ -85,7 +85,7 @@ impl ContactSystem {
         let wrap = ContactWrap::new(layout.rows / 4, widest, gpu.tile_limit())?;
         // What this layout does not have, no kernel of its solvers reads: one texel, uploaded
         // once and shared (a fill would be a pass, which the next upload would submit on its
-        // own; every upload costs a queue write, about 45 us through Dawn).
+        // own; each upload is a queue write of its own).
         let placeholder = gpu.upload(&[0.0], 1, 1)?;
         let put = |data: &[f32], width: usize, pad: f32| {
             if width == 0 {

@@ -1,8 +1,8 @@
 // Finishes pkg/ (wasm-bindgen's output, tools/setup.sh's build_pkg) as texla's npm package, so that
 // `npm pack` in pkg/ gives the tarball: the wasm optimised for size by Binaryen's wasm-opt (-Oz
 // --converge: its passes again until the wasm stops shrinking, 0.4 KB gzipped less than one round)
-// and its imports given short names (tools/package/imports.mjs), the Node entry (node.js), package.json with ESM "exports" and the TypeScript types, README.md
-// and both licence texts. tools/setup.sh's build_pkg runs it.
+// and its imports given short names (tools/package/imports.mjs), the Node entry (node.js),
+// package.json with ESM "exports" and the TypeScript types, README.md and both licence texts. tools/setup.sh's build_pkg runs it.
 //
 //   node tools/package/finish.mjs [pkg-dir]
 //
