@@ -510,12 +510,16 @@ impl ContactLcp {
             matrix,
             neighbours,
             count,
+            // Projected Jacobi reads mu beside A's rows (the other solvers take it as a number).
+            mu: (0..contacts)
+                .flat_map(|_| [self.mu as f32, 0.0, 0.0, 0.0])
+                .collect(),
             ..self.vectors_layout()
         }
     }
 
-    /// The layout's per-contact vectors (b, 1 / diag(A), mu, the warm start) and islands, with
-    /// no matrix: the part every layout shares.
+    /// The layout's per-contact vectors (b, 1 / diag(A), the warm start) and islands, with no
+    /// matrix and no mu: the part every layout shares.
     pub(super) fn vectors_layout(&self) -> ContactLayout {
         let contacts = self.contacts.len();
         // Vectors of 4 rows per contact: its three values and a zero.
@@ -538,7 +542,7 @@ impl ContactLcp {
             factors: None,
             b: per_row(&|i| self.b[i]),
             inv_diag: per_row(&|i| inverse[i]),
-            mu: per_row(&|_| [self.mu, 0.0, 0.0]),
+            mu: Vec::new(),
             x0: per_row(&|i| self.x0[i]),
         }
     }

@@ -41,7 +41,8 @@ pub struct ContactLayout {
     pub b: Vec<f32>,
     /// 1 / diag(A), `rows x 1` (0 on padding rows).
     pub inv_diag: Vec<f32>,
-    /// mu on each contact's first row, `rows x 1`.
+    /// mu on each contact's first row, `rows x 1`, with A's rows (projected Jacobi reads it);
+    /// empty with the factors alone.
     pub mu: Vec<f32>,
     /// The warm start, `rows x 1`.
     pub x0: Vec<f32>,
@@ -98,8 +99,6 @@ impl ContactSystem {
             Some(list) => put(list, layout.count / 4, -1.0)?,
             None => placeholder.clone(),
         };
-        // Only projected Jacobi reads mu from a texture, and only from A's rows.
-        let mu_width = usize::from(layout.width > 0);
         let factors = match (&layout.factors, &layout.neighbours) {
             (Some(factors), Some(_)) => {
                 Some(FactorSystem::upload(gpu, factors, &layout.islands, wrap)?)
@@ -115,7 +114,11 @@ impl ContactSystem {
             dense: layout.neighbours.is_none(),
             b: put(&layout.b, 1, 0.0)?,
             inv_diag: put(&layout.inv_diag, 1, 0.0)?,
-            mu: put(&layout.mu, mu_width, 0.0)?,
+            mu: if layout.mu.is_empty() {
+                placeholder.clone()
+            } else {
+                put(&layout.mu, 1, 0.0)?
+            },
             x0: put(&layout.x0, 1, 0.0)?,
         })
     }
