@@ -19,8 +19,14 @@ pub struct Words(u64);
 
 impl Words {
     fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+        self.0 = mix(self.0, word);
     }
+}
+
+/// `hash` with `word` mixed in: FxHash's multiply-rotate step, also what the wall hashes its
+/// islands' body pairs with (`physics::lcp`).
+pub fn mix(hash: u64, word: u64) -> u64 {
+    (hash.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95)
 }
 
 impl Hasher for Words {

@@ -30,6 +30,7 @@ use super::blocks::{self, Block, Blocks, Rows, REGULARISATION};
 use super::body::Body;
 use super::contact::Contact;
 use super::jacobian::{Jacobian, Run};
+use crate::hash::mix;
 use crate::order::order_by;
 use crate::solver::{self, ContactLayout};
 
@@ -241,9 +242,9 @@ impl ContactLcp {
         // Island by island (A has no block between two), each in the cache for all its steps.
         for run in self.jacobian.runs(&self.island_runs()) {
             let island = self.island[run.contacts().start];
-            let pairs = self.contacts[run.contacts()]
-                .iter()
-                .fold(0u64, |h, c| mix(mix(h, c.a), c.b.map_or(usize::MAX, |b| b)));
+            let pairs = self.contacts[run.contacts()].iter().fold(0u64, |h, c| {
+                mix(mix(h, c.a as u64), c.b.map_or(usize::MAX, |b| b) as u64)
+            });
             let value = match kept(island, pairs) {
                 Some(value) => value,
                 None => {
@@ -558,11 +559,6 @@ pub(super) struct IslandLambda {
     pub(super) pairs: u64,
     /// The estimate.
     pub(super) value: f64,
-}
-
-/// `hash` with `value` mixed in (a multiply-rotate hash: a frame hashes every contact).
-fn mix(hash: u64, value: usize) -> u64 {
-    (hash.rotate_left(5) ^ value as u64).wrapping_mul(0x517c_c1b7_2722_0a95)
 }
 
 /// The regularisation's part of A's regularised diagonal: A = J M^-1 J^T + SHARE diag(A).
