@@ -1,6 +1,7 @@
 //! Browser tests of the wall's contact system wrapped into segments (`ContactWrap`: contact c
 //! at texel row c % H of segment c / H), each on both backends: against the plain layout, bit
-//! for bit, and against float64; 100 walls past one texture; a long solve in chunks, cancelled. In a file of their own: in
+//! for bit, and against float64; 100 walls past one texture; an island past a workgroup's
+//! limits in the single dispatch; a long solve in chunks, cancelled. In a file of their own: in
 //! `tests/wall.rs`'s one browser session, after its 30 s test, they made a later WebGPU test
 //! hold the renderer past chromedriver's limit (three runs of three; the cause was not found).
 #![cfg(target_arch = "wasm32")]
@@ -13,9 +14,10 @@ use common::wall::{
 };
 use texla::backend::BackendKind;
 use texla::error::Error;
-use texla::physics::{gpu_frame, wall, Mode, Settings, WallSpec, World};
+use texla::physics::{gpu_frame, soft_numbers, wall, Mode, Settings, WallSpec, World};
 use texla::solver::{
-    solve_contacts, ContactLayout, ContactMethod, ContactPath, ContactSolve, ContactSystem,
+    solve_contacts, solve_soft_on, ContactLayout, ContactMethod, ContactPath, ContactSolve,
+    ContactSystem,
 };
 use wasm_bindgen_test::*;
 
@@ -150,6 +152,60 @@ on_both_backends! {
                 .flat_map(|(i, e)| (0..3).map(move |r| (e[r] - f64::from(got[4 * i + r])).abs()))
                 .fold(0.0f64, f64::max);
             assert!(worst <= 1e-3 * scale, "one dispatch: worst {worst} of {scale}");
+        }
+    }
+
+    async fn islands_past_a_workgroup_solve_in_the_same_dispatch(kind) {
+        // A wall of 240 cubes (one island of 1,700 contacts, past a workgroup's 1,024 contacts
+        // and 170 bodies, as walls that fell onto each other make) beside the default wall:
+        // both single-dispatch solvers, the accelerated one and the soft step, run them in one
+        // dispatch, the big island's state in storage, against their float64 twins within the
+        // bounds of the one-wall tests; WebGL2 has no compute and says so.
+        let gpu = device(kind).await;
+        let big = WallSpec { length: 20, height: 12, ..WallSpec::default() };
+        let mut bodies = wall(&big);
+        bodies.extend(wall(&WallSpec::default()).into_iter().map(|mut b| {
+            b.position.z += 4.0;
+            b
+        }));
+        let s = Settings { method: ContactMethod::Soft, sleeping: false, ..Settings::default() };
+        let mut world = World::new(bodies, s);
+        for _ in 0..2 {
+            world.step_cpu().unwrap();
+        }
+        let lcp = world.begin_frame();
+        let system = ContactSystem::upload(gpu.as_ref(), &lcp.factored_layout(lcp.factors())).unwrap();
+        let islands = lcp.island_runs();
+        assert!(islands.len() == 2 && islands.iter().any(|&n| n > 1024), "{islands:?}");
+        let dispatch = ContactPath::Dispatch { workgroups: None };
+        let step = -1.0 / lcp.lambda_max();
+        let solve = ContactSolve::nesterov(step as f32, lcp.mu as f32, 60).on(dispatch);
+        let before = gpu.counts().passes;
+        let run = solve_contacts(gpu.as_ref(), &system, &system.x0, solve, None).await;
+        if kind == BackendKind::WebGl2 {
+            let e = run.unwrap_err().to_string();
+            assert!(e.contains("compute shader") && e.contains("WebGPU"), "{e}");
+            return;
+        }
+        let groups = system.factors.as_ref().and_then(|f| f.groups.as_ref()).unwrap();
+        assert_eq!((groups.wide.0, groups.wide.1), (*islands.iter().max().unwrap(), 240));
+        let accelerated = lcp.solve_nesterov(step, 60);
+        let got = system.read(gpu.as_ref(), &run.unwrap()).await.unwrap();
+        let numbers = soft_numbers(&s, 4, lcp.mu);
+        let (velocity, position) = solve_soft_on(gpu.as_ref(), &system, numbers, dispatch).unwrap();
+        assert!(gpu.counts().passes - before <= 3, "one dispatch each, and the soft step's copy");
+        let soft = lcp.solve_soft(s.dt, s.gravity, 4, s.max_correction);
+        let velocity = system.read(gpu.as_ref(), &velocity).await.unwrap();
+        let position = system.read(gpu.as_ref(), &position).await.unwrap();
+        for (name, got, exact) in [
+            ("accelerated", &got, &accelerated),
+            ("soft step", &velocity, &soft.velocity),
+            ("soft step's displacement", &position, &soft.position),
+        ] {
+            let scale = exact.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+            let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+            let worst = largest_difference(&got, exact);
+            assert!(scale > 0.0 && worst <= 1e-3 * scale, "{name}: worst {worst} of {scale}");
         }
     }
 

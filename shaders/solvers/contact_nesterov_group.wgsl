@@ -1,9 +1,10 @@
 // Accelerated projected Jacobi for the contact LCP, EVERY iteration in one dispatch: the
 // formulas of contact_nesterov.wgsl, with the matrix as its factors, A = J M^-1 J^T + R
 // (src/solver/contact_factors.rs has the layout). Each workgroup owns one group of whole
-// islands: contacts first .. end - 1 (at most 1024) and their bodies (at most 170). Islands share
-// no body, so nothing waits on another workgroup, and nothing goes back to the CPU until the
-// last iteration. An iteration is two gathers, each thread over what it owns:
+// islands: contacts first .. end - 1 (at most 1024) and their bodies (at most 170), or one
+// island past that, its state in storage (contact_group.wgsl). Islands share no body, so
+// nothing waits on another workgroup, and nothing goes back to the CPU until the last
+// iteration. An iteration is two gathers, each thread over what it owns:
 //
 //   bodies:   v_k = M_k^-1 sum over k's contacts c of s (J_c,k)^T y_c   (into workgroup memory)
 //   barrier
@@ -20,8 +21,9 @@
 // wrapped into segments as contact_layout.wgsl (put before this body) says; b = the bodies
 // (param(1) texel columns each: the inverse inertia's rows, inverse mass in texel 0's w, then
 // the contacts as 2c + side), body slot k at texel row k % H_b of segment k / H_b; f = the
-// groups, texel g = (first contact, end, first body, end). Padding places of the wrap are in
-// groups too (no bodies: they stay zero). param(0) = the step s, param(2) = iterations,
+// groups, texel 0 of row g = (first contact, end, first body, end), texel 1 as
+// contact_group.wgsl says. Padding places of the wrap are in groups too (no bodies: they stay
+// zero). param(0) = the step s, param(2) = iterations,
 // param(3) = mu, param(4) = R's factor (A's own diagonal is 1 + R times J M^-1 J^T's).
 // Output: the impulses (fourth row 0), wrapped as x0.
 
@@ -29,6 +31,11 @@ const THREADS: u32 = {THREADS}u;
 const MAX_CONTACTS: u32 = 1024u;
 const MAX_BODIES: u32 = 170u;
 const PER_THREAD: u32 = MAX_CONTACTS / THREADS;
+// A wide group's state in storage: each contact's y, x and counter, each body's v.
+const WIDE: bool = {WIDE};
+const CONTACT_WORDS: i32 = 7;
+const BODY_WORDS: i32 = 6;
+{SCRATCH}
 
 // Where the GPU is emulated by a CPU (SwiftShader), a thread keeps what it reads every
 // iteration in private memory, which is plain memory there, rather than fetch it again
@@ -53,7 +60,7 @@ var<private> body_sides: array<vec2<u32>, BODY_SLOTS>;
 // Texel `slot` of the step of the thread's k-th contact, at `me`: 0..8 its row of J, 9
 // 1 / diag(A), 10 b.
 fn step_texel(k: u32, me: vec2<i32>, slot: i32) -> vec4<f32> {
-    if (CACHED > 1u) {
+    if (CACHED > 1u && !is_wide()) {
         return cache[11u * k + u32(slot)];
     }
     return fetch_step_texel(me, slot);
@@ -78,56 +85,98 @@ fn jacobian(c: vec2<i32>, k: i32) -> vec3<f32> {
     return a_texel(contact_column(c.x, k, 9), c.y).xyz;
 }
 
+// y of contact i of the group, as the other threads see it.
 fn y_of(i: i32) -> vec3<f32> {
+    if (is_wide()) { return stored3(contact_word(u32(i), 0)); }
     return vec3<f32>(ys[3 * i], ys[3 * i + 1], ys[3 * i + 2]);
+}
+
+fn set_y(i: u32, y: vec3<f32>) {
+    if (is_wide()) {
+        store3(contact_word(i, 0), y);
+        return;
+    }
+    ys[3u * i] = y.x;
+    ys[3u * i + 1u] = y.y;
+    ys[3u * i + 2u] = y.z;
 }
 
 // v of body slot k of the group (k < 0: the ground, at rest).
 fn v_linear(k: i32) -> vec3<f32> {
     if (k < 0) { return vec3<f32>(0.0); }
+    if (is_wide()) { return stored3(body_word(k, 0)); }
     return vec3<f32>(vs[6 * k], vs[6 * k + 1], vs[6 * k + 2]);
 }
 
 fn v_angular(k: i32) -> vec3<f32> {
     if (k < 0) { return vec3<f32>(0.0); }
+    if (is_wide()) { return stored3(body_word(k, 3)); }
     return vec3<f32>(vs[6 * k + 3], vs[6 * k + 4], vs[6 * k + 5]);
 }
 
+fn set_v(k: u32, linear: vec3<f32>, angular: vec3<f32>) {
+    if (is_wide()) {
+        store3(body_word(i32(k), 0), linear);
+        store3(body_word(i32(k), 3), angular);
+        return;
+    }
+    for (var r = 0u; r < 3u; r++) {
+        vs[6u * k + r] = linear[r];
+        vs[6u * k + 3u + r] = angular[r];
+    }
+}
+
+// A wide group's contact i: y (words 0-2, which set_y writes), x (3-5), the counter (6).
+const X: i32 = 3;
+const COUNTER: i32 = 6;
+
 @compute @workgroup_size(THREADS)
 fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) group: vec3<u32>) {
-    let range = vec4<i32>(f_texel(0, i32(group.x)));
+    let range = group_range(i32(group.x));
+    let wide = is_wide();
     let first = range.x;
-    let contacts = u32(clamp(range.y - first, 0, i32(MAX_CONTACTS)));
+    let contacts = u32(max(range.y - first, 0));
     let first_body = range.z;
-    let bodies = u32(clamp(range.w - first_body, 0, i32(MAX_BODIES)));
+    let bodies = u32(max(range.w - first_body, 0));
+    let per = per_thread(contacts);
+    // The workgroup's memory holds no more than its limits (a wide group's is in storage).
+    let held = select(vec2<u32>(min(contacts, MAX_CONTACTS), min(bodies, MAX_BODIES)), vec2<u32>(contacts, bodies), wide);
+    // The thread keeps its contacts' texels where it is emulated (CACHED), except in a wide group.
+    let cached = CACHED > 1u && !wide;
+    // The thread's contacts within a workgroup's limits: x, y and the counter in registers
+    // (a wide group's are in storage).
+    var x: array<vec3<f32>, PER_THREAD>;
+    var y: array<vec3<f32>, PER_THREAD>;
+    var t: array<f32, PER_THREAD>;
     let step = param(0);
     let width = i32(param(1));
     let iterations = i32(param(2));
     let mu = param(3);
     let regularisation = param(4) / (1.0 + param(4));
-    var x: array<vec3<f32>, PER_THREAD>;
-    var y: array<vec3<f32>, PER_THREAD>;
-    var t: array<f32, PER_THREAD>;
-    for (var k = 0u; k < PER_THREAD; k++) {
+    for (var k = 0u; k < per; k++) {
         let i = lid + THREADS * k;
-        if (i < contacts) {
+        if (i < held.x) {
             let at = contact_texel(first + i32(i));
-            x[k] = c_texel(at.x, at.y).xyz;
-            y[k] = x[k];
-            t[k] = 0.0;
-            ys[3u * i] = x[k].x;
-            ys[3u * i + 1u] = x[k].y;
-            ys[3u * i + 2u] = x[k].z;
-            if (CACHED > 1u) {
+            let x0 = c_texel(at.x, at.y).xyz;
+            set_y(i, x0);
+            if (wide) {
+                store3(contact_word(i, X), x0);
+                scratch[contact_word(i, COUNTER)] = 0.0;
+            } else {
+                x[k] = x0;
+                y[k] = x0;
+                t[k] = 0.0;
+            }
+            if (cached) {
                 for (var slot = 0; slot < 11; slot++) {
                     cache[11u * k + u32(slot)] = fetch_step_texel(at, slot);
                 }
             }
         }
     }
-    if (CACHED > 1u) {
+    if (cached) {
         var kept = 0u;
-        for (var slot = lid; slot < bodies; slot += THREADS) {
+        for (var slot = lid; slot < held.y; slot += THREADS) {
             let j = slot / THREADS;
             let body = first_body + i32(slot);
             let at = vec2<i32>(body / b_height(), body % b_height());
@@ -157,9 +206,9 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
             if (!whole) { kept = KEPT_SIDES; }
         }
     }
-    workgroupBarrier();
+    group_barrier();
     for (var it = 0; it < iterations; it++) {
-        for (var slot = lid; slot < bodies; slot += THREADS) {
+        for (var slot = lid; slot < held.y; slot += THREADS) {
             let body = first_body + i32(slot);
             let at = vec2<i32>(body / b_height(), body % b_height());
             var linear = vec3<f32>(0.0);
@@ -169,7 +218,7 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
             var i1: vec3<f32>;
             var i2: vec3<f32>;
             let j = slot / THREADS;
-            if (CACHED > 1u && body_sides[j].y != NOT_KEPT) {
+            if (cached && body_sides[j].y != NOT_KEPT) {
                 let kept = body_sides[j];
                 for (var n = kept.x; n < kept.x + kept.y; n++) {
                     let entry = side_entry[n];
@@ -203,19 +252,12 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
                 i1 = b_texel(width * at.x + 1, at.y).xyz;
                 i2 = b_texel(width * at.x + 2, at.y).xyz;
             }
-            let k = 6u * slot;
-            let vl = i0.w * linear;
-            vs[k] = vl.x;
-            vs[k + 1u] = vl.y;
-            vs[k + 2u] = vl.z;
-            vs[k + 3u] = dot(i0.xyz, angular);
-            vs[k + 4u] = dot(i1, angular);
-            vs[k + 5u] = dot(i2, angular);
+            set_v(slot, i0.w * linear, vec3<f32>(dot(i0.xyz, angular), dot(i1, angular), dot(i2, angular)));
         }
-        workgroupBarrier();
-        for (var k = 0u; k < PER_THREAD; k++) {
+        group_barrier();
+        for (var k = 0u; k < per; k++) {
             let i = lid + THREADS * k;
-            if (i < contacts) {
+            if (i < held.x) {
                 let me = contact_texel(first + i32(i));
                 let head = step_texel(k, me, 0);
                 let tail = step_texel(k, me, 1);
@@ -226,27 +268,41 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
                 let wb = v_angular(kb);
                 let e = array<vec3<f32>, 3>(head.xyz, tail.xyz, step_texel(k, me, 2).xyz);
                 let p = step_texel(k, me, 9).xyz;
-                let yk = y[k];
+                var xk: vec3<f32>;
+                var yt: vec4<f32>;
+                if (wide) {
+                    xk = stored3(contact_word(i, X));
+                    yt = vec4<f32>(y_of(i32(i)), scratch[contact_word(i, COUNTER)]);
+                } else {
+                    xk = x[k];
+                    yt = vec4<f32>(y[k], t[k]);
+                }
+                let yk = yt.xyz;
                 var w = step_texel(k, me, 10).xyz + regularisation * select(vec3<f32>(0.0), yk / p, p > vec3<f32>(0.0));
                 for (var d = 0; d < 3; d++) {
                     w[d] += dot(e[d], dv) + dot(step_texel(k, me, 3 + d).xyz, wa) - dot(step_texel(k, me, 6 + d).xyz, wb);
                 }
                 let z = yk + step * p * w;
-                let stepped = nesterov_step(z, vec4<f32>(yk, t[k]), x[k], mu);
-                x[k] = stepped[0].xyz;
-                y[k] = stepped[1].xyz;
-                t[k] = stepped[1].w;
-                ys[3u * i] = y[k].x;
-                ys[3u * i + 1u] = y[k].y;
-                ys[3u * i + 2u] = y[k].z;
+                let stepped = nesterov_step(z, yt, xk, mu);
+                set_y(i, stepped[1].xyz);
+                if (wide) {
+                    store3(contact_word(i, X), stepped[0].xyz);
+                    scratch[contact_word(i, COUNTER)] = stepped[1].w;
+                } else {
+                    x[k] = stepped[0].xyz;
+                    y[k] = stepped[1].xyz;
+                    t[k] = stepped[1].w;
+                }
             }
         }
-        workgroupBarrier();
+        group_barrier();
     }
-    for (var k = 0u; k < PER_THREAD; k++) {
+    for (var k = 0u; k < per; k++) {
         let i = lid + THREADS * k;
-        if (i < contacts) {
-            textureStore(out_tex, contact_texel(first + i32(i)), vec4<f32>(x[k], 0.0));
+        if (i < held.x) {
+            var xk: vec3<f32>;
+            if (wide) { xk = stored3(contact_word(i, X)); } else { xk = x[k]; }
+            textureStore(out_tex, contact_texel(first + i32(i)), vec4<f32>(xk, 0.0));
         }
     }
 }

@@ -73,11 +73,18 @@ impl Kernel {
     }
 
     /// The key of the backends' pipeline caches, computed from everything that makes the
-    /// pipeline: both sources, the render targets, the dispatch and the number of inputs. Equal
-    /// keys mean the same pipeline, whatever the name (64-bit FNV-1a: collisions are negligible).
+    /// pipeline: both sources, the render targets, the dispatch, whether there is scratch
+    /// storage (not its size: each run binds a buffer of its own) and the number of inputs.
+    /// Equal keys mean the same pipeline, whatever the name (64-bit FNV-1a: collisions are
+    /// negligible).
     pub fn key(&self) -> u64 {
         let compute = self.compute.map_or([0; 3], |c| {
-            [c.per_group.0, c.per_group.1, c.scratch_words].map(|v| v as u64 + 1)
+            [
+                c.per_group.0,
+                c.per_group.1,
+                usize::from(c.scratch_words > 0),
+            ]
+            .map(|v| v as u64 + 1)
         });
         let mut hash = Fnv(self.sources_hash());
         for v in [self.outputs as u64, self.inputs.len() as u64]

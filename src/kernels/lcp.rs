@@ -130,70 +130,91 @@ pub const GROUP_MAX_BODIES: usize = 170;
 /// Every accelerated iteration of a contact LCP in ONE compute dispatch, its matrix as its
 /// factors (`src/solver/contact_factors.rs`), one workgroup of `threads` threads (a divisor of
 /// [`GROUP_MAX_CONTACTS`]) per group of whole islands of at most [`GROUP_MAX_CONTACTS`]
-/// contacts and [`GROUP_MAX_BODIES`] bodies: inputs J, the bodies, x0, b, 1/diag, the groups
-/// (texel g = (first contact, end, first body, end), 4G x 1); params step, texel columns per
+/// contacts and [`GROUP_MAX_BODIES`] bodies, or per wide group (one island past that; `wide`:
+/// the wide groups' contacts and bodies in all, their state in storage): inputs J, the bodies,
+/// x0, b, 1/diag, the groups (`solver::IslandGroups`, 4G x 2); params step, texel columns per
 /// body, iterations, mu, regularisation. Dispatched with
 /// [`super::Program::with_workgroups`]`(G)`. A hardware GPU wants 256 threads to hide its
 /// latency; a CPU that emulates one (SwiftShader) runs a workgroup on one core, where fewer
 /// threads mean cheaper barriers, and `cached` keeps what a thread reads every iteration (its
 /// contacts' texels, its bodies' inertia and their contact sides' rows of J) in its private
 /// memory, plain memory there, instead of fetching it again each time.
-pub fn contact_nesterov_group(threads: usize, cached: bool) -> Kernel {
+pub fn contact_nesterov_group(threads: usize, cached: bool, wide: (usize, usize)) -> Kernel {
     debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
     let per_thread = GROUP_MAX_CONTACTS / threads;
-    let body = super::Template::new(
+    let template = super::Template::new(
         "solvers/contact_nesterov_group.wgsl",
         built_shader!("solvers", "contact_nesterov_group", ".wgsl"),
     )
     .register("THREADS", threads)
-    .register("CACHED", if cached { per_thread } else { 1 })
-    .complete();
+    .register("CACHED", if cached { per_thread } else { 1 });
     let name = format!(
         "contact_nesterov_group_{threads}{}",
         if cached { "_cached" } else { "" }
     );
-    group_kernel(name, &body)
+    group_kernel(name, template, wide_words(wide, (7, 6)))
 }
 
-/// A kernel of one workgroup per group of whole islands: the contact layout, then `body`;
-/// inputs J, the bodies, x0, b, 1/diag, the groups.
-fn group_kernel(name: String, body: &str) -> Kernel {
+/// Words of storage the wide groups' state takes, `wide` their (contacts, bodies), `words`
+/// each's (0 where there is no wide group). The pipeline is the same whatever the size.
+fn wide_words(wide: (usize, usize), words: (usize, usize)) -> usize {
+    wide.0 * words.0 + wide.1 * words.1
+}
+
+/// A kernel of one workgroup per group of whole islands: the contact layout, the groups' state
+/// (`contact_group.wgsl`), then `body`, with `scratch_words` of storage for the wide groups (0:
+/// none); inputs J, the bodies, x0, b, 1/diag, the groups.
+fn group_kernel(name: String, body: super::Template, scratch_words: usize) -> Kernel {
+    let wide = scratch_words > 0;
+    let body = body
+        .register("WIDE", wide)
+        .register(
+            "SCRATCH",
+            if wide {
+                "@group(0) @binding(8) var<storage, read_write> scratch: array<f32>;"
+            } else {
+                "var<private> scratch: array<f32, 1>;"
+            },
+        )
+        .complete();
+    let group = built_shader!("solvers", "contact_group", ".wgsl");
     Kernel {
-        name: name.into(),
+        name: if wide { name + "_wide" } else { name }.into(),
         inputs: &["a", "b", "c", "d", "e", "f"],
-        wgsl: [CONTACT_LAYOUT.0, body].concat().into(),
+        wgsl: [CONTACT_LAYOUT.0, group, &body].concat().into(),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {
             per_group: (GROUP_MAX_CONTACTS, 4 * GROUP_MAX_CONTACTS),
-            scratch_words: 0,
+            scratch_words,
         }),
     }
 }
 
 /// The soft step with every substep in ONE compute dispatch (`shaders/solvers/
-/// contact_soft_group.wgsl`), a workgroup of `threads` threads per group of whole islands as
-/// [`contact_nesterov_group`] (its inputs), `substeps` substeps, corrections no faster than
-/// `max_correction` m/s. Its output is twice as wide as the impulses: the impulses over the
+/// contact_soft_group.wgsl`), a workgroup of `threads` threads per group of whole islands or
+/// wide group as [`contact_nesterov_group`] (its inputs and `wide`), `substeps` substeps,
+/// corrections no faster than `max_correction` m/s. Its output is twice as wide as the impulses: the impulses over the
 /// frame, then the impulses behind the displacement. Params: texel columns per body, colours,
 /// mu, h, g h, the spring's rate, mass and impulse factors.
 pub fn contact_soft_group(
     threads: usize,
     (substeps, sweeps): (usize, usize),
     max_correction: f32,
+    wide: (usize, usize),
 ) -> Kernel {
     debug_assert_eq!(GROUP_MAX_CONTACTS % threads, 0);
-    let body = super::Template::new(
+    let template = super::Template::new(
         "solvers/contact_soft_group.wgsl",
         built_shader!("solvers", "contact_soft_group", ".wgsl"),
     )
     .register("THREADS", threads)
     .register("SUBSTEPS", substeps)
     .register("SWEEPS", sweeps)
-    .register("MAX_CORRECTION", format!("{max_correction:?}"))
-    .complete();
+    .register("MAX_CORRECTION", format!("{max_correction:?}"));
     group_kernel(
         format!("contact_soft_group_{threads}_{substeps}_{sweeps}"),
-        &body,
+        template,
+        wide_words(wide, (10, 18)),
     )
 }

@@ -108,7 +108,8 @@ fn shape_uniform_lists_output_then_inputs() {
 }
 
 /// naga (the WGSL front end and validator wgpu uses) accepts the compute-path products
-/// and the single-dispatch contact solver as generated, and the factored contact passes,
+/// and the single-dispatch contact solvers as generated (with and without wide groups), and
+/// the factored contact passes,
 /// so a typo in their unrolled lines fails here, not at pipeline creation.
 #[cfg(feature = "native")]
 #[test]
@@ -120,15 +121,17 @@ fn naga_validates_the_compute_kernels() {
         matvec_tiled(1),
         matvec_tiled(2048),
         SUM_SLICES,
-        contact_nesterov_group(256, false),
-        contact_nesterov_group(32, true),
+        contact_nesterov_group(256, false, (0, 0)),
+        contact_nesterov_group(32, true, (0, 0)),
+        contact_nesterov_group(256, false, (2000, 300)),
         contact_velocities(),
         contact_nesterov_factored(),
         contact_gauss_seidel(),
         contact_soft_separation(),
         contact_soft_step(),
-        contact_soft_group(256, (4, 2), 3.0),
-        contact_soft_group(32, (1, 1), 0.5),
+        contact_soft_group(256, (4, 2), 3.0, (0, 0)),
+        contact_soft_group(32, (1, 1), 0.5, (0, 0)),
+        contact_soft_group(256, (4, 2), 3.0, (2000, 300)),
         narrow_phase(),
     ];
     kernels.extend(TILED_CHUNKS.map(matmul_tiled));

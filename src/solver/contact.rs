@@ -621,12 +621,11 @@ fn dispatch(
         .as_ref()
         .and_then(|f| Some((f, f.groups.as_ref()?)))
     else {
-        return Err(Error::Unsupported(format!(
+        return Err(Error::Unsupported(
             "the single-dispatch accelerated contact solver needs the block layout with the \
-             matrix's factors and islands of at most {} contacts and {} bodies",
-            kernels::GROUP_MAX_CONTACTS,
-            kernels::GROUP_MAX_BODIES
-        )));
+             matrix's factors"
+                .into(),
+        ));
     };
     let inputs = [
         &f.jacobian,
@@ -638,7 +637,11 @@ fn dispatch(
     ];
     gpu.run(
         Program::new(
-            kernels::contact_nesterov_group(group_threads(gpu), gpu.capabilities().software),
+            kernels::contact_nesterov_group(
+                group_threads(gpu),
+                gpu.capabilities().software,
+                groups.wide,
+            ),
             inputs.iter().map(|m| m.layout()).collect(),
             x0.layout(),
         )
@@ -681,8 +684,8 @@ pub(super) fn group_threads(gpu: &Gpu) -> usize {
 }
 
 /// Whether [`ContactPath::Auto`] solves `system` by `method` in one compute dispatch, where
-/// compute kernels run: the accelerated solver wherever the system has its factors in
-/// workgroup-sized groups of islands; projected Jacobi in the dense layout on a hardware
+/// compute kernels run: the accelerated solver wherever the system has its factors (a
+/// workgroup per group of islands); projected Jacobi in the dense layout on a hardware
 /// adapter only (a software renderer runs that dispatch's workgroups one after another on one
 /// core, slower than the passes on SwiftShader).
 fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> bool {

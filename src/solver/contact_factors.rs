@@ -89,27 +89,26 @@ pub struct FactorSystem {
     pub regularisation: f32,
     /// The contacts' colours ([`ContactFactors::colours`]).
     pub colours: usize,
-    /// The single-dispatch solver's workgroups, where compute kernels run and every island fits
-    /// one ([`kernels::GROUP_MAX_CONTACTS`] contacts, [`kernels::GROUP_MAX_BODIES`] bodies).
+    /// The single-dispatch solver's workgroups, where compute kernels run.
     pub groups: Option<IslandGroups>,
 }
 
 /// The groups of whole islands the single-dispatch solver's workgroups take.
 pub struct IslandGroups {
-    /// Texel g = (first contact, end, first body slot, end): 4G x 1.
+    /// Texel row g of group g: texel 0 = (first contact, end, first body slot, end), texel 1 =
+    /// (where a wide group's contacts start among the wide groups', where its body slots start,
+    /// the wide groups' contacts in all, 0), x = -1 for a group within its workgroup: 4G x 2.
     pub texels: Matrix,
     /// Groups G: the dispatch's workgroups.
     pub count: usize,
+    /// Contacts and body slots of the wide groups in all: what their state takes in storage.
+    pub wide: (usize, usize),
 }
 
 impl FactorSystem {
     /// The workgroups' groups ([`island_groups`]) of islands of `islands` contacts and
     /// `factors.island_bodies` bodies, `slots` contact places in all.
-    pub fn groups(
-        islands: &[usize],
-        factors: &ContactFactors,
-        slots: usize,
-    ) -> Option<Vec<[usize; 4]>> {
+    pub fn groups(islands: &[usize], factors: &ContactFactors, slots: usize) -> Vec<Group> {
         let sizes: Vec<(usize, usize)> = islands
             .iter()
             .copied()
@@ -131,20 +130,14 @@ impl FactorSystem {
         islands: &[usize],
         wrap: ContactWrap,
     ) -> Result<Self> {
-        let groups = gpu
-            .capabilities()
-            .compute
-            .then(|| Self::groups(islands, factors, wrap.slots()))
-            .flatten()
-            .map(|groups| {
-                let texels: Vec<f32> = groups.iter().flatten().map(|&v| v as f32).collect();
-                gpu.upload(&texels, texels.len(), 1)
-                    .map(|texels| IslandGroups {
-                        texels,
-                        count: groups.len(),
-                    })
-            })
-            .transpose()?;
+        let groups = if gpu.capabilities().compute {
+            Some(IslandGroups::upload(
+                gpu,
+                &Self::groups(islands, factors, wrap.slots()),
+            )?)
+        } else {
+            None
+        };
         let (rows, cols) = wrap.shape(JACOBIAN_TEXELS);
         let jacobian = wrap.wrap(&factors.jacobian, JACOBIAN_TEXELS, 0.0);
         let width = factors.body_width;
@@ -167,84 +160,153 @@ impl FactorSystem {
     }
 }
 
+impl IslandGroups {
+    /// `groups` as the dispatch reads them.
+    fn upload(gpu: &Gpu, groups: &[Group]) -> Result<Self> {
+        // Where each wide group's contacts and bodies start among the wide groups' (-1: not wide).
+        let (mut contacts, mut bodies) = (0, 0);
+        let places: Vec<[f32; 2]> = groups
+            .iter()
+            .map(|g| {
+                if !g.wide {
+                    return [-1.0, 0.0];
+                }
+                let place = [contacts as f32, bodies as f32];
+                contacts += g.contacts.1 - g.contacts.0;
+                bodies += g.bodies.1 - g.bodies.0;
+                place
+            })
+            .collect();
+        // Row-major 4G x 2: texel row g's four rows, each the two texels' values side by side.
+        let mut texels = Vec::with_capacity(8 * groups.len());
+        for (g, place) in groups.iter().zip(&places) {
+            let range = [g.contacts.0, g.contacts.1, g.bodies.0, g.bodies.1].map(|v| v as f32);
+            let wide = [place[0], place[1], contacts as f32, 0.0];
+            texels.extend(range.into_iter().zip(wide).flat_map(|(a, b)| [a, b]));
+        }
+        Ok(IslandGroups {
+            texels: gpu.upload(&texels, 4 * groups.len(), 2)?,
+            count: groups.len(),
+            wide: (contacts, bodies),
+        })
+    }
+}
+
 /// What one workgroup takes: groups share a workgroup while they hold at most `pack` contacts
-/// (one per thread); no group holds more than `contacts` contacts or `bodies` bodies.
+/// (one per thread); a group within `contacts` contacts and `bodies` bodies keeps its state in
+/// the workgroup, an island past them is a wide group of its own.
 #[derive(Debug, Clone, Copy)]
 pub struct GroupLimits {
     /// Contacts small islands fill a group up to.
     pub pack: usize,
-    /// Contacts of a group at most.
+    /// Contacts of a group within the workgroup at most.
     pub contacts: usize,
-    /// Bodies of a group at most.
+    /// Bodies of a group within the workgroup at most.
     pub bodies: usize,
 }
 
+/// One workgroup's share of the contacts: whole islands, their contacts and body slots each
+/// one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Group {
+    /// First contact, end.
+    pub contacts: (usize, usize),
+    /// First body slot, end.
+    pub bodies: (usize, usize),
+    /// Whether it is one island past the workgroup's limits, its state in storage.
+    pub wide: bool,
+}
+
 /// Consecutive islands (`islands`: (contacts, bodies) of each, in order) as workgroups'
-/// `[first contact, end, first body, end]`: small islands share a group while it holds at most
-/// `limits.pack` contacts, a larger island has one of its own. The wrap's padding places past
-/// the contacts (up to `slots`) count as islands without bodies. `None` where one island alone
-/// is past the limits.
-pub fn island_groups(
-    islands: &[(usize, usize)],
-    slots: usize,
-    limits: GroupLimits,
-) -> Option<Vec<[usize; 4]>> {
+/// groups: small islands share a group while it holds at most `limits.pack` contacts, a larger
+/// island has one of its own, wide where it is past the limits. The wrap's padding places past
+/// the contacts (up to `slots`) count as islands without bodies.
+pub fn island_groups(islands: &[(usize, usize)], slots: usize, limits: GroupLimits) -> Vec<Group> {
     let padding = slots - islands.iter().map(|i| i.0).sum::<usize>();
     let max = limits.contacts;
     let pads = (0..padding.div_ceil(max)).map(|g| (max.min(padding - g * max), 0));
-    let mut groups: Vec<[usize; 4]> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     let (mut end, mut end_body) = (0, 0);
     for (size, bodies) in islands.iter().copied().chain(pads) {
-        if size > max || bodies > limits.bodies {
-            return None;
-        }
+        let wide = size > max || bodies > limits.bodies;
         match groups.last_mut() {
             Some(g)
-                if end + size - g[0] <= limits.pack
-                    && end_body + bodies - g[2] <= limits.bodies =>
+                if !wide
+                    && !g.wide
+                    && end + size - g.contacts.0 <= limits.pack
+                    && end_body + bodies - g.bodies.0 <= limits.bodies =>
             {
-                g[1] = end + size;
-                g[3] = end_body + bodies;
+                g.contacts.1 = end + size;
+                g.bodies.1 = end_body + bodies;
             }
-            _ => groups.push([end, end + size, end_body, end_body + bodies]),
+            _ => groups.push(Group {
+                contacts: (end, end + size),
+                bodies: (end_body, end_body + bodies),
+                wide,
+            }),
         }
         end += size;
         end_body += bodies;
     }
-    Some(groups)
+    groups
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{island_groups, GroupLimits};
+    use super::{island_groups, Group, GroupLimits};
+
+    /// The groups as `[first contact, end, first body, end, wide]`.
+    fn plain(groups: Vec<Group>) -> Vec<[usize; 5]> {
+        groups
+            .iter()
+            .map(|g| {
+                let (c, b) = (g.contacts, g.bodies);
+                [c.0, c.1, b.0, b.1, usize::from(g.wide)]
+            })
+            .collect()
+    }
 
     #[test]
     fn islands_pack_into_workgroups() {
         // Small islands share a group up to `pack` contacts, a large one has its own, padding
-        // places are islands without bodies; a group's bodies stay within the limit too.
+        // places are islands without bodies; a group's bodies stay within the limit too; an
+        // island past the limits is a wide group of its own, shared with no other.
         let limits = GroupLimits {
             pack: 8,
             contacts: 10,
             bodies: 4,
         };
         let islands = [(3, 2), (4, 1), (2, 2), (9, 3), (1, 2), (1, 2), (1, 1)];
-        let groups = island_groups(&islands, 23, limits).unwrap();
         assert_eq!(
-            groups,
+            plain(island_groups(&islands, 23, limits)),
             [
-                [0, 7, 0, 3],
-                [7, 9, 3, 5],
-                [9, 18, 5, 8],
-                [18, 20, 8, 12],
-                [20, 23, 12, 13]
+                [0, 7, 0, 3, 0],
+                [7, 9, 3, 5, 0],
+                [9, 18, 5, 8, 0],
+                [18, 20, 8, 12, 0],
+                [20, 23, 12, 13, 0]
             ]
         );
-        assert_eq!(island_groups(&[(3, 1), (11, 1)], 14, limits), None);
-        assert_eq!(island_groups(&[(3, 5)], 3, limits), None);
-        let padding = island_groups(&[(5, 1)], 30, limits).unwrap();
+        let wide = island_groups(&[(3, 1), (11, 1), (2, 1), (1, 5), (1, 1)], 18, limits);
         assert_eq!(
-            padding,
-            [[0, 5, 0, 1], [5, 15, 1, 1], [15, 25, 1, 1], [25, 30, 1, 1]]
+            plain(wide),
+            [
+                [0, 3, 0, 1, 0],
+                [3, 14, 1, 2, 1],
+                [14, 16, 2, 3, 0],
+                [16, 17, 3, 8, 1],
+                [17, 18, 8, 9, 0]
+            ]
+        );
+        let padding = island_groups(&[(5, 1)], 30, limits);
+        assert_eq!(
+            plain(padding),
+            [
+                [0, 5, 0, 1, 0],
+                [5, 15, 1, 1, 0],
+                [15, 25, 1, 1, 0],
+                [25, 30, 1, 1, 0]
+            ]
         );
     }
 }

@@ -1,6 +1,6 @@
 //! The soft step on the GPU, from the matrix's factors (`physics::ContactLcp::solve_soft` is
-//! its float64 twin and explains the step). On a hardware WebGPU adapter, where the contacts
-//! fall into workgroup-sized groups of islands, every substep runs in one dispatch
+//! its float64 twin and explains the step). On a hardware WebGPU adapter every substep runs
+//! in one dispatch, a workgroup per group of islands
 //! (`shaders/solvers/contact_soft_group.wgsl`); elsewhere in fragment passes. The state is
 //! three impulse vectors of the contacts' shape: T, the finished substeps' impulses; S, T plus
 //! this substep's (what the bodies' velocities are made from); P, the impulses behind the
@@ -20,7 +20,7 @@
 //! 16 colours and 2 soft sweeps.
 
 use super::contact::{check_mu, velocities, ContactPath};
-use super::{ContactSystem, FactorSystem};
+use super::{ContactSystem, FactorSystem, IslandGroups};
 use crate::error::{Error, Result};
 use crate::gpu::{ops, Gpu};
 use crate::kernels::{self, Expr, Func2, Program};
@@ -59,10 +59,10 @@ pub fn solve_soft(gpu: &Gpu, system: &ContactSystem, soft: SoftStep) -> Result<(
 }
 
 /// [`solve_soft`] on `path`: [`ContactPath::Dispatch`] (every substep in one compute dispatch
-/// for both results; WebGPU, every island within a workgroup) or [`ContactPath::Factors`] (fragment
-/// passes, any backend); `Auto` takes the dispatch on a hardware adapter and the passes
-/// elsewhere (a CPU that emulates a GPU runs a workgroup on one core: on SwiftShader the
-/// dispatch took 181 ms a frame of the wall, the passes 63).
+/// for both results; WebGPU) or [`ContactPath::Factors`] (fragment passes, any backend);
+/// `Auto` takes the dispatch on a hardware adapter and the passes elsewhere (a CPU that
+/// emulates a GPU runs a workgroup on one core: on SwiftShader the dispatch took 181 ms a
+/// frame of the wall, the passes 63).
 pub fn solve_soft_on(
     gpu: &Gpu,
     system: &ContactSystem,
@@ -93,13 +93,9 @@ pub fn solve_soft_on(
         }
     }
     let groups = groups.ok_or_else(|| {
-        Error::Unsupported(format!(
-            "the soft step's dispatch needs islands of at most {} contacts and {} bodies",
-            kernels::GROUP_MAX_CONTACTS,
-            kernels::GROUP_MAX_BODIES
-        ))
+        Error::Unsupported("the soft step's dispatch runs from the matrix's factors".into())
     })?;
-    dispatch(gpu, system, f, &groups.texels, groups.count, soft)
+    dispatch(gpu, system, f, groups, soft)
 }
 
 /// The soft step in fragment passes (see the module's text).
@@ -181,15 +177,14 @@ fn passes(
     Ok((s, p))
 }
 
-/// The soft step in one compute dispatch (WebGPU, where the contacts fall into
-/// workgroup-sized groups of islands): `shaders/solvers/contact_soft_group.wgsl` writes the
-/// impulses and the impulses behind the displacement side by side, copied apart after.
+/// The soft step in one compute dispatch (WebGPU), a workgroup per group of islands:
+/// `shaders/solvers/contact_soft_group.wgsl` writes the impulses and the impulses behind the
+/// displacement side by side, copied apart after.
 fn dispatch(
     gpu: &Gpu,
     system: &ContactSystem,
     f: &FactorSystem,
-    groups: &Matrix,
-    count: usize,
+    groups: &IslandGroups,
     soft: SoftStep,
 ) -> Result<(Matrix, Matrix)> {
     let h = soft.dt / soft.substeps as f32;
@@ -210,12 +205,13 @@ fn dispatch(
         &system.x0,
         &system.b,
         &system.inv_diag,
-        groups,
+        &groups.texels,
     ];
     let kernel = kernels::contact_soft_group(
         super::contact::group_threads(gpu),
         (soft.substeps, soft.sweeps),
         soft.max_correction,
+        groups.wide,
     );
     let (rows, cols) = (system.x0.rows(), system.x0.cols());
     // Both results side by side, then each its own matrix.
@@ -229,7 +225,7 @@ fn dispatch(
             },
         )
         .with_params(&params)
-        .with_workgroups(count),
+        .with_workgroups(groups.count),
         &inputs,
     )?;
     Ok((

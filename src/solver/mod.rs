@@ -24,7 +24,7 @@ pub use contact::{
 };
 pub use contact_colours::contact_colours;
 pub use contact_factors::{
-    island_groups, ContactFactors, FactorSystem, IslandGroups, JACOBIAN_TEXELS,
+    island_groups, ContactFactors, FactorSystem, Group, IslandGroups, JACOBIAN_TEXELS,
 };
 pub use contact_soft::{solve_soft, solve_soft_on, SoftStep, MAX_SUBSTEPS};
 pub use contact_wrap::ContactWrap;
