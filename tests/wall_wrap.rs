@@ -160,7 +160,8 @@ on_both_backends! {
         // and 170 bodies, as walls that fell onto each other make) beside the default wall:
         // both single-dispatch solvers, the accelerated one and the soft step, run them in one
         // dispatch, the big island's state in storage, against their float64 twins within the
-        // bounds of the one-wall tests; WebGL2 has no compute and says so.
+        // bounds of the one-wall tests, and so does the default path, in passes on a software
+        // adapter; WebGL2 has no compute and says so.
         let gpu = device(kind).await;
         let big = WallSpec { length: 20, height: 12, ..WallSpec::default() };
         let mut bodies = wall(&big);
@@ -197,8 +198,18 @@ on_both_backends! {
         let soft = lcp.solve_soft(s.dt, s.gravity, 4, s.max_correction);
         let velocity = system.read(gpu.as_ref(), &velocity).await.unwrap();
         let position = system.read(gpu.as_ref(), &position).await.unwrap();
+        // The default path takes that dispatch on a hardware adapter; a software one runs a
+        // workgroup on one core, and the big island's passes are faster there.
+        let before = gpu.counts().passes;
+        let auto = ContactSolve::nesterov(step as f32, lcp.mu as f32, 60);
+        let auto = solve_contacts(gpu.as_ref(), &system, &system.x0, auto, None).await.unwrap();
+        let passes = gpu.counts().passes - before;
+        let software = gpu.capabilities().software;
+        assert!(if software { passes >= 120 } else { passes == 1 }, "software {software}: {passes} passes");
+        let auto = system.read(gpu.as_ref(), &auto).await.unwrap();
         for (name, got, exact) in [
             ("accelerated", &got, &accelerated),
+            ("accelerated, default path", &auto, &accelerated),
             ("soft step", &velocity, &soft.velocity),
             ("soft step's displacement", &position, &soft.position),
         ] {

@@ -685,15 +685,18 @@ pub(super) fn group_threads(gpu: &Gpu) -> usize {
 
 /// Whether [`ContactPath::Auto`] solves `system` by `method` in one compute dispatch, where
 /// compute kernels run: the accelerated solver wherever the system has its factors (a
-/// workgroup per group of islands); projected Jacobi in the dense layout on a hardware
-/// adapter only (a software renderer runs that dispatch's workgroups one after another on one
-/// core, slower than the passes on SwiftShader).
+/// workgroup per group of islands), on a software renderer only while every island fits a
+/// workgroup; projected Jacobi in the dense layout on a hardware adapter only. A software
+/// renderer runs a workgroup on one core: one island's workgroup working through thousands of
+/// contacts, or the dense dispatch's workgroups one after another, are slower than the passes
+/// there (SwiftShader through Dawn, 10 walls after the ball: 479 ms a frame against 332).
 fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> bool {
     let caps = gpu.capabilities();
+    let groups = system.factors.as_ref().and_then(|f| f.groups.as_ref());
     caps.compute
         && match method {
             ContactMethod::Jacobi => system.dense && !caps.software,
-            ContactMethod::Nesterov => system.factors.as_ref().is_some_and(|f| f.groups.is_some()),
+            ContactMethod::Nesterov => groups.is_some_and(|g| !caps.software || g.wide.0 == 0),
             ContactMethod::GaussSeidel | ContactMethod::Soft => false,
         }
 }
