@@ -8,8 +8,8 @@
 // it THREADS contacts and bodies at a time. The storage holds the wide groups' contacts,
 // CONTACT_WORDS each, then their bodies, BODY_WORDS each; texel 1 of group g (input f) is
 // (its first contact among them, its first body, the wide groups' contacts in all, 0), x = -1
-// for a group within its workgroup. Each kernel declares THREADS, PER_THREAD, WIDE,
-// CONTACT_WORDS, BODY_WORDS and `scratch`.
+// for a group within its workgroup. Each kernel declares THREADS, PER_THREAD, MAX_CONTACTS,
+// MAX_BODIES, WIDE, CONTACT_WORDS, BODY_WORDS and `scratch`.
 
 // The words where this workgroup's wide group keeps its contacts' state and its bodies'; x < 0
 // when its group is not wide.
@@ -34,6 +34,15 @@ fn is_wide() -> bool {
 // Contacts (or bodies) a thread takes: its registers' worth, or its share of a wide group's.
 fn per_thread(count: u32) -> u32 {
     return select(PER_THREAD, (count + THREADS - 1u) / THREADS, is_wide());
+}
+
+// The contacts and bodies of a group of `contacts` and `bodies` that the thread loops go
+// through: no more than the workgroup's memory holds, or all of a wide group's.
+fn extent(contacts: u32, bodies: u32) -> vec2<u32> {
+    if (is_wide()) {
+        return vec2<u32>(contacts, bodies);
+    }
+    return vec2<u32>(min(contacts, MAX_CONTACTS), min(bodies, MAX_BODIES));
 }
 
 // The storage word `w` of the wide group's contact i, and of its body slot k.

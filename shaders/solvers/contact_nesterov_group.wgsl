@@ -23,8 +23,8 @@
 // the contacts as 2c + side), body slot k at texel row k % H_b of segment k / H_b; f = the
 // groups, texel 0 of row g = (first contact, end, first body, end), texel 1 as
 // contact_group.wgsl says. Padding places of the wrap are in groups too (no bodies: they stay
-// zero). param(0) = the step s, param(2) = iterations,
-// param(3) = mu, param(4) = R's factor (A's own diagonal is 1 + R times J M^-1 J^T's).
+// zero). param(0) = the step s, param(2) = iterations, param(3) = mu, param(4) = R's factor
+// (A's own diagonal is 1 + R times J M^-1 J^T's).
 // Output: the impulses (fourth row 0), wrapped as x0.
 
 const THREADS: u32 = {THREADS}u;
@@ -139,8 +139,7 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
     let first_body = range.z;
     let bodies = u32(max(range.w - first_body, 0));
     let per = per_thread(contacts);
-    // The workgroup's memory holds no more than its limits (a wide group's is in storage).
-    let held = select(vec2<u32>(min(contacts, MAX_CONTACTS), min(bodies, MAX_BODIES)), vec2<u32>(contacts, bodies), wide);
+    let held = extent(contacts, bodies);
     // The thread keeps its contacts' texels where it is emulated (CACHED), except in a wide group.
     let cached = CACHED > 1u && !wide;
     // The thread's contacts within a workgroup's limits: x, y and the counter in registers

@@ -108,8 +108,7 @@ fn cs_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) gro
     let first_body = range.z;
     let bodies = u32(max(range.w - first_body, 0));
     let per = per_thread(contacts);
-    // The workgroup's memory holds no more than its limits (a wide group's is in storage).
-    let held = select(vec2<u32>(min(contacts, MAX_CONTACTS), min(bodies, MAX_BODIES)), vec2<u32>(contacts, bodies), wide);
+    let held = extent(contacts, bodies);
     let width = i32(param(0));
     let colours = i32(param(1));
     let mu = param(2);

@@ -194,9 +194,9 @@ fn group_kernel(name: String, body: super::Template, scratch_words: usize) -> Ke
 /// The soft step with every substep in ONE compute dispatch (`shaders/solvers/
 /// contact_soft_group.wgsl`), a workgroup of `threads` threads per group of whole islands or
 /// wide group as [`contact_nesterov_group`] (its inputs and `wide`), `substeps` substeps,
-/// corrections no faster than `max_correction` m/s. Its output is twice as wide as the impulses: the impulses over the
-/// frame, then the impulses behind the displacement. Params: texel columns per body, colours,
-/// mu, h, g h, the spring's rate, mass and impulse factors.
+/// corrections no faster than `max_correction` m/s. Its output is twice as wide as the
+/// impulses: the impulses over the frame, then the impulses behind the displacement. Params:
+/// texel columns per body, colours, mu, h, g h, the spring's rate, mass and impulse factors.
 pub fn contact_soft_group(
     threads: usize,
     (substeps, sweeps): (usize, usize),

@@ -109,8 +109,8 @@ fn shape_uniform_lists_output_then_inputs() {
 
 /// naga (the WGSL front end and validator wgpu uses) accepts the compute-path products
 /// and the single-dispatch contact solvers as generated (with and without wide groups), and
-/// the factored contact passes,
-/// so a typo in their unrolled lines fails here, not at pipeline creation.
+/// the factored contact passes, so a typo in their unrolled lines fails here, not at pipeline
+/// creation.
 #[cfg(feature = "native")]
 #[test]
 fn naga_validates_the_compute_kernels() {

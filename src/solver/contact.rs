@@ -114,11 +114,7 @@ impl ContactSystem {
             dense: layout.neighbours.is_none(),
             b: put(&layout.b, 1, 0.0)?,
             inv_diag: put(&layout.inv_diag, 1, 0.0)?,
-            mu: if layout.mu.is_empty() {
-                placeholder.clone()
-            } else {
-                put(&layout.mu, 1, 0.0)?
-            },
+            mu: put(&layout.mu, usize::from(!layout.mu.is_empty()), 0.0)?,
             x0: put(&layout.x0, 1, 0.0)?,
         })
     }
@@ -685,11 +681,10 @@ pub(super) fn group_threads(gpu: &Gpu) -> usize {
 
 /// Whether [`ContactPath::Auto`] solves `system` by `method` in one compute dispatch, where
 /// compute kernels run: the accelerated solver wherever the system has its factors (a
-/// workgroup per group of islands), on a software renderer only while every island fits a
-/// workgroup; projected Jacobi in the dense layout on a hardware adapter only. A software
-/// renderer runs a workgroup on one core: one island's workgroup working through thousands of
-/// contacts, or the dense dispatch's workgroups one after another, are slower than the passes
-/// there (SwiftShader through Dawn, 10 walls after the ball: 479 ms a frame against 332).
+/// workgroup per group of islands; on a software renderer only while every island fits one),
+/// projected Jacobi in the dense layout on a hardware adapter only. A software renderer runs a
+/// workgroup on one core, slower there than the passes for a big island or the dense dispatch
+/// (SwiftShader through Dawn, 10 walls after the ball: 479 ms a frame against 332).
 fn single_dispatch(gpu: &Gpu, system: &ContactSystem, method: ContactMethod) -> bool {
     let caps = gpu.capabilities();
     let groups = system.factors.as_ref().and_then(|f| f.groups.as_ref());
