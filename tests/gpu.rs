@@ -134,8 +134,11 @@ on_both_backends! {
         let mut kernels = vec![ProductKernel::FAST];
         if kind == BackendKind::WebGpu {
             let storage = gpu.capabilities().max_workgroup_storage;
-            for chunk in texla::kernels::TILED_CHUNKS.into_iter().filter(|&c| texla::kernels::tiled_workgroup_bytes(c) <= storage) {
-                kernels.extend([None, Some(1), Some(4)].map(|slices| ProductKernel::Compute { chunk, slices }));
+            for chunk in texla::kernels::TILED_CHUNKS.into_iter().filter(|&c| texla::kernels::tiled_workgroup_bytes(c, 128) <= storage) {
+                kernels.extend([None, Some(1), Some(4)].map(|slices| ProductKernel::Compute { chunk, slices, width: Some(128) }));
+                if chunk >= 16 {
+                    kernels.extend([Some(1), Some(4)].map(|slices| ProductKernel::Compute { chunk, slices, width: Some(64) }));
+                }
             }
         }
         let exact = k as f64 * f64::from(x);
@@ -158,8 +161,10 @@ on_both_backends! {
             let mut rng = Rng::new(60 + i as u32);
             let (a, b) = (rng.matrix(m * k, -1.0, 1.0), rng.matrix(k * n, -1.0, 1.0));
             let (ga, gb) = (gpu.upload(&a, m, k).unwrap(), gpu.upload(&b, k, n).unwrap());
-            // The tiled kernel, and the one that keeps its outputs in registers.
-            for (name, result) in [("compute", gpu.mul_with(ProductKernel::COMPUTE, &ga, &gb)), ("registers", gpu.mul_with(ProductKernel::REGISTERS, &ga, &gb))] {
+            // The tiled kernel (by size, and in blocks of 64 columns), and the one that keeps its
+            // outputs in registers.
+            let narrow = ProductKernel::Compute { chunk: 32, slices: None, width: Some(64) };
+            for (name, result) in [("compute", gpu.mul_with(ProductKernel::COMPUTE, &ga, &gb)), ("compute, 64 wide", gpu.mul_with(narrow, &ga, &gb)), ("registers", gpu.mul_with(ProductKernel::REGISTERS, &ga, &gb))] {
                 match (kind, result) {
                     (BackendKind::WebGpu, Ok(c)) => {
                         let got = gpu.read(&c).await.unwrap();

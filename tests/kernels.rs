@@ -66,7 +66,8 @@ fn every_kernel() -> Vec<Kernel> {
         kernels::ff_reduce(false),
     ];
     all.extend((2..=FAST_TARGETS).map(kernels::matmul_fast));
-    all.extend(TILED_CHUNKS.map(kernels::matmul_tiled));
+    all.extend(TILED_CHUNKS.map(|bk| kernels::matmul_tiled(bk, 128)));
+    all.extend([16, 32].map(|bk| kernels::matmul_tiled(bk, 64)));
     all.extend([16, 32, 64].map(kernels::matmul_tensor));
     for r in [Reduction::Sum, Reduction::Dot, Reduction::MaxAbs] {
         all.extend([r.pass(), r.last(), r.compute_pass()]);

@@ -477,10 +477,12 @@ on_both_backends! {
         assert!(msg(gpu.mul_transposed(ProductKernel::Auto, &a, &b, Transpose::B).unwrap_err()).contains("inner dimensions 3 and 2 differ"));
         assert!(msg(gpu.mul_vec(&a, &b).unwrap_err()).contains("3x1 vector"));
         // A kernel's settings out of range: clear errors on both backends.
-        let c = ProductKernel::Compute { chunk: 12, slices: None };
+        let c = ProductKernel::Compute { chunk: 12, slices: None, width: None };
         assert!(msg(gpu.mul_with(c, &a, &b).unwrap_err()).contains("chunks of 8, 16 or 32 of k, not 12"));
-        let c = ProductKernel::Compute { chunk: 16, slices: Some(5) };
+        let c = ProductKernel::Compute { chunk: 16, slices: Some(5), width: None };
         assert!(msg(gpu.mul_with(c, &a, &b).unwrap_err()).contains("1 to 4 slices, not 5"));
+        let c = ProductKernel::Compute { chunk: 8, slices: None, width: Some(64) };
+        assert!(msg(gpu.mul_with(c, &a, &b).unwrap_err()).contains("not blocks of 64 with chunks of 8"));
         let r = ProductKernel::Registers { rows: 0, cols: 32 };
         assert!(msg(gpu.mul_with(r, &a, &b).unwrap_err()).contains("1 to 8 texel rows and 1 to 32 columns"));
         let p = ProductKernel::Passes { per_pass: 0 };

@@ -14,6 +14,7 @@ enable wgpu_cooperative_matrix;
 // through workgroup memory into the output texture, one texel a store.
 
 const BK: i32 = {BK};
+const BN: i32 = 128; // block width in columns (chunk_fetch.wgsl)
 // Strides of the tiles in workgroup memory, padded by 8 halves against bank conflicts.
 const AS: i32 = 136;
 const BS: i32 = {BK} + 8;

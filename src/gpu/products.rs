@@ -9,11 +9,13 @@
 //! ([`Gpu::product_kernel`]). A new kernel costs its shader, its kernel file, one enum value
 //! and one match arm.
 
+mod split;
+
 use super::Gpu;
 use crate::error::{Error, Result};
 use crate::kernels::{self, Program};
-use crate::layout::Layout;
 use crate::matrix::Matrix;
+use split::{auto_chunk, split_k};
 
 /// Columns per block of the blocked matrix-vector product's first pass.
 pub const MATVEC_BLOCK: usize = 64;
@@ -42,6 +44,9 @@ pub enum ProductKernel {
         /// The inner dimension split into 1 to 4 slices summed by a second pass; `None` splits
         /// where the output alone would leave the GPU half idle (`split_k`).
         slices: Option<usize>,
+        /// Columns of C a workgroup computes, 128 or 64 ([`kernels::TILED_WIDTHS`]; 64 takes
+        /// chunks of 16 or 32); `None` chooses with the split (`split_k`).
+        width: Option<usize>,
     },
     /// The compute kernel without workgroup memory and barrier (WebGPU only): `rows` texel
     /// rows x `cols` columns of C per invocation, in registers (what a software adapter runs
@@ -84,6 +89,7 @@ impl ProductKernel {
     pub const COMPUTE: ProductKernel = ProductKernel::Compute {
         chunk: 32,
         slices: None,
+        width: None,
     };
 
     /// The registers kernel as [`ProductKernel::Auto`] runs it: 4 texel rows x 32 columns of C
@@ -240,15 +246,19 @@ impl Gpu {
         match kernel {
             ProductKernel::Auto if self.takes_tensor_cores(a, b) => self.mul_tensor(a, b),
             ProductKernel::Auto => match self.product_kernel().0 {
-                ProductKernel::Compute { slices, .. } => {
+                ProductKernel::Compute { slices, width, .. } => {
                     let storage = self.capabilities().max_workgroup_storage;
-                    self.mul_compute(a, b, auto_chunk(storage), slices)
+                    self.mul_compute(a, b, auto_chunk(storage), (slices, width))
                 }
                 other => self.mul_with(other, a, b),
             },
             ProductKernel::Teaching => self.mul_teaching(a, b),
             ProductKernel::Fast { targets } => self.mul_fast(a, b, targets),
-            ProductKernel::Compute { chunk, slices } => self.mul_compute(a, b, chunk, slices),
+            ProductKernel::Compute {
+                chunk,
+                slices,
+                width,
+            } => self.mul_compute(a, b, chunk, (slices, width)),
             ProductKernel::Registers { rows, cols } => self.mul_registers(a, b, rows, cols),
             ProductKernel::Tensor => self.mul_tensor(a, b),
             ProductKernel::Passes { per_pass } => self.mul_passes(a, b, per_pass),
@@ -391,14 +401,14 @@ impl Gpu {
     }
 
     /// `a * b` on the compute path with chunks of `bk` of the inner dimension, split into
-    /// `slices` summed by a second pass, or where the output alone would leave the GPU half idle
-    /// ([`split_k`]) for `None` ([`ProductKernel::Compute`]).
+    /// `slices` summed by a second pass, by workgroups of `width` columns; for `None`, the split
+    /// and the width that fill the GPU best ([`split_k`]; [`ProductKernel::Compute`]).
     fn mul_compute(
         &self,
         a: &Matrix,
         b: &Matrix,
         bk: usize,
-        slices: Option<usize>,
+        (slices, width): (Option<usize>, Option<usize>),
     ) -> Result<Matrix> {
         check_inner(a, b)?;
         if !kernels::TILED_CHUNKS.contains(&bk) {
@@ -411,27 +421,43 @@ impl Gpu {
                 "the compute-path product splits k into 1 to 4 slices, not {s}"
             )));
         }
-        let bytes = kernels::tiled_workgroup_bytes(bk);
+        if let Some(w) = width.filter(|&w| !kernels::TILED_WIDTHS.contains(&w) || w * bk < 1024) {
+            return Err(Error::Unsupported(format!(
+                "the compute-path product takes blocks of 128 columns, or of 64 with chunks of 16 \
+                 or 32, not blocks of {w} with chunks of {bk}"
+            )));
+        }
+        let bytes = kernels::tiled_workgroup_bytes(bk, 128);
         if self.capabilities().compute && bytes > self.capabilities().max_workgroup_storage {
             return Err(Error::Unsupported(format!(
                 "chunks of {bk} need {bytes} bytes of workgroup memory, this device allows {}",
                 self.capabilities().max_workgroup_storage
             )));
         }
-        let block = |a: &Matrix, b: &Matrix| self.mul_compute(a, b, bk, slices);
+        let block = |a: &Matrix, b: &Matrix| self.mul_compute(a, b, bk, (slices, width));
         if let Some(c) = self.tile_product(a, b, (false, false), block)? {
             return Ok(c);
         }
         let out = self.layout(a.rows(), b.cols())?;
         // The stacked slices must fit one texture too (which a small tile limit makes tight).
         let fit = (4 * self.tile_limit()) / (out.rows.div_ceil(128) * 128);
-        let slices = slices.unwrap_or_else(|| split_k(out, a.cols()).min(fit.max(1)));
+        // Blocks of 64 columns take chunks of 16 or 32.
+        let widths = match width {
+            Some(w) => vec![w],
+            None => kernels::TILED_WIDTHS[..if bk >= 16 { 2 } else { 1 }].to_vec(),
+        };
+        let (slices, width) = match slices {
+            Some(s) => (s, widths[0]),
+            None => split_k(out, a.cols(), &widths),
+        };
+        let slices = slices.min(fit.max(1));
+        let kernel = kernels::matmul_tiled(bk, width);
         if slices == 1 {
-            return self.run_kernel(kernels::matmul_tiled(bk), &[a, b], out);
+            return self.run_kernel(kernel, &[a, b], out);
         }
         // The slices stacked, each a whole number of workgroup blocks (128 rows) high.
         let stacked = self.layout(slices * out.rows.div_ceil(128) * 128, out.cols)?;
-        let partial = self.run_kernel(kernels::matmul_tiled(bk), &[a, b], stacked)?;
+        let partial = self.run_kernel(kernel, &[a, b], stacked)?;
         self.run_kernel(kernels::SUM_SLICES, &[&partial], out)
     }
 
@@ -624,68 +650,4 @@ fn inner_mismatch(a: &Matrix, b: &Matrix, op: &str, ka: usize, kb: usize) -> Err
         b.rows(),
         b.cols()
     ))
-}
-
-/// Workgroups of the compute-path product in flight at once on the GPU its plan was measured
-/// on: an H100's 132 SMs, one workgroup each (256 threads at 161 registers a thread).
-const WAVE: usize = 132;
-/// The least depth of k a slice of a split product takes.
-const MIN_SLICE_DEPTH: usize = 64;
-/// The most bytes a split product's stacked slices may take: on the H100 natively, products
-/// writing or reading textures over 128 MiB (wgpu's largest shared memory block; larger ones get
-/// blocks of their own) ran at a third of the speed (`bench/records/h100/products/`
-/// `kernel-sweep-2026-11-26.log`: k in 4 slices at n = 3072 made 9 TFLOPS, in 2 slices 40).
-const MAX_STACKED_BYTES: usize = 128 << 20;
-
-/// The slices of k a compute-path product of the output `out` and inner dimension `k` is split
-/// into, 1 to 4: the fewest waves of full-depth work, counting a partly filled wave of
-/// [`WAVE`] workgroups (blocks of 128 x 128 elements) as a whole one, fewer slices where equal;
-/// each slice at least [`MIN_SLICE_DEPTH`] deep, the stacked slices at most
-/// [`MAX_STACKED_BYTES`]. The wave model matches the H100's best split at every n of the
-/// sweep in `kernel-sweep-2026-11-26.log` (1024: 2 slices, 1280: 1, 1536: 4, 1792: 2, 2500: 4,
-/// 3072: 2).
-fn split_k(out: Layout, k: usize) -> usize {
-    let blocks = out.cols.div_ceil(128) * out.rows.div_ceil(128);
-    let stacked = |s: usize| s * out.rows.div_ceil(128) * 128 * out.cols * 4;
-    let waves = |s: usize| (blocks * s).div_ceil(WAVE);
-    (2..=4)
-        .filter(|&s| k / s >= MIN_SLICE_DEPTH && stacked(s) <= MAX_STACKED_BYTES)
-        // waves(s) / s < waves(best) / best, in integers; ties keep the fewer slices.
-        .fold(1, |best, s| {
-            if waves(s) * best < waves(best) * s {
-                s
-            } else {
-                best
-            }
-        })
-}
-
-/// The chunk depth [`ProductKernel::Auto`] takes on the compute path: the deepest of
-/// [`kernels::TILED_CHUNKS`] whose tiles fit the device's `storage` bytes of workgroup memory.
-/// With blocked summation (a partial sum per chunk) the deepest is the fastest on the H100: the
-/// adds of the partials into the running sums cost one per chunk.
-fn auto_chunk(storage: usize) -> usize {
-    kernels::TILED_CHUNKS
-        .into_iter()
-        .rev()
-        .find(|&bk| kernels::tiled_workgroup_bytes(bk) <= storage)
-        .unwrap_or(kernels::TILED_CHUNKS[0])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn small_products_split_k_until_the_gpu_is_full() {
-        let split = |m, k, n| split_k(Layout { rows: m, cols: n }, k);
-        assert_eq!(split(1024, 1024, 1024), 2); // 64 blocks: 128 fill one wave
-        assert_eq!(split(1280, 1280, 1280), 1); // 100 blocks: 200 or 300 take 2 or 3 waves
-        assert_eq!(split(1536, 1024, 1536), 4); // 144 blocks: 576 in 5 waves
-        assert_eq!(split(2048, 2048, 2048), 1); // 256 blocks: 2 waves whatever the split
-        assert_eq!(split(3072, 3072, 3072), 2); // 4 slices would stack 151 MB
-        assert_eq!(split(37, 1030, 65), 4);
-        assert_eq!(split(130, 200, 259), 3); // each slice at least 64 deep
-        assert_eq!(split(8192, 8192, 8192), 1);
-    }
 }

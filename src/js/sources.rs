@@ -109,7 +109,7 @@ fn matmul_kernel(options: &JsValue) -> Result<Kernel, Error> {
                     "the compute kernel takes chunks of 8, 16 or 32, not {chunk}"
                 )));
             }
-            Ok(kernels::matmul_tiled(chunk))
+            Ok(kernels::matmul_tiled(chunk, 128))
         }
         _ => Err(Error::Argument(
             "kernelSources(\"matmul\") needs the option kernel: \"teaching\", \"fast\" or \

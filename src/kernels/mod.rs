@@ -144,7 +144,7 @@ pub use products::{
     matmul_fast, matmul_registers, matmul_tensor, matmul_tiled, matvec_tiled,
     tensor_workgroup_bytes, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN, LAPLACIAN_TILE, MATMUL,
     MATMUL_PASS, MATVEC_PARTIAL, MUL_TR, SUM_COLS, SUM_SLICES, TENSOR_CHUNK, TILED_CHUNKS,
-    TRANSPOSE, TR_MUL,
+    TILED_WIDTHS, TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;
 pub use simd_expr::{

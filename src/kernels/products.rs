@@ -42,40 +42,56 @@ pub const TILED_CHUNKS: [usize; 3] = [8, 16, 32];
 /// The texel fetches of a chunk of k that [`matmul_tiled`] and [`matmul_tensor`] share.
 const CHUNK_FETCH: &str = include_str!("../../shaders/products/chunk_fetch.wgsl");
 
-/// Bytes of workgroup memory [`matmul_tiled`] declares for chunks of `bk`.
-pub fn tiled_workgroup_bytes(bk: usize) -> usize {
-    2 * bk * 32 * 16
+/// Bytes of workgroup memory [`matmul_tiled`] declares for chunks of `bk` and blocks of `width`
+/// columns.
+pub fn tiled_workgroup_bytes(bk: usize, width: usize) -> usize {
+    bk * (32 + width / 4) * 16
 }
 
-/// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 x 128
-/// elements of C; chunks of `bk` (one of [`TILED_CHUNKS`]) of the inner dimension pass through
-/// workgroup memory, each chunk's `bk` steps written out and summed from zero before being added
-/// to the running sums (blocked summation); 8 x 8 outputs per thread in registers. Each chunk depth's source is built once and kept: building it on every call was
-/// the largest of texla's own costs in recording a product (a profile through Dawn on
-/// SwiftShader); with it kept, and the submissions of `backend/webgpu/`, recording a product
-/// through Dawn on the H100 took 53 us, not 77.
-pub fn matmul_tiled(bk: usize) -> Kernel {
-    static SOURCES: [OnceLock<String>; TILED_CHUNKS.len()] = [const { OnceLock::new() }; 3];
-    let slot = TILED_CHUNKS
-        .iter()
-        .position(|&c| c == bk)
-        .expect("a chunk depth of TILED_CHUNKS");
-    let wgsl = SOURCES[slot].get_or_init(|| {
+/// Widths in columns of the blocks of C a [`matmul_tiled`] workgroup computes: 128, or 64 for
+/// twice the workgroups where C has too few blocks to fill the GPU.
+pub const TILED_WIDTHS: [usize; 2] = [128, 64];
+
+/// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 rows x
+/// `width` columns of C (one of [`TILED_WIDTHS`]); chunks of `bk` (one of [`TILED_CHUNKS`], at
+/// least 16 for blocks of 64) of the inner dimension pass through workgroup memory, each chunk's
+/// `bk` steps written out and summed from zero before being added to the running sums (blocked
+/// summation); 8 x `width` / 16 outputs per thread in registers. Each kernel's source is built
+/// once and kept: building it on every call was the largest of texla's own costs in recording a
+/// product (a profile through Dawn on SwiftShader); with it kept, and the submissions of
+/// `backend/webgpu/`, recording a product through Dawn on the H100 took 53 us, not 77.
+pub fn matmul_tiled(bk: usize, width: usize) -> Kernel {
+    static SOURCES: [OnceLock<String>; TILED_CHUNKS.len() * TILED_WIDTHS.len()] =
+        [const { OnceLock::new() }; 6];
+    let chunk = TILED_CHUNKS.iter().position(|&c| c == bk);
+    let wide = TILED_WIDTHS.iter().position(|&w| w == width);
+    let (Some(chunk), Some(wide)) = (chunk, wide) else {
+        panic!("chunks of {bk} and blocks of {width}: not of TILED_CHUNKS and TILED_WIDTHS");
+    };
+    assert!(
+        width * bk >= 1024,
+        "blocks of {width} take chunks of at least 16"
+    );
+    let wgsl = SOURCES[chunk * TILED_WIDTHS.len() + wide].get_or_init(|| {
         template!("products/matmul_tiled.wgsl")
+            .repeat_lines("h", width / 64)
             .repeat_lines("e", bk / 8)
+            .repeat_lines("f", width * bk / 1024)
             .repeat_block("p", bk)
             .register("BK", bk)
+            .register("BN", width)
+            .register("BG", width / 4)
             .complete()
             + CHUNK_FETCH
     });
     Kernel {
-        name: format!("matmul_tiled_{bk}").into(),
+        name: format!("matmul_tiled_{bk}_{width}").into(),
         inputs: &["a", "b"],
         wgsl: Cow::Borrowed(wgsl),
         glsl: Cow::Borrowed(""),
         outputs: 1,
         compute: Some(Compute {
-            per_group: (128, 32),
+            per_group: (width, 32),
             scratch_words: 0,
         }),
     }

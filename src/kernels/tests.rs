@@ -46,13 +46,21 @@ fn repeated_lines_unroll_and_leave_no_placeholder() {
         )));
     }
     for bk in TILED_CHUNKS {
-        let src = matmul_tiled(bk).wgsl_source();
-        assert!(!src.contains("{e}") && !src.contains("{BK}") && !src.contains("{p}"));
-        assert_eq!(src.matches("fetch_a(li + 256 *").count(), 2 * bk / 8);
-        // The chunk's steps written out, no loop over them.
-        assert_eq!(src.matches("let a0 = a_tile[").count(), bk);
-        assert!(src.contains(&format!("b_tile[{}][tx + 16]", bk - 1)));
-        assert!(!src.contains("for (var p"));
+        for width in TILED_WIDTHS.into_iter().filter(|w| w * bk >= 1024) {
+            let src = matmul_tiled(bk, width).wgsl_source();
+            assert!(!src.contains("{e}") && !src.contains("{BK}") && !src.contains("{p}"));
+            assert_eq!(src.matches("fetch_a(li + 256 *").count(), 2 * bk / 8);
+            assert_eq!(
+                src.matches("fetch_b(li + 256 *").count(),
+                2 * width * bk / 1024
+            );
+            // The chunk's steps written out, no loop over them; a half of 64 columns each.
+            assert_eq!(src.matches("let a0 = a_tile[").count(), bk);
+            let last = format!("b_tile[{}][tx + 16 * {}]", bk - 1, width / 64 - 1);
+            assert!(src.contains(&last), "{last}");
+            assert!(!src.contains(&format!("tx + 16 * {}]", width / 64)));
+            assert!(!src.contains("for (var p"));
+        }
     }
     let src = lcp_jacobi(512, 4, 7, 100, 25, true).wgsl_source();
     assert!(!src.contains("{m}") && !src.contains("{XW}") && !src.contains("{REG}"));
@@ -74,7 +82,8 @@ fn a_key_is_the_same_for_a_static_source_hashed_once_and_an_owned_copy() {
     use std::borrow::Cow;
     for kernel in [
         MATMUL,
-        matmul_tiled(32),
+        matmul_tiled(32, 128),
+        matmul_tiled(32, 64),
         matvec_tiled(1),
         matvec_tiled(2048),
     ] {
@@ -86,8 +95,9 @@ fn a_key_is_the_same_for_a_static_source_hashed_once_and_an_owned_copy() {
         assert_eq!(kernel.key(), owned.key());
         assert_eq!(kernel.key(), kernel.key(), "found again by its address");
     }
-    assert_ne!(MATMUL.key(), matmul_tiled(32).key());
-    assert_ne!(matmul_tiled(16).key(), matmul_tiled(32).key());
+    assert_ne!(MATMUL.key(), matmul_tiled(32, 128).key());
+    assert_ne!(matmul_tiled(16, 128).key(), matmul_tiled(32, 128).key());
+    assert_ne!(matmul_tiled(32, 64).key(), matmul_tiled(32, 128).key());
 }
 
 #[test]
@@ -134,7 +144,8 @@ fn naga_validates_the_compute_kernels() {
         contact_soft_group(256, (4, 2), 3.0, (2000, 300)),
         narrow_phase(),
     ];
-    kernels.extend(TILED_CHUNKS.map(matmul_tiled));
+    kernels.extend(TILED_CHUNKS.map(|bk| matmul_tiled(bk, 128)));
+    kernels.extend([16, 32].map(|bk| matmul_tiled(bk, 64)));
     kernels
         .extend([Reduction::Sum, Reduction::Dot, Reduction::MaxAbs].map(Reduction::compute_pass));
     for kernel in kernels {

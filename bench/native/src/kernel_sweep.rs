@@ -27,31 +27,28 @@ fn product_paths() -> Vec<(String, Op)> {
     )];
     for chunk in kernels::TILED_CHUNKS {
         paths.push((
-            format!("chunk {chunk}"),
+            format!("chunk {chunk}, 128 wide"),
             Box::new(move |g: &Gpu, a: &Matrix, b: &Matrix| {
-                g.mul_with(
-                    ProductKernel::Compute {
-                        chunk,
-                        slices: None,
-                    },
-                    a,
-                    b,
-                )
+                let kernel = ProductKernel::Compute {
+                    chunk,
+                    slices: None,
+                    width: Some(128),
+                };
+                g.mul_with(kernel, a, b)
             }),
         ));
     }
-    for slices in [1, 2, 4] {
+    // Blocks of 64 or 128 columns, k whole or split: what the choice by size picks from.
+    for (width, slices) in [(128, 1), (128, 2), (64, 1), (64, 2), (64, 4)] {
         paths.push((
-            format!("chunk 8, k in {slices}"),
+            format!("chunk 32, {width} wide, k in {slices}"),
             Box::new(move |g: &Gpu, a: &Matrix, b: &Matrix| {
-                g.mul_with(
-                    ProductKernel::Compute {
-                        chunk: 8,
-                        slices: Some(slices),
-                    },
-                    a,
-                    b,
-                )
+                let kernel = ProductKernel::Compute {
+                    chunk: 32,
+                    slices: Some(slices),
+                    width: Some(width),
+                };
+                g.mul_with(kernel, a, b)
             }),
         ));
     }

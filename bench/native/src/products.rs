@@ -93,13 +93,14 @@ pub fn products(gpu: &Gpu, o: &Options) -> Result<()> {
     }
     let storage = gpu.capabilities().max_workgroup_storage;
     for bk in texla::kernels::TILED_CHUNKS {
-        if texla::kernels::tiled_workgroup_bytes(bk) <= storage && (bk == 8 || !o.quick) {
+        if texla::kernels::tiled_workgroup_bytes(bk, 128) <= storage && (bk == 8 || !o.quick) {
             paths.push((
                 format!("compute, 128x128 blocks, 8x8 per thread, k chunk {bk}, k split by size"),
                 Box::new(move |g, a, b| {
                     let kernel = ProductKernel::Compute {
                         chunk: bk,
                         slices: None,
+                        width: Some(128),
                     };
                     g.mul_with(kernel, a, b)
                 }),
@@ -114,6 +115,7 @@ pub fn products(gpu: &Gpu, o: &Options) -> Result<()> {
                 let kernel = ProductKernel::Compute {
                     chunk: 8,
                     slices: Some(slices),
+                    width: Some(128),
                 };
                 g.mul_with(kernel, a, b)
             }),
