@@ -75,6 +75,7 @@ pub fn custom(
             Some(Compute {
                 per_group: (x, y),
                 scratch_words: 0,
+                unchecked: false,
             })
         }
         Some((x, y)) => {

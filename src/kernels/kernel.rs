@@ -44,6 +44,11 @@ pub struct Compute {
     pub per_group: (usize, usize),
     /// 32-bit words of zeroed storage (`scratch`, binding 8) each run gets; 0 for none.
     pub scratch_words: usize,
+    /// Built natively without wgpu's run-time checks: a kernel of texla's whose every texture
+    /// load and store is guarded by the matrices' shapes and whose other indices and loops are
+    /// bounded by construction (the product's tiled kernel, where the checks cost 3-4%). A
+    /// browser's WebGPU keeps its own checks whatever this says.
+    pub unchecked: bool,
 }
 
 impl Kernel {

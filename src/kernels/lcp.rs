@@ -49,6 +49,7 @@ pub fn lcp_jacobi(
         compute: Some(Compute {
             per_group: (1, height.div_ceil(workgroups.max(1))),
             scratch_words: 1 + 2 * x_words,
+            unchecked: false,
         }),
     }
 }
@@ -187,6 +188,7 @@ fn group_kernel(name: String, body: super::Template, scratch_words: usize) -> Ke
         compute: Some(Compute {
             per_group: (GROUP_MAX_CONTACTS, 4 * GROUP_MAX_CONTACTS),
             scratch_words,
+            unchecked: false,
         }),
     }
 }

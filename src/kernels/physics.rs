@@ -33,6 +33,7 @@ pub fn narrow_phase() -> Kernel {
         compute: Some(Compute {
             per_group: (NARROW_PHASE_TEXELS, 64),
             scratch_words: 0,
+            unchecked: false,
         }),
     }
 }

@@ -93,6 +93,7 @@ pub fn matmul_tiled(bk: usize, width: usize) -> Kernel {
         compute: Some(Compute {
             per_group: (width, 32),
             scratch_words: 0,
+            unchecked: true,
         }),
     }
 }
@@ -138,6 +139,7 @@ pub fn matmul_tensor(bk: usize) -> Kernel {
         compute: Some(Compute {
             per_group: (128, 32),
             scratch_words: 0,
+            unchecked: false,
         }),
     }
 }
@@ -162,6 +164,7 @@ pub fn matmul_registers(rows: usize, cols: usize) -> Kernel {
         compute: Some(Compute {
             per_group: (8 * cols, 8 * rows),
             scratch_words: 0,
+            unchecked: false,
         }),
     }
 }
@@ -176,6 +179,7 @@ pub const SUM_SLICES: Kernel = Kernel {
     compute: Some(Compute {
         per_group: (64, 4),
         scratch_words: 0,
+        unchecked: false,
     }),
 };
 
@@ -212,6 +216,7 @@ pub fn matvec_tiled(texel_rows: usize) -> Kernel {
         compute: Some(Compute {
             per_group: (1, 2 * ty),
             scratch_words: 0,
+            unchecked: false,
         }),
     }
 }

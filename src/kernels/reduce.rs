@@ -101,6 +101,7 @@ impl Reduction {
             compute: Some(Compute {
                 per_group: (1, 1),
                 scratch_words: 0,
+                unchecked: false,
             }),
         }
     }

@@ -148,6 +148,23 @@ fn naga_validates_the_compute_kernels() {
     kernels.extend([16, 32].map(|bk| matmul_tiled(bk, 64)));
     kernels
         .extend([Reduction::Sum, Reduction::Dot, Reduction::MaxAbs].map(Reduction::compute_pass));
+    // Only the tiled product is built without wgpu's run-time checks; a kernel of one's own never.
+    let unchecked = |k: &Kernel| k.compute.is_some_and(|c| c.unchecked);
+    for kernel in &kernels {
+        assert_eq!(
+            unchecked(kernel),
+            kernel.name.starts_with("matmul_tiled"),
+            "{}",
+            kernel.name
+        );
+    }
+    let own = super::custom::custom(
+        "@compute @workgroup_size(1) fn cs_main() {}",
+        "",
+        1,
+        Some((1, 1)),
+    );
+    assert!(!unchecked(&own.unwrap()));
     for kernel in kernels {
         let src = kernel.wgsl_source();
         let module = naga::front::wgsl::parse_str(&src)

@@ -169,14 +169,18 @@ fn table(title: &str, unit: &str, paths: &[(String, Op)], all: &[Measured], json
 }
 
 pub fn kernel_sweep(gpu: &Gpu, o: &Options) -> Result<()> {
-    let checks = if o.no_checks {
-        wgpu::ShaderRuntimeChecks::unchecked()
-    } else {
-        wgpu::ShaderRuntimeChecks::checked()
+    // As a user gets them (the tiled product unchecked, the rest checked), unless named.
+    let checks = match (o.no_checks, o.checks) {
+        (true, _) => Some(wgpu::ShaderRuntimeChecks::unchecked()),
+        (_, true) => Some(wgpu::ShaderRuntimeChecks::checked()),
+        _ => None,
     };
-    webgpu(gpu).set_runtime_checks(checks);
+    if let Some(checks) = checks {
+        webgpu(gpu).set_runtime_checks(checks);
+    }
     let (kernel, _) = gpu.product_kernel();
-    println!("auto product kernel here: {kernel:?}; wgpu run-time checks: {checks:?}");
+    let checks = checks.map_or("the library's own".to_string(), |c| format!("{c:?}"));
+    println!("auto product kernel here: {kernel:?}; wgpu run-time checks: {checks}");
     let mut sizes = o.sizes.clone();
     sizes.sort_unstable();
     let mut json = String::from("[");

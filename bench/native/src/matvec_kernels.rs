@@ -120,6 +120,7 @@ fn kernel(name: String, wgsl: String, rows: usize) -> Kernel {
         compute: Some(Compute {
             per_group: (1, rows),
             scratch_words: 0,
+            unchecked: false,
         }),
     }
 }

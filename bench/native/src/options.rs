@@ -56,6 +56,9 @@ pub struct Options {
     pub memory_hints: wgpu::MemoryHints,
     /// `--no-checks`: the kernel sweep without wgpu's run-time checks in the shaders.
     pub no_checks: bool,
+    /// `--checks`: the kernel sweep with wgpu's run-time checks in every shader (by default the
+    /// library's own choice: none in the tiled product's).
+    pub checks: bool,
     /// `--rounds`: turns of each path per order in the kernel sweep (the median is reported).
     pub rounds: usize,
     /// Order of the dense LCP.
@@ -140,6 +143,7 @@ pub fn options() -> Options {
         reductions: false,
         rounds: 3,
         no_checks: false,
+        checks: false,
         memory_hints: wgpu::MemoryHints::default(),
         lcp_n: 400,
         lcp_iterations: 800,
@@ -308,6 +312,7 @@ pub fn options() -> Options {
             "--overhead" => o.overhead = true,
             "--reductions" => o.reductions = true,
             "--no-checks" => o.no_checks = true,
+            "--checks" => o.checks = true,
             other => eprintln!("ignoring unknown option {other}"),
         }
         i += 1;

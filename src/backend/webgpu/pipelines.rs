@@ -34,8 +34,9 @@ pub(super) struct Pipelines {
     uniforms: RefCell<Map<Vec<u8>, wgpu::Buffer>>,
     /// Bind groups of runs (see `cached_bind_group`).
     bind_groups: RefCell<Map<BindGroupKey, wgpu::BindGroup>>,
-    /// The run-time checks wgpu builds into shaders: `None` for all of them (always, except
-    /// where the native benchmark measures what they cost).
+    /// The run-time checks wgpu builds into shaders: `None` for all of them, but none for a
+    /// kernel marked unchecked (always, except where the native benchmark measures what they
+    /// cost).
     checks: Cell<Option<wgpu::ShaderRuntimeChecks>>,
 }
 
@@ -175,9 +176,18 @@ impl Pipelines {
             label: Some(&kernel.name),
             source: wgpu::ShaderSource::Wgsl(kernel.wgsl_source().into()),
         };
+        let unchecked = kernel.compute.is_some_and(|c| c.unchecked);
         match self.checks.get() {
-            None => self.device.create_shader_module(descriptor),
-            // SAFETY: only the native benchmark turns checks off, for texla's own kernels, whose
+            None if !unchecked => self.device.create_shader_module(descriptor),
+            // SAFETY: a kernel marked unchecked is texla's own, its every texture load and store
+            // guarded by the shapes of its bindings, its other indices and its loops bounded by
+            // construction (`kernels::Compute::unchecked`).
+            None => unsafe {
+                let unchecked = wgpu::ShaderRuntimeChecks::unchecked();
+                self.device
+                    .create_shader_module_trusted(descriptor, unchecked)
+            },
+            // SAFETY: only the native benchmark chooses the checks, for texla's own kernels, whose
             // indices stay in bounds (every load is guarded or clamped) and whose loops end.
             Some(checks) => unsafe { self.device.create_shader_module_trusted(descriptor, checks) },
         }
