@@ -22,10 +22,12 @@ const MAX_STACKED_BYTES: usize = 128 << 20;
 /// [`MIN_SLICE_DEPTH`] deep, the stacked slices at most [`MAX_STACKED_BYTES`]. The wave model
 /// matched the H100's best split of blocks of 128 at every n of the sweep in
 /// `kernel-sweep-2026-11-26.log` (1024: 2 slices, 1280: 1, 1536: 4, 1792: 2, 2500: 4, 3072: 2).
-/// Where blocks of 128 are fewer than a wave and split k in an even number of slices, blocks of
-/// 64 (where allowed) take half as many: twice the workgroups, and at 1024 no second pass. On
-/// the H100 natively that made n = 1024 33.5 TFLOPS against 30.3, while from n = 2048 blocks of
-/// 64 were 8-10% slower than blocks of 128 (`narrow-blocks-2026-11-28.log`).
+/// Where blocks of 128 split k, blocks of 64 (where allowed) take the most slices, up to as many,
+/// that still fit one wave, if that leaves no fewer workgroups: at 1024 one pass of 128
+/// workgroups instead of two slices and their sum, at 512 twice the workgroups. On the H100
+/// natively that made n = 1024 33.3 TFLOPS against 30.7 and 512 12.2-12.7 against 9.5-9.9,
+/// while from n = 2048 blocks of 64 were 8-10% slower than blocks of 128, and at 768 (64 of
+/// them in one slice against 128 in three) 12% slower (`narrow-blocks-2026-11-28.log`).
 pub(super) fn split_k(out: Layout, k: usize, widths: &[usize]) -> (usize, usize) {
     let stacked = |s: usize| s * out.rows.div_ceil(128) * 128 * out.cols * 4;
     let blocks = |w: usize| out.cols.div_ceil(w) * out.rows.div_ceil(128);
@@ -42,12 +44,15 @@ pub(super) fn split_k(out: Layout, k: usize, widths: &[usize]) -> (usize, usize)
                 }
             })
     };
-    match widths {
-        [w] => (slices(*w), *w),
-        _ => match slices(128) {
-            s if s % 2 == 0 && blocks(128) < WAVE => (s / 2, 64),
-            s => (s, 128),
-        },
+    if let [w] = widths {
+        return (slices(*w), *w);
+    }
+    // Where blocks of 128 split k, blocks of 64 with the most slices (up to as many) that still
+    // fit one wave, if they leave no fewer workgroups.
+    let (s, narrow) = (slices(128), blocks(64));
+    match (1..=s).rev().find(|&n| narrow * n <= WAVE) {
+        Some(n) if s > 1 && narrow * n >= blocks(128) * s => (n, 64),
+        _ => (s, 128),
     }
 }
 
@@ -81,8 +86,8 @@ mod tests {
         // Blocks of 64 columns fill the GPU without the split's second pass.
         let both = |m, k, n| split_k(Layout { rows: m, cols: n }, k, &[128, 64]);
         assert_eq!(both(1024, 1024, 1024), (1, 64)); // 128 narrow blocks: one wave
-        assert_eq!(both(512, 512, 512), (2, 64)); // 4 wide slices
-        assert_eq!(both(768, 768, 768), (3, 128)); // an odd split stays wide
+        assert_eq!(both(512, 512, 512), (4, 64)); // 32 narrow blocks in 4 slices: one wave
+        assert_eq!(both(768, 768, 768), (3, 128)); // 72 narrow blocks are fewer than 108
         assert_eq!(both(1280, 1280, 1280), (1, 128));
         assert_eq!(both(1536, 1024, 1536), (4, 128)); // 144 wide blocks: more than a wave
         assert_eq!(both(2048, 2048, 2048), (1, 128));
