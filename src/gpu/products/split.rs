@@ -25,9 +25,9 @@ const MAX_STACKED_BYTES: usize = 128 << 20;
 /// Where blocks of 128 split k, blocks of 64 (where allowed) take the most slices, up to as many,
 /// that still fit one wave, if that leaves no fewer workgroups: at 1024 one pass of 128
 /// workgroups instead of two slices and their sum, at 512 twice the workgroups. On the H100
-/// natively that made n = 1024 33.3 TFLOPS against 30.7 and 512 12.2-12.7 against 9.5-9.9,
-/// while from n = 2048 blocks of 64 were 8-10% slower than blocks of 128, and at 768 (64 of
-/// them in one slice against 128 in three) 12% slower (`narrow-blocks-2026-11-28.log`).
+/// natively that made n = 1024 34.2-34.5 TFLOPS against 31.2-31.3 and 512 12.6-13.0 against
+/// 9.8-9.9, while from n = 2048 blocks of 64 were 8-10% slower than blocks of 128, and at 768
+/// (72 of them in one slice against 108 in three) 12% slower (`narrow-blocks-2026-11-28.log`).
 pub(super) fn split_k(out: Layout, k: usize, widths: &[usize]) -> (usize, usize) {
     let stacked = |s: usize| s * out.rows.div_ceil(128) * 128 * out.cols * 4;
     let blocks = |w: usize| out.cols.div_ceil(w) * out.rows.div_ceil(128);
@@ -56,8 +56,9 @@ pub(super) fn split_k(out: Layout, k: usize, widths: &[usize]) -> (usize, usize)
     }
 }
 
-/// The chunk depth [`ProductKernel::Auto`](super::ProductKernel::Auto) takes on the compute path: the deepest of
-/// [`kernels::TILED_CHUNKS`] whose tiles fit the device's `storage` bytes of workgroup memory.
+/// The chunk depth [`ProductKernel::Auto`](super::ProductKernel::Auto) takes on the compute
+/// path: the deepest of [`kernels::TILED_CHUNKS`] whose tiles fit the device's `storage` bytes
+/// of workgroup memory.
 /// With blocked summation (a partial sum per chunk) the deepest is the fastest on the H100: the
 /// adds of the partials into the running sums cost one per chunk.
 pub(super) fn auto_chunk(storage: usize) -> usize {
