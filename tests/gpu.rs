@@ -136,8 +136,8 @@ on_both_backends! {
             let storage = gpu.capabilities().max_workgroup_storage;
             for chunk in texla::kernels::TILED_CHUNKS.into_iter().filter(|&c| texla::kernels::tiled_workgroup_bytes(c, 128) <= storage) {
                 kernels.extend([None, Some(1), Some(4)].map(|slices| ProductKernel::Compute { chunk, slices, width: Some(128) }));
-                if chunk >= 16 {
-                    kernels.extend([Some(1), Some(4)].map(|slices| ProductKernel::Compute { chunk, slices, width: Some(64) }));
+                for &width in texla::kernels::tiled_widths(chunk).iter().filter(|&&w| w != 128) {
+                    kernels.extend([Some(1), Some(4)].map(|slices| ProductKernel::Compute { chunk, slices, width: Some(width) }));
                 }
             }
         }

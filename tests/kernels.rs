@@ -66,8 +66,13 @@ fn every_kernel() -> Vec<Kernel> {
         kernels::ff_reduce(false),
     ];
     all.extend((2..=FAST_TARGETS).map(kernels::matmul_fast));
-    all.extend(TILED_CHUNKS.map(|bk| kernels::matmul_tiled(bk, 128)));
-    all.extend([16, 32].map(|bk| kernels::matmul_tiled(bk, 64)));
+    for bk in TILED_CHUNKS {
+        all.extend(
+            kernels::tiled_widths(bk)
+                .iter()
+                .map(|&w| kernels::matmul_tiled(bk, w)),
+        );
+    }
     all.extend([16, 32, 64].map(kernels::matmul_tensor));
     for r in [Reduction::Sum, Reduction::Dot, Reduction::MaxAbs] {
         all.extend([r.pass(), r.last(), r.compute_pass()]);

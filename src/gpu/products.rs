@@ -421,7 +421,7 @@ impl Gpu {
                 "the compute-path product splits k into 1 to 4 slices, not {s}"
             )));
         }
-        if let Some(w) = width.filter(|&w| !kernels::TILED_WIDTHS.contains(&w) || w * bk < 1024) {
+        if let Some(w) = width.filter(|w| !kernels::tiled_widths(bk).contains(w)) {
             return Err(Error::Unsupported(format!(
                 "the compute-path product takes blocks of 128 columns, or of 64 with chunks of 16 \
                  or 32, not blocks of {w} with chunks of {bk}"
@@ -441,14 +441,17 @@ impl Gpu {
         let out = self.layout(a.rows(), b.cols())?;
         // The stacked slices must fit one texture too (which a small tile limit makes tight).
         let fit = (4 * self.tile_limit()) / (out.rows.div_ceil(128) * 128);
-        // Blocks of 64 columns take chunks of 16 or 32.
+        let given;
         let widths = match width {
-            Some(w) => vec![w],
-            None => kernels::TILED_WIDTHS[..if bk >= 16 { 2 } else { 1 }].to_vec(),
+            Some(w) => {
+                given = [w];
+                &given[..]
+            }
+            None => kernels::tiled_widths(bk),
         };
         let (slices, width) = match slices {
             Some(s) => (s, widths[0]),
-            None => split_k(out, a.cols(), &widths),
+            None => split_k(out, a.cols(), widths),
         };
         let slices = slices.min(fit.max(1));
         let kernel = kernels::matmul_tiled(bk, width);

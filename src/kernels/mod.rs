@@ -142,9 +142,9 @@ pub use lcp::{
 pub use physics::{narrow_phase, NARROW_PHASE_TEXELS};
 pub use products::{
     matmul_fast, matmul_registers, matmul_tensor, matmul_tiled, matvec_tiled,
-    tensor_workgroup_bytes, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN, LAPLACIAN_TILE, MATMUL,
-    MATMUL_PASS, MATVEC_PARTIAL, MUL_TR, SUM_COLS, SUM_SLICES, TENSOR_CHUNK, TILED_CHUNKS,
-    TILED_WIDTHS, TRANSPOSE, TR_MUL,
+    tensor_workgroup_bytes, tiled_widths, tiled_workgroup_bytes, FAST_TARGETS, LAPLACIAN,
+    LAPLACIAN_TILE, MATMUL, MATMUL_PASS, MATVEC_PARTIAL, MUL_TR, SUM_COLS, SUM_SLICES,
+    TENSOR_CHUNK, TILED_CHUNKS, TILED_WIDTHS, TRANSPOSE, TR_MUL,
 };
 pub use reduce::Reduction;
 pub use simd_expr::{

@@ -52,6 +52,13 @@ pub fn tiled_workgroup_bytes(bk: usize, width: usize) -> usize {
 /// twice the workgroups where C has too few blocks to fill the GPU.
 pub const TILED_WIDTHS: [usize; 2] = [128, 64];
 
+/// The widths of [`TILED_WIDTHS`] chunks of `bk` take: those whose B tile the 256 threads copy
+/// in whole texels each (`width * bk / 1024`), so blocks of 64 from chunks of 16.
+pub fn tiled_widths(bk: usize) -> &'static [usize] {
+    let n = TILED_WIDTHS.iter().take_while(|&&w| w * bk >= 1024).count();
+    &TILED_WIDTHS[..n]
+}
+
 /// `C = A * B` on the compute path: workgroups of 16 x 16 threads, each computing 128 rows x
 /// `width` columns of C (one of [`TILED_WIDTHS`]); chunks of `bk` (one of [`TILED_CHUNKS`], at
 /// least 16 for blocks of 64) of the inner dimension pass through workgroup memory, each chunk's
@@ -69,7 +76,7 @@ pub fn matmul_tiled(bk: usize, width: usize) -> Kernel {
         panic!("chunks of {bk} and blocks of {width}: not of TILED_CHUNKS and TILED_WIDTHS");
     };
     assert!(
-        width * bk >= 1024,
+        tiled_widths(bk).contains(&width),
         "blocks of {width} take chunks of at least 16"
     );
     let wgsl = SOURCES[chunk * TILED_WIDTHS.len() + wide].get_or_init(|| {

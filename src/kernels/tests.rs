@@ -46,7 +46,7 @@ fn repeated_lines_unroll_and_leave_no_placeholder() {
         )));
     }
     for bk in TILED_CHUNKS {
-        for width in TILED_WIDTHS.into_iter().filter(|w| w * bk >= 1024) {
+        for &width in tiled_widths(bk) {
             let src = matmul_tiled(bk, width).wgsl_source();
             assert!(!src.contains("{e}") && !src.contains("{BK}") && !src.contains("{p}"));
             assert_eq!(src.matches("fetch_a(li + 256 *").count(), 2 * bk / 8);
@@ -144,8 +144,9 @@ fn naga_validates_the_compute_kernels() {
         contact_soft_group(256, (4, 2), 3.0, (2000, 300)),
         narrow_phase(),
     ];
-    kernels.extend(TILED_CHUNKS.map(|bk| matmul_tiled(bk, 128)));
-    kernels.extend([16, 32].map(|bk| matmul_tiled(bk, 64)));
+    for bk in TILED_CHUNKS {
+        kernels.extend(tiled_widths(bk).iter().map(|&w| matmul_tiled(bk, w)));
+    }
     kernels
         .extend([Reduction::Sum, Reduction::Dot, Reduction::MaxAbs].map(Reduction::compute_pass));
     // Only the tiled product is built without wgpu's run-time checks; a kernel of one's own never.
