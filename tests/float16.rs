@@ -11,7 +11,7 @@
 mod common;
 
 use common::device;
-use texla::backend::BackendKind;
+use texla::backend::{BackendKind, WebGpu};
 use texla::gpu::{float16, ops, Format, MatVecKernel, ProductKernel};
 use texla::reference::{compare, dot_error_bound, matmul, Rng};
 use texla::{Gpgpu, GpuMatrix};
@@ -55,6 +55,34 @@ fn spread(len: usize, seed: u32) -> Vec<f32> {
         .collect()
 }
 
+/// Around each of float16's 31,743 finite values h from 0 to under 65504, with either sign: h,
+/// the float32 values just past h, just under the tie with the next, at it, just past it and
+/// just under the next, and two between (float16's subnormals and float32's among them).
+fn every_rounding() -> Vec<f32> {
+    let next = |v: f32| f32::from_bits(v.to_bits() + 1);
+    let before = |v: f32| f32::from_bits(v.to_bits() - 1);
+    let mut values = Vec::new();
+    for bits in 0..0x7bffu16 {
+        let h = half::f16::from_bits(bits).to_f32();
+        let up = half::f16::from_bits(bits + 1).to_f32();
+        let tie = (h + up) / 2.0;
+        for v in [
+            h,
+            next(h),
+            before(tie),
+            tie,
+            next(tie),
+            before(up),
+            tie / 2.0,
+            next(h) / 3.0,
+        ] {
+            values.extend([v, -v]);
+        }
+    }
+    values.truncate(values.len() / 512 * 512);
+    values
+}
+
 fn same_bits(got: &[f32], want: &[f32], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     if let Some(k) = (0..got.len()).find(|&k| got[k].to_bits() != want[k].to_bits()) {
@@ -72,16 +100,27 @@ async fn values(m: &GpuMatrix) -> Vec<f32> {
 on_both_backends! {
     async fn a_float16_upload_holds_the_nearest_float16_in_half_the_memory(kind) {
         let gpu = device(kind).await;
-        // Small (copied by the CPU) and past 1 MiB (the GPU's transfer path for float32).
-        for (rows, cols) in [(1, 1), (5, 3), (37, 61), (600, 500)] {
-            let data = spread(rows * cols, (rows + cols) as u32);
-            let before = gpu.memory().live_bytes;
-            let m = gpu.upload_as(&data, (rows, cols), Format::F16).unwrap();
-            assert_eq!(m.format(), Format::F16);
-            let texels = m.layout().width() * m.layout().height();
-            assert_eq!(gpu.memory().live_bytes - before, 8 * texels, "8 bytes a texel");
-            let want = float16(&data).unwrap();
-            same_bits(&gpu.read(&m).await.unwrap(), &want, &format!("{rows}x{cols}"));
+        // Small (copied by the CPU) and past 1 MiB, which on a hardware adapter WebGPU rounds
+        // and packs on the GPU: both ways here on WebGPU, whatever the adapter. The last
+        // matrix holds float16's every finite value, each between its neighbours, at the ties
+        // and a float32 step either side of them, with either sign.
+        let ways: &[bool] = if kind == BackendKind::WebGpu { &[false, true] } else { &[false] };
+        for &on_gpu in ways {
+            if let Some(webgpu) = gpu.backend_as::<WebGpu>() {
+                webgpu.set_gpu_transfers(on_gpu);
+            }
+            let every = every_rounding();
+            let shapes = [(1, 1), (5, 3), (37, 61), (600, 500), (every.len() / 512, 512)];
+            for (k, (rows, cols)) in shapes.into_iter().enumerate() {
+                let data = if k == 4 { every.clone() } else { spread(rows * cols, (rows + cols) as u32) };
+                let before = gpu.memory().live_bytes;
+                let m = gpu.upload_as(&data, (rows, cols), Format::F16).unwrap();
+                assert_eq!(m.format(), Format::F16);
+                let texels = m.layout().width() * m.layout().height();
+                assert_eq!(gpu.memory().live_bytes - before, 8 * texels, "8 bytes a texel");
+                let want = float16(&data).unwrap();
+                same_bits(&gpu.read(&m).await.unwrap(), &want, &format!("{rows}x{cols}, rounded on the GPU: {on_gpu}"));
+            }
         }
         let rounded = float16(&[1.0 + 2f32.powi(-11), 1.0 + 3.0 * 2f32.powi(-11), 1e-8, 65519.0]).unwrap();
         assert_eq!(rounded, [1.0, 1.0 + 2f32.powi(-9), 0.0, 65504.0], "ties to even; under half the least subnormal is 0");

@@ -125,7 +125,7 @@ fn every_kernel() -> Vec<Kernel> {
 }
 
 /// The shaders the backends use as they are, not as kernels: (file, source).
-const WHOLE_SHADERS: [(&str, &str); 4] = [
+const WHOLE_SHADERS: [(&str, &str); 5] = [
     (
         "scene/scene.wgsl",
         include_str!("../shaders/scene/scene.wgsl"),
@@ -137,6 +137,10 @@ const WHOLE_SHADERS: [(&str, &str); 4] = [
     (
         "transfer/pack.wgsl",
         include_str!("../shaders/transfer/pack.wgsl"),
+    ),
+    (
+        "transfer/pack_f16.wgsl",
+        include_str!("../shaders/transfer/pack_f16.wgsl"),
     ),
     (
         "transfer/unpack.wgsl",

@@ -18,8 +18,11 @@
 //! JavaScript array or from wasm memory, with one copy in JavaScript (see
 //! [`Transfer::write_mapped`]).
 //!
-//! A float16 texture (an upload's option) is written by the CPU's copy, its values encoded as
-//! float16 first; it is read back as any other.
+//! A float16 texture (an upload's option) is written the same ways: a large one on a hardware
+//! adapter from the row-major float32 values, which the GPU rounds to float16 and packs into
+//! the texture's rows in a second buffer (`pack_f16.wgsl`), copied into the texture; a small
+//! one by the CPU's copy, its values rounded first. Either way each value is rounded to the
+//! nearest float16, ties to even, bit for bit alike. It is read back as any other.
 //!
 //! Large transfers keep their buffers for the next one: a new buffer costs its creation and
 //! Dawn's zero-fill (14% of reading a 4096 x 4096 matrix). Small read-backs keep theirs apart
@@ -46,6 +49,27 @@ const SMALL_KEPT: u64 = 4 << 20;
 /// A compute pipeline and its bind group layout.
 type Pipeline = (wgpu::ComputePipeline, wgpu::BindGroupLayout);
 
+/// The transfer shaders (`shaders/transfer/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Row-major values into a float32 texture.
+    Pack,
+    /// Row-major values rounded to float16, into a float16 texture's rows in a buffer.
+    PackF16,
+    /// A texture into row-major values.
+    Unpack,
+}
+
+impl Pass {
+    fn name(self) -> &'static str {
+        match self {
+            Pass::Pack => "pack",
+            Pass::PackF16 => "pack_f16",
+            Pass::Unpack => "unpack",
+        }
+    }
+}
+
 /// Upload and read-back through `context`: the transfer kernels, built at first use, and the
 /// kept buffers (each taken while a transfer uses it).
 pub(super) struct Transfer {
@@ -54,10 +78,12 @@ pub(super) struct Transfer {
     /// one the CPU's own loop is faster.
     pub(super) on_gpu: Cell<bool>,
     pack: RefCell<Option<Pipeline>>,
+    pack_f16: RefCell<Option<Pipeline>>,
     unpack: RefCell<Option<Pipeline>>,
     /// The last large upload buffer.
     upload: RefCell<Option<wgpu::Buffer>>,
-    /// The last large row-major buffer a read-back unpacked into.
+    /// The last large buffer a read-back unpacked its rows into, or a float16 upload packed
+    /// its texels into.
     rows: RefCell<Option<wgpu::Buffer>>,
     /// The last large mappable buffer.
     staging: RefCell<Option<wgpu::Buffer>>,
@@ -87,6 +113,7 @@ impl Transfer {
             context,
             on_gpu: Cell::new(on_gpu),
             pack: RefCell::default(),
+            pack_f16: RefCell::default(),
             unpack: RefCell::default(),
             upload: RefCell::default(),
             rows: RefCell::default(),
@@ -112,7 +139,7 @@ impl Transfer {
         // must be submitted first.
         self.context.flush();
         let bytes = std::mem::size_of_val(data) as u64;
-        if t.format == Format::F16 || !self.packs_on_gpu(bytes) {
+        if !self.packs_on_gpu(bytes) {
             let (width, height) = (layout.width(), layout.height());
             let texels = layout.pack(data);
             let halves: Vec<u16>;
@@ -167,14 +194,35 @@ impl Transfer {
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         );
         fill(&upload)?;
-        self.transfer_pass(
-            &self.pack,
-            "pack",
-            crate::kernels::built_shader!("transfer", "pack", ".wgsl"),
-            (&upload, bytes),
-            t,
-            layout,
-        );
+        match t.format {
+            Format::F32 => self.transfer_pass(Pass::Pack, (&upload, bytes), t, layout, None),
+            Format::F16 => {
+                // Rounded and packed into the texture's rows, 256-byte aligned, then copied.
+                let row_bytes = (8 * layout.width()).next_multiple_of(256);
+                let size = (row_bytes * layout.height()) as u64;
+                let halves = self.take_buffer(
+                    &self.rows,
+                    size,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                );
+                self.transfer_pass(Pass::PackF16, (&upload, bytes), t, layout, Some(&halves));
+                self.context.record(|encoder| {
+                    encoder.copy_buffer_to_texture(
+                        wgpu::TexelCopyBufferInfo {
+                            buffer: &halves,
+                            layout: wgpu::TexelCopyBufferLayout {
+                                offset: 0,
+                                bytes_per_row: Some(row_bytes as u32),
+                                rows_per_image: Some(layout.height() as u32),
+                            },
+                        },
+                        t.texture.as_image_copy(),
+                        extent(layout.width(), layout.height()),
+                    )
+                });
+                *self.rows.borrow_mut() = Some(halves);
+            }
+        }
         *self.upload.borrow_mut() = Some(upload);
         Ok(())
     }
@@ -317,14 +365,7 @@ impl Transfer {
             )
         });
         if let Some(rows) = &rows {
-            self.transfer_pass(
-                &self.unpack,
-                "unpack",
-                crate::kernels::built_shader!("transfer", "unpack", ".wgsl"),
-                (rows, bytes),
-                t,
-                layout,
-            );
+            self.transfer_pass(Pass::Unpack, (rows, bytes), t, layout, None);
             self.context
                 .record(|encoder| encoder.copy_buffer_to_buffer(rows, 0, &staging, 0, bytes));
         } else {
@@ -389,51 +430,60 @@ impl Transfer {
         Ok(values)
     }
 
-    /// Records the pass of `shader` (pack or unpack, built into `slot` at first use) between
-    /// the first `bytes` of `buffer` and the texture `t` of `layout`.
+    /// Records `pass` (its pipeline built at first use) between the first `bytes` of `buffer`
+    /// and the texture `t` of `layout`; a float16 upload packs into `halves`.
     fn transfer_pass(
         &self,
-        slot: &RefCell<Option<Pipeline>>,
-        name: &str,
-        shader: &str,
+        pass: Pass,
         (buffer, bytes): (&wgpu::Buffer, u64),
         t: &Texture,
         layout: Layout,
+        halves: Option<&wgpu::Buffer>,
     ) {
+        let slot = match pass {
+            Pass::Pack => &self.pack,
+            Pass::PackF16 => &self.pack_f16,
+            Pass::Unpack => &self.unpack,
+        };
         let (pipeline, bind_layout) = slot
             .borrow_mut()
-            .get_or_insert_with(|| self.transfer_pipeline(name, shader))
+            .get_or_insert_with(|| self.transfer_pipeline(pass))
             .clone();
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(bytes),
+                }),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&t.view),
+            },
+        ];
+        entries.extend(halves.map(|halves| wgpu::BindGroupEntry {
+            binding: 2,
+            resource: halves.as_entire_binding(),
+        }));
         let bind_group = self
             .context
             .device
             .create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(name),
+                label: Some(pass.name()),
                 layout: &bind_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer,
-                            offset: 0,
-                            size: wgpu::BufferSize::new(bytes),
-                        }),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::TextureView(&t.view),
-                    },
-                ],
+                entries: &entries,
             });
         self.context.record(|encoder| {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(name),
+            let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(pass.name()),
                 timestamp_writes: None,
             });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
+            compute.set_pipeline(&pipeline);
+            compute.set_bind_group(0, &bind_group, &[]);
             // Workgroups of 64 columns x 4 texel rows (see the shaders).
-            pass.dispatch_workgroups(
+            compute.dispatch_workgroups(
                 layout.width().div_ceil(64) as u32,
                 layout.height().div_ceil(4) as u32,
                 1,
@@ -442,15 +492,20 @@ impl Transfer {
     }
 
     /// The pipeline of a transfer shader: binding 0 the row-major buffer, binding 1 the texture
-    /// (read by unpack, written as a storage texture by pack).
-    fn transfer_pipeline(&self, name: &str, shader: &str) -> Pipeline {
+    /// (written as a storage texture by pack, read by the others: pack_f16 takes only its
+    /// size), binding 2 pack_f16's packed texels.
+    fn transfer_pipeline(&self, pass: Pass) -> Pipeline {
         let device = &self.context.device;
-        let packs = name == "pack";
+        let shader = match pass {
+            Pass::Pack => crate::kernels::built_shader!("transfer", "pack", ".wgsl"),
+            Pass::PackF16 => crate::kernels::built_shader!("transfer", "pack_f16", ".wgsl"),
+            Pass::Unpack => crate::kernels::built_shader!("transfer", "unpack", ".wgsl"),
+        };
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(name),
+            label: Some(pass.name()),
             source: wgpu::ShaderSource::Wgsl(shader.into()),
         });
-        let texture = if packs {
+        let texture = if pass == Pass::Pack {
             wgpu::BindingType::StorageTexture {
                 access: wgpu::StorageTextureAccess::WriteOnly,
                 format: FORMAT,
@@ -469,22 +524,26 @@ impl Transfer {
             ty,
             count: None,
         };
-        let buffer = wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: packs },
+        let buffer = |read_only| wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
             has_dynamic_offset: false,
             min_binding_size: None,
         };
+        let mut entries = vec![entry(0, buffer(pass != Pass::Unpack)), entry(1, texture)];
+        if pass == Pass::PackF16 {
+            entries.push(entry(2, buffer(false)));
+        }
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(name),
-            entries: &[entry(0, buffer), entry(1, texture)],
+            label: Some(pass.name()),
+            entries: &entries,
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(name),
+            label: Some(pass.name()),
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(name),
+            label: Some(pass.name()),
             layout: Some(&pipeline_layout),
             module: &module,
             entry_point: Some("cs_main"),
