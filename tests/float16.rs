@@ -229,6 +229,21 @@ on_both_backends! {
         }
         let big: JsValue = js_sys::Float32Array::from(&[1e5f32][..]).into();
         assert!(format!("{:?}", gpu.upload(&big, 1.0, 1.0, options("float16")).err().unwrap()).contains("65504"));
+        // A large array goes from the page's array to the GPU (which rounds it on a hardware
+        // adapter, here too on WebGPU); its range is checked a piece at a time, and the first
+        // value beyond it named wherever it is.
+        if let Some(webgpu) = gpu.gpu().backend_as::<WebGpu>() {
+            webgpu.set_gpu_transfers(true);
+        }
+        let mut large = spread(600 * 500, 9);
+        let array: JsValue = js_sys::Float32Array::from(large.as_slice()).into();
+        let m16 = gpu.upload(&array, 600.0, 500.0, options("float16")).unwrap();
+        same_bits(&values(&m16).await, &float16(&large).unwrap(), "a large array");
+        large[70_000] = -1e5;
+        large[200_000] = 1e6;
+        let array: JsValue = js_sys::Float32Array::from(large.as_slice()).into();
+        let err = gpu.upload(&array, 600.0, 500.0, options("float16")).err().unwrap();
+        assert!(format!("{err:?}").contains("value at index 70000 is beyond"), "{err:?}");
         // A lost GPU: the matrix comes back from its copy, float16 still.
         gpu.lose_context();
         wasm_bindgen_futures::JsFuture::from(gpu.restore()).await.unwrap();

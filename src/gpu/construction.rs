@@ -26,11 +26,16 @@ pub fn beyond_float16(v: f32) -> bool {
 /// A clear error naming the first value of `data` [`beyond_float16`].
 fn in_float16_range(data: &[f32]) -> Result<()> {
     match data.iter().position(|&v| beyond_float16(v)) {
-        Some(i) => Err(Error::Argument(format!(
-            "value at index {i} is beyond float16's range of \u{b1}65504: upload it as float32"
-        ))),
+        Some(i) => Err(beyond_at(i)),
         None => Ok(()),
     }
+}
+
+/// The error of an upload whose value at `index` is [`beyond_float16`].
+fn beyond_at(index: usize) -> Error {
+    Error::Argument(format!(
+        "value at index {index} is beyond float16's range of \u{b1}65504: upload it as float32"
+    ))
 }
 
 impl Gpu {
@@ -68,27 +73,36 @@ impl Gpu {
         rows: usize,
         cols: usize,
     ) -> Result<Matrix> {
-        let format = Format::F32;
-        if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(data.length() as usize) {
-            return self.upload_tiles(&data.to_vec(), (rows, cols), format);
-        }
-        let m = self.alloc_for(data.length() as usize, (rows, cols), format)?;
-        self.backend().write_js(self.texture(&m)?, m.layout, data)?;
-        Ok(m)
+        self.upload_js_as(data, (rows, cols), Format::F32)
     }
 
-    /// [`Gpu::upload_js`] stored as `format` (float16 through a copy into this program's
-    /// memory, which it rounds: see [`Gpu::upload_as`]).
+    /// [`Gpu::upload_js`] stored as `format` (see [`Gpu::upload_as`]): a float16 upload checks
+    /// its values' range a piece at a time, without a copy of the whole array in this
+    /// program's memory.
     pub fn upload_js_as(
         &self,
         data: &js_sys::Float32Array,
         (rows, cols): (usize, usize),
         format: Format,
     ) -> Result<Matrix> {
-        match format {
-            Format::F32 => self.upload_js(data, rows, cols),
-            Format::F16 => self.upload_as(&data.to_vec(), (rows, cols), format),
+        let len = data.length() as usize;
+        if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(len) {
+            return self.upload_tiles(&data.to_vec(), (rows, cols), format);
         }
+        if format == Format::F16 {
+            let mut buffer = vec![0.0f32; len.clamp(1, 1 << 14)];
+            for start in (0..len).step_by(buffer.len()) {
+                let piece = &mut buffer[..(len - start).min(1 << 14)];
+                data.subarray(start as u32, (start + piece.len()) as u32)
+                    .copy_to(piece);
+                if let Some(i) = piece.iter().position(|&v| beyond_float16(v)) {
+                    return Err(beyond_at(start + i));
+                }
+            }
+        }
+        let m = self.alloc_for(len, (rows, cols), format)?;
+        self.backend().write_js(self.texture(&m)?, m.layout, data)?;
+        Ok(m)
     }
 
     /// A new `rows x cols` matrix of `format` for `len` uploaded values, or a clear error when

@@ -242,7 +242,7 @@ impl Transfer {
             .context
             .queue
             .as_webgpu()
-            .filter(|_| t.format == Format::F32 && self.packs_on_gpu(bytes))
+            .filter(|_| self.packs_on_gpu(bytes))
         else {
             return self.write_matrix(t, layout, &data.to_vec());
         };
