@@ -20,15 +20,24 @@ pub fn float16(data: &[f32]) -> Result<Vec<f32>> {
 /// Whether `v` is finite and beyond float16's range (±65504): it would round to an infinity
 /// (from 65520 on).
 pub fn beyond_float16(v: f32) -> bool {
-    v.is_finite() && v.abs() >= 65520.0
+    let a = v.abs();
+    (65520.0..=f32::MAX).contains(&a)
 }
 
 /// A clear error naming the first value of `data` [`beyond_float16`].
 fn in_float16_range(data: &[f32]) -> Result<()> {
-    match data.iter().position(|&v| beyond_float16(v)) {
+    match first_beyond_float16(data) {
         Some(i) => Err(beyond_at(i)),
         None => Ok(()),
     }
+}
+
+/// The index of the first value of `data` [`beyond_float16`]. A pass with no branch (which
+/// wasm's SIMD takes four values at a time) says whether there is one; only then is it sought.
+fn first_beyond_float16(data: &[f32]) -> Option<usize> {
+    let any = data.iter().fold(false, |any, &v| any | beyond_float16(v));
+    any.then(|| data.iter().position(|&v| beyond_float16(v)))
+        .flatten()
 }
 
 /// The error of an upload whose value at `index` is [`beyond_float16`].
@@ -95,7 +104,7 @@ impl Gpu {
                 let piece = &mut buffer[..(len - start).min(1 << 14)];
                 data.subarray(start as u32, (start + piece.len()) as u32)
                     .copy_to(piece);
-                if let Some(i) = piece.iter().position(|&v| beyond_float16(v)) {
+                if let Some(i) = first_beyond_float16(piece) {
                     return Err(beyond_at(start + i));
                 }
             }
