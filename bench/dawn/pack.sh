@@ -72,7 +72,7 @@ tar -C "$here" -chf - \
 libstdcxx="$(ldd "$here/node_modules/webgpu/dist/linux-x64/dawn.node" | awk '/libstdc\+\+/ {print $3}')"
 xz -9 -c "$(readlink -f "$libstdcxx")" >"$dest/libstdc++.so.6.xz"
 
-cp "$here"/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,reduce.mjs,readback.mjs,submit-probe.mjs,README.md} "$dest/bench/"
+cp "$here"/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,package.json,package-lock.json,run-h100.sh,toggles.sh,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,reduce.mjs,readback.mjs,submit-probe.mjs,fill-probe.mjs,README.md} "$dest/bench/"
 cp "$root/bench/cublas.py" "$dest/bench/bench_cublas.py"
 
 # The native benchmark, where it was built (cargo build --release -p native_bench;

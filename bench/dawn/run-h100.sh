@@ -20,6 +20,8 @@
 #       float32 natively: products n = 256..2048, A x n = 1024..8192, dot of 2^20; native_bench
 #       --float-float, its table in native-float-float.log; then the same through Dawn,
 #       float-float.mjs, in dawn-float-float.log; no PyTorch)
+#   bash .dawn/bench/run-h100.sh --fill-probe   (fill-probe.mjs at 8192 and 4096: a texture filled by
+#       writeTexture or by a buffer copy, read by a kernel)
 #   bash .dawn/bench/run-h100.sh --resident-steps [resident-steps.mjs options...]   (a resident
 #       chain of products at n = 1024 and 2048 step by step: recorded, finished, read back)
 #   bash .dawn/bench/run-h100.sh --float16 [bench.mjs options...]   (float16 storage against
@@ -68,7 +70,7 @@ rm -rf "$work/bench" && mkdir -p "$work/bench"
 if [ "${1:-}" != "--figures" ] && [ "${1:-}" != "--linear" ]; then   # these need neither node nor Dawn
   xz -dc "$dawn/node.xz" >"$work/node" && chmod +x "$work/node" || exit 1
   tar -C "$work/bench" -xJf "$dawn/node_modules.tar.xz"
-  cp "$dawn"/bench/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,reduce.mjs,readback.mjs,submit-probe.mjs,package.json} "$work/bench/"
+  cp "$dawn"/bench/{adapter.mjs,bench.mjs,dawn.mjs,peers.mjs,onnx-matmul.mjs,wall.mjs,nmf.mjs,kernel-only.mjs,transfer.mjs,float-float.mjs,resident-steps.mjs,keep-copies.mjs,reduce.mjs,readback.mjs,submit-probe.mjs,fill-probe.mjs,package.json} "$work/bench/"
   # dawn.node needs GLIBCXX_3.4.30: if this machine's libstdc++ is older, use the packed one.
   if ! "$work/node" -e "require('$work/bench/node_modules/webgpu/dist/linux-x64/dawn.node')" 2>/dev/null; then
     mkdir -p "$work/lib" && xz -dc "$dawn/libstdc++.so.6.xz" >"$work/lib/libstdc++.so.6"
@@ -184,6 +186,13 @@ if [ "${1:-}" = "--kernel-only" ]; then
   echo "== kernel only"
   for n in 2048 4096; do "$work/node" kernel-only.mjs --pkg "$dawn/pkg" --n "$n" "$@"; done
   exit $?
+fi
+if [ "${1:-}" = "--fill-probe" ]; then
+  # How a texture was filled against how fast a kernel reads it (fill-probe.mjs), at 8192 and 4096.
+  shift
+  echo "== fill probe"
+  for n in 8192 4096; do "$work/node" fill-probe.mjs --pkg "$dawn/pkg" --cols "$n" "$@"; done 2>&1 | tee "$out/fill-probe.log"
+  exit 0
 fi
 if [ "${1:-}" = "--resident-steps" ]; then
   # Where a resident chain's time goes (resident-steps.mjs): the remaining options go to it.
