@@ -1,8 +1,8 @@
 // Float16 upload on WebGPU: rounds a row-major float32 matrix, written into a storage buffer as
 // the caller gave it, to float16 and packs it as its RGBA16F texture's rows (texel (x, y) holds
-// rows 4y .. 4y+3 of column x, src/layout.rs) into a second buffer, which is then copied into
-// the texture. The texture itself is never a storage texture: that usage made reading float16
-// matrices slower through Dawn. Rows past the end of the matrix are padding: zeros.
+// rows 4y .. 4y+3 of column x, src/layout.rs) into a second buffer. A copy moves that buffer
+// into the texture, so the texture needs no storage usage: a float16 texture stays a copy
+// destination that kernels read. Rows past the end of the matrix are padding: zeros.
 //
 // Each texel is two words (two float16 values each, the lower row in the low half), and each
 // texel row of the texture starts at a multiple of 256 bytes, as a buffer-to-texture copy

@@ -99,9 +99,10 @@ impl Gpu {
             return self.upload_tiles(&data.to_vec(), (rows, cols), format);
         }
         if format == Format::F16 {
-            let mut buffer = vec![0.0f32; len.clamp(1, 1 << 14)];
-            for start in (0..len).step_by(buffer.len()) {
-                let piece = &mut buffer[..(len - start).min(1 << 14)];
+            const PIECE: usize = 1 << 14;
+            let mut buffer = vec![0.0f32; len.clamp(1, PIECE)];
+            for start in (0..len).step_by(PIECE) {
+                let piece = &mut buffer[..(len - start).min(PIECE)];
                 data.subarray(start as u32, (start + piece.len()) as u32)
                     .copy_to(piece);
                 if let Some(i) = first_beyond_float16(piece) {
