@@ -183,6 +183,11 @@ on_both_backends! {
         let t = gpu.transpose(&ga).unwrap();
         let want: Vec<f32> = (0..k * m).map(|i| a16[(i % m) * k + i / m]).collect();
         same_bits(&gpu.read(&t).await.unwrap(), &want, "its transpose");
+        // A value beyond float16 in the second tile is named by its index in the whole array.
+        let mut bad = a.clone();
+        bad[10 * k + 100] = 1e5;
+        let err = gpu.upload_as(&bad, (m, k), Format::F16).unwrap_err();
+        assert!(err.to_string().contains(&format!("value at index {} is beyond", 10 * k + 100)), "{err}");
     }
 
     async fn a_value_beyond_float16_is_a_clear_error(kind) {

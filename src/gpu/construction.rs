@@ -25,7 +25,7 @@ pub fn beyond_float16(v: f32) -> bool {
 }
 
 /// A clear error naming the first value of `data` [`beyond_float16`].
-fn in_float16_range(data: &[f32]) -> Result<()> {
+pub(super) fn in_float16_range(data: &[f32]) -> Result<()> {
     match first_beyond_float16(data) {
         Some(i) => Err(beyond_at(i)),
         None => Ok(()),

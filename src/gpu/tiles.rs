@@ -279,6 +279,10 @@ impl Gpu {
         (rows, cols): (usize, usize),
         format: Format,
     ) -> Result<Matrix> {
+        if format == Format::F16 {
+            // Checked whole first, so that an error names the value's index in `data`.
+            super::construction::in_float16_range(data)?;
+        }
         let tile = self.tile_limit();
         self.tiled(rows, cols, |i, j, r, c| {
             let mut part = Vec::with_capacity(r * c);
