@@ -25,7 +25,7 @@ pub fn beyond_float16(v: f32) -> bool {
 }
 
 /// A clear error naming the first value of `data` [`beyond_float16`].
-pub(super) fn in_float16_range(data: &[f32]) -> Result<()> {
+fn in_float16_range(data: &[f32]) -> Result<()> {
     match first_beyond_float16(data) {
         Some(i) => Err(beyond_at(i)),
         None => Ok(()),
@@ -62,12 +62,23 @@ impl Gpu {
         (rows, cols): (usize, usize),
         format: Format,
     ) -> Result<Matrix> {
-        if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(data.len()) {
-            return self.upload_tiles(data, (rows, cols), format);
-        }
         if format == Format::F16 {
             in_float16_range(data)?;
         }
+        if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(data.len()) {
+            return self.upload_tiles(data, (rows, cols), format);
+        }
+        self.write_new(data, (rows, cols), format)
+    }
+
+    /// A new matrix of `format` holding `data`, which fits one texture and, for float16, is
+    /// within its range: the upload's last step, for each tile of a grid too.
+    pub(super) fn write_new(
+        &self,
+        data: &[f32],
+        (rows, cols): (usize, usize),
+        format: Format,
+    ) -> Result<Matrix> {
         let m = self.alloc_for(data.len(), (rows, cols), format)?;
         // The backend rounds to float16 as it writes.
         self.backend().write(self.texture(&m)?, m.layout, data)?;
@@ -95,9 +106,6 @@ impl Gpu {
         format: Format,
     ) -> Result<Matrix> {
         let len = data.length() as usize;
-        if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(len) {
-            return self.upload_tiles(&data.to_vec(), (rows, cols), format);
-        }
         if format == Format::F16 {
             const PIECE: usize = 1 << 14;
             let mut buffer = vec![0.0f32; len.clamp(1, PIECE)];
@@ -109,6 +117,9 @@ impl Gpu {
                     return Err(beyond_at(start + i));
                 }
             }
+        }
+        if !self.fits(rows, cols) && rows.checked_mul(cols) == Some(len) {
+            return self.upload_tiles(&data.to_vec(), (rows, cols), format);
         }
         let m = self.alloc_for(len, (rows, cols), format)?;
         self.backend().write_js(self.texture(&m)?, m.layout, data)?;

@@ -272,17 +272,14 @@ impl Gpu {
             .map(Some)
     }
 
-    /// Uploads row-major `data` of a matrix that does not fit one texture, tile by tile.
+    /// Uploads row-major `data` of a matrix that does not fit one texture, tile by tile (its
+    /// float16 range checked by the caller, over the whole array).
     pub(crate) fn upload_tiles(
         &self,
         data: &[f32],
         (rows, cols): (usize, usize),
         format: Format,
     ) -> Result<Matrix> {
-        if format == Format::F16 {
-            // Checked whole first, so that an error names the value's index in `data`.
-            super::construction::in_float16_range(data)?;
-        }
         let tile = self.tile_limit();
         self.tiled(rows, cols, |i, j, r, c| {
             let mut part = Vec::with_capacity(r * c);
@@ -290,7 +287,7 @@ impl Gpu {
                 let start = row * cols + j * tile;
                 part.extend_from_slice(&data[start..start + c]);
             }
-            self.upload_as(&part, (r, c), format)
+            self.write_new(&part, (r, c), format)
         })
     }
 
