@@ -115,6 +115,8 @@ on_both_backends! {
         // every later get from it; set changes the copy, and the texture is brought up to date
         // by one upload before the next GPU use; an in-place operation drops the copy.
         let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
+        // The GPU's residency, also on a software adapter (which would hold uploads on the CPU).
+        gpu.gpu().set_cpu_products(false);
         let readbacks = |g: &Gpgpu| js_sys::Reflect::get(&g.counts(), &"readbacks".into()).unwrap().as_f64().unwrap();
         let number = |p: js_sys::Promise| async move { wasm_bindgen_futures::JsFuture::from(p).await.map(|v| v.as_f64().unwrap()) };
         let data: Vec<f32> = (0..12).map(|v| v as f32).collect();
@@ -161,6 +163,8 @@ on_both_backends! {
         let options = js_sys::Object::new();
         js_sys::Reflect::set(&options, &"memoryBudget".into(), &(3.0 * each).into()).unwrap();
         let gpu = Gpgpu::create(Some(kind.name().into()), options.into()).await.unwrap();
+        // The GPU's residency, also on a software adapter (which would hold uploads on the CPU).
+        gpu.gpu().set_cpu_products(false);
         let stat = |g: &Gpgpu, key: &str| js_sys::Reflect::get(&g.memory(), &key.into()).unwrap().as_f64().unwrap();
         let data = |i: usize| -> Vec<f32> { (0..64 * 64).map(|v| (v * 7 + i * 1000) as f32).collect() };
         let ms: Vec<_> = (0..6).map(|i| gpu.upload(&js_sys::Float32Array::from(data(i).as_slice()).into(), 64.0, 64.0, JsValue::UNDEFINED).unwrap()).collect();
@@ -190,6 +194,8 @@ on_both_backends! {
         // plain words instead of a framebuffer status or a failed mapping; restore() brings
         // the same Gpgpu back with every matrix that had a copy on the CPU.
         let gpu = Gpgpu::create(Some(kind.name().into()), JsValue::UNDEFINED).await.unwrap();
+        // The GPU's residency, also on a software adapter (which would hold uploads on the CPU).
+        gpu.gpu().set_cpu_products(false);
         let data: JsValue = js_sys::Float32Array::from(&[1.0f32, 2.0, 3.0, 4.0][..]).into();
         let uploaded = gpu.upload(&data, 2.0, 2.0, JsValue::UNDEFINED).unwrap();
         let read_back = gpu.square(&uploaded, JsValue::UNDEFINED).unwrap();
@@ -260,6 +266,8 @@ on_both_backends! {
         let options = js_sys::Object::new();
         js_sys::Reflect::set(&options, &"keepCopies".into(), &"copy".into()).unwrap();
         let gpu = Gpgpu::create(Some(kind.name().into()), options.into()).await.unwrap();
+        // The GPU's residency, also on a software adapter (which would hold uploads on the CPU).
+        gpu.gpu().set_cpu_products(false);
         gpu.release_pooled();
         let spare = |g: &Gpgpu| js_sys::Reflect::get(&g.memory(), &"spareCopyBytes".into()).unwrap().as_f64().unwrap();
         let n = 512; // 1 MiB, the smallest copy kept

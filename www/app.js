@@ -116,7 +116,7 @@ async function start() {
   $("cap-adapter").textContent = caps.adapter;
   $("cap-max").textContent = `${caps.maxTextureSize} texels: up to ${4 * caps.maxTextureSize} rows and ${caps.maxTextureSize} columns`;
   $("cap-reason").textContent = caps.reason;
-  $("cap-products").textContent = `matmul, square and mulVec run the ${caps.matmulKernel} kernel: ${caps.matmulReason}`;
+  $("cap-products").textContent = `matmul and square run the ${caps.matmulKernel} kernel: ${caps.matmulReason}`;
   $("cap-products").dataset.kernel = caps.matmulKernel;
   // The precision probe of create: every float64 check on this page assumes IEEE float32.
   const f32 = caps.float32;

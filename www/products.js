@@ -22,6 +22,8 @@ export const KERNELS = [
     byKernel("compute")],
   ["registers", "compute path without workgroup memory: each invocation keeps 16×32 outputs in registers, 48 fetches per 512 multiply-adds of four lanes, no barrier",
     byKernel("registers")],
+  ["cpu", "the CPU, no GPU: wasm SIMD, 4×8 outputs in registers over 128 inner indices at a time, of values held on the CPU (a software adapter's default)",
+    byKernel("cpu")],
 ];
 
 /** Computes A·B (or M·M) on the GPU with `kernel` and in float64, and shows the comparison in
@@ -111,6 +113,10 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
     for (const [name, what, run] of KERNELS) {
       if ((name === "compute" || name === "registers") && gpu.backend !== "webgpu") {
         row(`<tr data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3">WebGPU only (WebGL2 has no compute shaders)</td></tr>`);
+        continue;
+      }
+      if (name === "cpu" && gpu.capabilities().matmulKernel !== "cpu") {
+        row(`<tr data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3">software adapters only (here uploads hold no copy on the CPU)</td></tr>`);
         continue;
       }
       table.insertAdjacentHTML("beforeend", `<tr class="pending" data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3" class="status" data-compiling>building the shaders…</td></tr>`);

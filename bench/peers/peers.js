@@ -39,7 +39,7 @@ function texlaEntry(backend, path) {
     backend,
     square: !!path.square,
     async init() {
-      gpu = texlaDevices[backend] ?? (texlaDevices[backend] = await Gpgpu.create(backend, { keepCopies: false }));
+      gpu = texlaDevices[backend] ?? (texlaDevices[backend] = await Gpgpu.create(backend));
       if (gpu.backend !== backend) throw new Error(`asked for ${backend}, got ${gpu.backend}`);
       gpu.releasePooled();
       gpu.resetPeak?.(); // a build older than memory().peakBytes has none

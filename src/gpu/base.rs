@@ -45,6 +45,9 @@ pub struct Gpu {
     pub(super) revival: Rc<RefCell<super::revival::Revival>>,
     /// The loss was asked for ([`Gpu::lose`]): only [`Gpu::restore`] brings it back.
     pub(super) held: Cell<bool>,
+    /// Whether a page's products go to the CPU (see [`Gpu::matmul_kernel`]): by default on a
+    /// software adapter.
+    pub(super) cpu_products: Cell<bool>,
 }
 
 /// GPU passes run and read-backs made, to show what an algorithm costs.
@@ -102,6 +105,7 @@ impl Gpu {
     pub fn new<B: Backend>(backend: B, renderer: Option<Rc<dyn Draw>>) -> Self {
         Gpu {
             tile_limit: Cell::new(backend.capabilities().max_texture_size as usize),
+            cpu_products: Cell::new(backend.capabilities().software),
             caps: backend.capabilities().clone(),
             backend: RefCell::new(Rc::new(backend)),
             renderer: RefCell::new(renderer),

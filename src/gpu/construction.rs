@@ -140,6 +140,18 @@ impl Gpu {
         self.alloc_as(self.layout(rows, cols)?, format)
     }
 
+    /// What an upload of `len` values as a `rows x cols` matrix checks before it writes: for a
+    /// matrix held on the CPU whose texture is made on its first GPU use.
+    pub fn check_upload(&self, len: usize, (rows, cols): (usize, usize)) -> Result<()> {
+        if rows > 0 && cols > 0 && rows.checked_mul(cols) != Some(len) {
+            return Err(Error::DataLength { len, rows, cols });
+        }
+        match self.fits(rows, cols) {
+            true => self.layout(rows, cols).map(drop),
+            false => super::tiles::check_elements(rows, cols),
+        }
+    }
+
     /// A `rows x cols` matrix of `value` (`fill(r, c, 0.0)` is the zero matrix).
     pub fn fill(&self, rows: usize, cols: usize, value: f32) -> Result<Matrix> {
         if rows > 0 && cols > 0 && !self.fits(rows, cols) {

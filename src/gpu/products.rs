@@ -9,6 +9,7 @@
 //! ([`Gpu::product_kernel`]). A new kernel costs its shader, its kernel file, one enum value
 //! and one match arm.
 
+pub mod cpu;
 mod split;
 
 use super::Gpu;
@@ -63,6 +64,11 @@ pub enum ProductKernel {
     /// (an upload's [`Format::F16`](crate::backend::Format::F16)); [`ProductKernel::Auto`]
     /// takes it for two of them (`gpu/tensor_cores.rs`).
     Tensor,
+    /// On the CPU, of values this program holds (`gpu/products/cpu.rs`: four lanes of wasm
+    /// SIMD, blocked summation): what a page's `matmul` takes by default on a software adapter
+    /// ([`Gpu::matmul_kernel`]) where both operands' values are held on the CPU. It takes no
+    /// texture: [`Gpu::mul_with`] refuses it.
+    Cpu,
     /// Accumulation passes, the way a GPU without loops had to (the thesis, section 3.2; the
     /// ShaderX2 article's MOPs per pass): `ceil(k / per_pass)` passes, each adding `per_pass` inner indices to
     /// the partial product of the pass before (two textures, ping-pong). The teaching path: one
@@ -103,11 +109,18 @@ impl ProductKernel {
 
     /// The names of the kernels JavaScript may choose, as [`ProductKernel::name`] gives them
     /// ([`ProductKernel::Tensor`], which no browser offers, is left out).
-    pub const NAMES: [&'static str; 6] =
-        ["auto", "teaching", "fast", "compute", "registers", "passes"];
+    pub const NAMES: [&'static str; 7] = [
+        "auto",
+        "teaching",
+        "fast",
+        "compute",
+        "registers",
+        "cpu",
+        "passes",
+    ];
 
     /// The name used in the API and on the page: "auto", "teaching", "fast", "compute",
-    /// "registers", "tensor" or "passes" (the settings left out).
+    /// "registers", "tensor", "cpu" or "passes" (the settings left out).
     pub fn name(self) -> &'static str {
         match self {
             ProductKernel::Auto => "auto",
@@ -116,6 +129,7 @@ impl ProductKernel {
             ProductKernel::Compute { .. } => "compute",
             ProductKernel::Registers { .. } => "registers",
             ProductKernel::Tensor => "tensor",
+            ProductKernel::Cpu => "cpu",
             ProductKernel::Passes { .. } => "passes",
         }
     }
@@ -129,6 +143,7 @@ impl ProductKernel {
             "fast" => ProductKernel::FAST,
             "compute" => ProductKernel::COMPUTE,
             "registers" => ProductKernel::REGISTERS,
+            "cpu" => ProductKernel::Cpu,
             "passes" => ProductKernel::PASSES,
             _ => return None,
         })
@@ -196,6 +211,25 @@ impl Transpose {
     pub const B: Transpose = Transpose { a: false, b: true };
     /// `a^T * b^T`.
     pub const BOTH: Transpose = Transpose { a: true, b: true };
+
+    /// The shape `(m, k, n)` of `op(a) op(b)` for `a` and `b` of these `(rows, cols)`, or the
+    /// error every product gives where the inner dimensions differ.
+    pub fn dims(self, a: (usize, usize), b: (usize, usize)) -> Result<(usize, usize, usize)> {
+        let swap = |(r, c): (usize, usize), t: bool| if t { (c, r) } else { (r, c) };
+        let ((m, ka), (kb, n)) = (swap(a, self.a), swap(b, self.b));
+        if ka != kb && self == Transpose::NONE {
+            return Err(Error::Shape(format!(
+                "cannot multiply a {}x{} matrix by a {}x{} matrix: the inner dimensions {ka} and \
+                 {kb} differ",
+                a.0, a.1, b.0, b.1
+            )));
+        }
+        if ka != kb {
+            let op = ["A B", "A B^T", "A^T B", "A^T B^T"][2 * self.a as usize + self.b as usize];
+            return Err(mismatch(a, b, op, ka, kb));
+        }
+        Ok((m, ka, n))
+    }
 }
 
 impl Gpu {
@@ -261,6 +295,9 @@ impl Gpu {
             } => self.mul_compute(a, b, chunk, (slices, width)),
             ProductKernel::Registers { rows, cols } => self.mul_registers(a, b, rows, cols),
             ProductKernel::Tensor => self.mul_tensor(a, b),
+            ProductKernel::Cpu => Err(Error::Unsupported(
+                "the cpu kernel multiplies values held on the CPU, not textures".into(),
+            )),
             ProductKernel::Passes { per_pass } => self.mul_passes(a, b, per_pass),
         }
     }
@@ -631,26 +668,18 @@ pub(super) fn check_vector(a: &Matrix, x: &Matrix) -> Result<()> {
 
 /// `a * b` needs a.cols() == b.rows().
 pub(super) fn check_inner(a: &Matrix, b: &Matrix) -> Result<()> {
-    if a.cols() == b.rows() {
-        return Ok(());
-    }
-    Err(Error::Shape(format!(
-        "cannot multiply a {}x{} matrix by a {}x{} matrix: the inner dimensions {} and {} differ",
-        a.rows(),
-        a.cols(),
-        b.rows(),
-        b.cols(),
-        a.cols(),
-        b.rows()
-    )))
+    let shape = |m: &Matrix| (m.rows(), m.cols());
+    Transpose::NONE.dims(shape(a), shape(b)).map(|_| ())
 }
 
 fn inner_mismatch(a: &Matrix, b: &Matrix, op: &str, ka: usize, kb: usize) -> Error {
+    mismatch((a.rows(), a.cols()), (b.rows(), b.cols()), op, ka, kb)
+}
+
+/// [`inner_mismatch`] for `a` and `b` of these `(rows, cols)`.
+fn mismatch(a: (usize, usize), b: (usize, usize), op: &str, ka: usize, kb: usize) -> Error {
     Error::Shape(format!(
         "cannot compute {op} of a {}x{} matrix A and a {}x{} matrix B: the inner dimensions {ka} and {kb} differ",
-        a.rows(),
-        a.cols(),
-        b.rows(),
-        b.cols()
+        a.0, a.1, b.0, b.1
     ))
 }

@@ -37,6 +37,18 @@ use crate::matrix::Matrix;
 /// an allocation the GPU cannot make.
 pub const MAX_ELEMENTS: usize = 1 << 30;
 
+/// A clear error for a `rows x cols` matrix past [`MAX_ELEMENTS`].
+pub(super) fn check_elements(rows: usize, cols: usize) -> Result<()> {
+    if rows.saturating_mul(cols) > MAX_ELEMENTS {
+        return Err(Error::Unsupported(format!(
+            "a {rows}x{cols} matrix would need {:.1} GiB of GPU memory: texla holds at most 2^30 \
+             elements (4 GiB) in one matrix",
+            (rows as f64) * (cols as f64) * 4.0 / f64::from(1u32 << 30)
+        )));
+    }
+    Ok(())
+}
+
 impl Matrix {
     /// How its texture stores the values (a grid: its tiles). Only an upload makes float16.
     pub fn format(&self) -> Format {
@@ -172,13 +184,7 @@ impl Gpu {
         cols: usize,
         make: impl Fn(usize, usize, usize, usize) -> Result<Matrix>,
     ) -> Result<Matrix> {
-        if rows.saturating_mul(cols) > MAX_ELEMENTS {
-            return Err(Error::Unsupported(format!(
-                "a {rows}x{cols} matrix would need {:.1} GiB of GPU memory: texla holds at most \
-                 2^30 elements (4 GiB) in one matrix",
-                (rows as f64) * (cols as f64) * 4.0 / f64::from(1u32 << 30)
-            )));
-        }
+        check_elements(rows, cols)?;
         let tile = self.tile_limit();
         let blocks = (rows.div_ceil(tile), cols.div_ceil(tile));
         let mut tiles = Vec::with_capacity(blocks.0 * blocks.1);

@@ -7,12 +7,12 @@ use js_sys::{Float32Array, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::gpu_matrix::{matrix_of, wrap_matrix, GpuMatrix, Registry};
+use super::gpu_matrix::{matrix_of, wrap_matrix, wrap_values, GpuMatrix, Registry};
 use super::options::{dimension, factor, known_options, object, option_value};
 use super::wall::Wall;
 use crate::error::Error;
 use crate::gpu::residency::Budget;
-use crate::gpu::{ops, Choice, Format, Gpu, Precision};
+use crate::gpu::{ops, Choice, Format, Gpu, Precision, ProductKernel};
 use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
 
@@ -78,6 +78,8 @@ impl Gpgpu {
     /// too, so it must have no context of another kind. Option `gpu` (a `GPU` object: npm
     /// `webgpu`'s `create([])` in Node) or `device` (a `GPUDevice` the page owns, shared: texla
     /// computes on it and never destroys it) opens WebGPU from there instead of `navigator.gpu`.
+    /// Option `cpuProducts` (true on a software adapter, else false): float32 uploads are held
+    /// on the CPU and `matmul` multiplies them there (`capabilities().matmulKernel` "cpu").
     pub async fn create(
         #[wasm_bindgen(unchecked_optional_param_type = "\"auto\" | \"webgpu\" | \"webgl2\"")]
         backend: Option<String>,
@@ -95,6 +97,7 @@ impl Gpgpu {
                 "canvas",
                 "gpu",
                 "device",
+                "cpuProducts",
             ],
         )?;
         let (choice, source) = super::options::gpu_source(&options, choice)?;
@@ -118,6 +121,12 @@ impl Gpgpu {
         if let Some(side) = tile_limit {
             opened.gpu.set_tile_limit(side)?;
         }
+        let software = opened.gpu.capabilities().software;
+        opened.gpu.set_cpu_products(super::options::option_bool_or(
+            &options,
+            "cpuProducts",
+            software,
+        )?);
         let precision = opened.gpu.probe_precision().await?;
         // The probe leaves nothing behind: its textures go, and the peak starts here.
         opened.gpu.release_pooled();
@@ -160,7 +169,7 @@ impl Gpgpu {
     #[wasm_bindgen(unchecked_return_type = "Capabilities")]
     pub fn capabilities(&self) -> Object {
         let caps = self.gpu.capabilities();
-        let (kernel, why) = self.gpu.product_kernel();
+        let (kernel, why) = self.gpu.matmul_kernel();
         object(&[
             ("backend", self.backend().into()),
             ("adapter", caps.adapter.clone().into()),
@@ -229,6 +238,11 @@ impl Gpgpu {
                 .into())
             }
         };
+        if self.holds_uploads(format) {
+            self.gpu
+                .check_upload(data.length() as usize, (rows, cols))?;
+            return Ok(self.wrap_values(data.to_vec(), (rows, cols)));
+        }
         // A float16 matrix keeps the page's values as its copy too: an upload after a lost GPU
         // rounds them again, the same way.
         let m: Result<GpuMatrix, JsValue> =
@@ -524,6 +538,22 @@ impl Gpgpu {
         let gpu = self.gpu.clone();
         let (registry, keep) = (self.registry.clone(), self.keep_copies);
         move |m| wrap_matrix(&gpu, &registry, m, keep)
+    }
+
+    /// Whether an upload in `format` holds its values in this program's memory, as the copy
+    /// that `keepCopies` asks for, its texture made on its first GPU use: float32 on a software
+    /// adapter, where `matmul` multiplies such copies on the CPU ([`Gpu::matmul_kernel`]). The
+    /// page's own array could change after the upload; a copy of it cannot.
+    fn holds_uploads(&self, format: Format) -> bool {
+        let cpu = self.gpu.matmul_kernel().0 == ProductKernel::Cpu;
+        cpu && format == Format::F32 && self.keep_copies.any()
+    }
+
+    /// Wraps `values`, a `rows x cols` matrix computed on the CPU, then keeps to the budget.
+    pub(super) fn wrap_values(&self, values: Vec<f32>, shape: (usize, usize)) -> GpuMatrix {
+        let m = wrap_values(&self.gpu, &self.registry, values, shape, self.keep_copies);
+        self.enforce_budget();
+        m
     }
 
     pub(super) fn wrap(&self, m: Matrix) -> GpuMatrix {

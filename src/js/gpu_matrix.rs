@@ -14,8 +14,9 @@ use wasm_bindgen_futures::future_to_promise;
 use super::copies::{let_go, Keep, Kept};
 use crate::error::Error;
 use crate::gpu::ops;
+use crate::gpu::products::cpu;
 use crate::gpu::residency::{self, Residency, Resident, Shared, Source};
-use crate::gpu::{beyond_float16, DdMatrix, Format, Gpu};
+use crate::gpu::{beyond_float16, DdMatrix, Format, Gpu, Transpose};
 use crate::kernels::Expr;
 use crate::matrix::Matrix;
 
@@ -60,6 +61,36 @@ pub(super) fn matrix_of(gpu: &Gpu, m: &Handle) -> Result<Matrix, Error> {
         Source::Values(values) => gpu.upload_as(values, (rows, cols), format),
         Source::Kept(kept) => gpu.upload_js_as(kept.array()?, (rows, cols), format),
     })
+}
+
+/// A product computed on the CPU: its row-major values and its `(rows, cols)`.
+pub(super) type CpuProduct = (Vec<f32>, (usize, usize));
+
+/// `op(a) op(b)` on the CPU ([`cpu::mul`]) of the float32 values held there, with its shape;
+/// `None` where an operand's values are only on the GPU, or its texture stores them as float16
+/// (the CPU copy is then not what the GPU multiplies). A clear error for a freed or float-float
+/// operand, one of another Gpgpu than `gpu`, and shapes that do not multiply.
+pub(super) fn cpu_product(
+    gpu: &Rc<Gpu>,
+    a: &GpuMatrix,
+    b: &GpuMatrix,
+    transpose: Transpose,
+) -> Result<Option<CpuProduct>, Error> {
+    let x = float32(&a.matrix, FLOAT32_ONLY)?.borrow();
+    let y = float32(&b.matrix, FLOAT32_ONLY)?.borrow();
+    x.usable()?;
+    y.usable()?;
+    if !Rc::ptr_eq(gpu, &a.gpu) || !Rc::ptr_eq(gpu, &b.gpu) {
+        return Err(Error::ForeignMatrix);
+    }
+    let (m, k, n) = transpose.dims((a.rows, a.cols), (b.rows, b.cols))?;
+    fn held(r: &Resident<Matrix, Kept>) -> Option<&[f32]> {
+        (r.format() == Format::F32).then(|| r.values()).flatten()
+    }
+    let (Some(x), Some(y)) = (held(&x), held(&y)) else {
+        return Ok(None);
+    };
+    Ok(Some((cpu::mul(x, y, (m, k, n), transpose), (m, n))))
 }
 
 /// The float-float pair of `m`, uploaded again from its copy after a lost GPU; or a clear error
@@ -487,6 +518,20 @@ pub(super) fn wrap_matrix(gpu: &Rc<Gpu>, registry: &Registry, m: Matrix, keep: K
     let (rows, cols) = (m.rows(), m.cols());
     let m = Resident::new(m, rows, cols, keep.any()).made_in(gpu.generation());
     let m = Handle::float32(m);
+    wrap(gpu, registry, m, rows, cols, keep)
+}
+
+/// Makes a GpuMatrix of `values`, a `rows x cols` float32 matrix computed on the CPU (its
+/// texture is made on its first GPU use), and records it in `registry`.
+pub(super) fn wrap_values(
+    gpu: &Rc<Gpu>,
+    registry: &Registry,
+    values: Vec<f32>,
+    (rows, cols): (usize, usize),
+    keep: Keep,
+) -> GpuMatrix {
+    let m = Resident::on_cpu(values, (rows, cols), Format::F32, keep.any());
+    let m = Handle::float32(m.made_in(gpu.generation()));
     wrap(gpu, registry, m, rows, cols, keep)
 }
 

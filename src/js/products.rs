@@ -7,7 +7,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::gpgpu::Gpgpu;
-use super::gpu_matrix::GpuMatrix;
+use super::gpu_matrix::{cpu_product, GpuMatrix};
 use super::options::{known_options, option_bool_or, option_count, option_value};
 use crate::error::Error;
 use crate::gpu::{Gpu, MatVecKernel, ProductKernel, Transpose};
@@ -52,6 +52,9 @@ impl Gpgpu {
             }
             return self.float_float_result(self.gpu.float_float().mul(&a, &b));
         }
+        if let Some(c) = self.cpu_product(kernel, a, b, transpose, "matmul")? {
+            return Ok(c);
+        }
         let (a, b) = (a.matrix()?, b.matrix()?);
         self.matrix_result(self.gpu.mul_transposed(kernel, &a, &b, transpose))
     }
@@ -64,6 +67,11 @@ impl Gpgpu {
     ) -> Result<GpuMatrix, JsValue> {
         known_options(&options, "square", &["kernel", "perPass"])?;
         let kernel = product_kernel(&self.gpu, &options, "square")?;
+        if m.rows() == m.cols() {
+            if let Some(c) = self.cpu_product(kernel, m, m, Transpose::NONE, "square")? {
+                return Ok(c);
+            }
+        }
         self.matrix_result(self.gpu.square_with(kernel, &m.matrix()?))
     }
 
@@ -102,6 +110,37 @@ impl Gpgpu {
         }
         let (a, x) = (a.matrix()?, x.matrix()?);
         self.matrix_result(self.gpu.mul_vec_with(kernel, &a, &x))
+    }
+}
+
+impl Gpgpu {
+    /// `op(a) op(b)` on the CPU, where `kernel` is "cpu", or "auto" where that is the default
+    /// here (a software adapter, [`Gpu::matmul_kernel`]), and both operands' values are held on
+    /// the CPU; `None` to run it on the GPU ("auto" with an operand only there). For `what`
+    /// ("matmul", "square"): "cpu" with an operand only on the GPU is a clear error.
+    fn cpu_product(
+        &self,
+        kernel: ProductKernel,
+        a: &GpuMatrix,
+        b: &GpuMatrix,
+        transpose: Transpose,
+        what: &str,
+    ) -> Result<Option<GpuMatrix>, Error> {
+        let chosen =
+            kernel == ProductKernel::Auto && self.gpu.matmul_kernel().0 == ProductKernel::Cpu;
+        if kernel != ProductKernel::Cpu && !chosen {
+            return Ok(None);
+        }
+        match cpu_product(&self.gpu, a, b, transpose)? {
+            Some((c, shape)) => Ok(Some(self.wrap_values(c, shape))),
+            None if chosen => Ok(None),
+            None => Err(Error::Unsupported(format!(
+                "{what}'s kernel \"cpu\" multiplies values held on the CPU, and an operand's are \
+                 only on the GPU (or stored as float16): on a software adapter uploads and this \
+                 kernel's results are held on the CPU (keepCopies, the default); elsewhere use \
+                 a GPU kernel"
+            ))),
+        }
     }
 }
 

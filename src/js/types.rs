@@ -24,9 +24,11 @@ export interface Capabilities {
   tileLimit: number;
   /** Why this backend runs and why the other one was not used. */
   reason: string;
-  /** The kernel `matmul` and `square` run here by default (kernel "auto"); `mulVec` runs
-   * "compute" where this is "compute", else "blocked". */
-  matmulKernel: "teaching" | "fast" | "compute" | "registers";
+  /** The kernel `matmul` and `square` run here by default (kernel "auto"): "cpu" on a software
+   * adapter, for operands whose values are held on the CPU (float32 uploads with keepCopies,
+   * and "cpu" results; others take that backend's GPU kernel); `mulVec` runs "compute" where
+   * this is "compute", else "blocked". */
+  matmulKernel: "teaching" | "fast" | "compute" | "registers" | "cpu";
   /** Why that kernel, in a sentence for the page. */
   matmulReason: string;
   /** The precision probe run at create: whether this GPU adds, multiplies and stores as IEEE
@@ -36,8 +38,9 @@ export interface Capabilities {
 }
 
 /** The kernels of `Gpgpu.matmul` and `Gpgpu.square`: "auto" (the default) runs
- * `capabilities().matmulKernel`; "compute" and "registers" need WebGPU. */
-export type MatmulKernel = "auto" | "teaching" | "fast" | "compute" | "registers" | "passes";
+ * `capabilities().matmulKernel`; "compute" and "registers" need WebGPU; "cpu" multiplies on the
+ * CPU, in wasm SIMD, operands whose values are held there. */
+export type MatmulKernel = "auto" | "teaching" | "fast" | "compute" | "registers" | "cpu" | "passes";
 /** Options of `Gpgpu.matmul`: the kernel, A^T and/or B^T instead of A and B (not built by the
  * caller), and the inner indices per pass of kernel "passes" (default 1). */
 export interface MatmulOptions { kernel?: MatmulKernel; transposeA?: boolean; transposeB?: boolean;
@@ -54,6 +57,9 @@ export interface MulVecOptions { kernel?: "auto" | "blocked" | "naive" | "comput
  * texture side, where WebGPU comes from: a `GPU` (`gpu`: in Node, npm webgpu's `create([])`) or
  * a `GPUDevice` the page owns (`device`, shared), instead of `navigator.gpu`, and a canvas. */
 export interface CreateOptions { memoryBudget?: number; keepCopies?: boolean | "copy"; tileLimit?: number;
+  /** Whether float32 uploads are held on the CPU and `matmul` multiplies them there, in wasm
+   * SIMD (kernel "cpu"): by default on a software adapter only. */
+  cpuProducts?: boolean;
   /** The canvas the wall draws into (on WebGL2, texla computes in its context too). */
   canvas?: HTMLCanvasElement | OffscreenCanvas; gpu?: WebGpuGpu; device?: WebGpuDevice; }
 /** What `GpuMatrix.texture()` returns: the matrix's texture (a `GPUTexture` on WebGPU, a

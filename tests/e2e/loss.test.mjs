@@ -42,7 +42,9 @@ async function loseFromOutside({ backend }) {
       return e instanceof Error ? e.message : `a non-Error: ${e}`;
     }
   };
-  const gpu = await texla.Gpgpu.create(backend);
+  // Uploads and products on the GPU: on a software adapter (here) they would stay on the
+  // CPU, where a lost GPU does not reach them.
+  const gpu = await texla.Gpgpu.create(backend, { cpuProducts: false });
   const a = gpu.upload(new Float32Array([1, 2, 3, 4]), 2, 2);
   const b = gpu.upload(new Float32Array([5, 6, 7, 8]), 2, 2);
   const out = { backend };
@@ -165,7 +167,9 @@ testOnEachBackend(test, "options of the wrong kind are refused with a message th
 async function largeRead({ backend }) {
   const texla = await import("/pkg/texla.js");
   await texla.default();
-  const gpu = await texla.Gpgpu.create(backend);
+  // The product on the GPU: on a software adapter (here) it would run on the CPU, on the
+  // page's own thread (docs/api.md).
+  const gpu = await texla.Gpgpu.create(backend, { cpuProducts: false });
   const n = 1024;
   const m = gpu.upload(new Float32Array(n * n).fill(1 / n), n, n);
   await gpu.square(gpu.identity(4, 4)).read(); // the kernels built before the clock starts
@@ -227,7 +231,9 @@ async function neverRestores({ backend }) {
       for (let i = 0; i < 250 && !gpu.lost(); i++) await sleep(20);
     }
   };
-  const gpu = await texla.Gpgpu.create(backend);
+  // Uploads and products on the GPU: on a software adapter (here) they would stay on the
+  // CPU, where a lost GPU does not reach them.
+  const gpu = await texla.Gpgpu.create(backend, { cpuProducts: false });
   const a = gpu.upload(new Float32Array([1, 2, 3, 4]), 2, 2);
   const b = gpu.upload([5, 6, 7, 8], 2, 2);
   const squared = gpu.square(a);

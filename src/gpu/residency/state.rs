@@ -59,8 +59,8 @@ pub enum Residency<T: OnGpu, C> {
         /// The CPU copy, with what `set` changed.
         values: Vec<T::Elem>,
     },
-    /// On the CPU only: moved out by the memory budget, or left when its texture went with a
-    /// lost GPU. The next use uploads a copy (at least one is held).
+    /// On the CPU only: computed there, moved out by the memory budget, or left when its
+    /// texture went with a lost GPU. The next GPU use uploads a copy (at least one is held).
     Cpu(Copies<T::Elem, C>),
     /// `free()` was called: any use is an error.
     Freed,
@@ -131,6 +131,30 @@ impl<T: OnGpu, C> Resident<T, C> {
                 texture,
                 copies: Copies::none(),
             },
+            version: 0,
+            last_use: tick(),
+            rows,
+            cols,
+            keep,
+            generation: 0,
+        }
+    }
+
+    /// A `rows x cols` matrix whose `values` were computed on the CPU, with no texture yet: its
+    /// first GPU use uploads them in `format` (a product on the CPU,
+    /// [`ProductKernel::Cpu`](crate::gpu::ProductKernel::Cpu)).
+    pub fn on_cpu(
+        values: Vec<T::Elem>,
+        (rows, cols): (usize, usize),
+        format: Format,
+        keep: bool,
+    ) -> Self {
+        Resident {
+            format,
+            residency: Residency::Cpu(Copies {
+                values: Some(values),
+                kept: None,
+            }),
             version: 0,
             last_use: tick(),
             rows,
