@@ -125,36 +125,37 @@ impl<T: OnGpu, C> Resident<T, C> {
     /// A `rows x cols` matrix on the GPU in `texture`, with no copy yet; `keep`: whether it keeps
     /// copies of what is uploaded and read back.
     pub fn new(texture: T, rows: usize, cols: usize, keep: bool) -> Self {
-        Resident {
-            format: texture.format(),
-            residency: Residency::Gpu {
-                texture,
-                copies: Copies::none(),
-            },
-            version: 0,
-            last_use: tick(),
-            rows,
-            cols,
+        let format = texture.format();
+        let copies = Copies::none();
+        Self::of(
+            Residency::Gpu { texture, copies },
+            format,
+            (rows, cols),
             keep,
-            generation: 0,
-        }
+        )
     }
 
-    /// A `rows x cols` matrix whose `values` were computed on the CPU, with no texture yet: its
-    /// first GPU use uploads them in `format` (a product on the CPU,
+    /// A `rows x cols` matrix of `values` held on the CPU, with no texture yet: its first GPU
+    /// use uploads them in `format` (on a software adapter, an upload or a product on the CPU,
     /// [`ProductKernel::Cpu`](crate::gpu::ProductKernel::Cpu)).
-    pub fn on_cpu(
-        values: Vec<T::Elem>,
-        (rows, cols): (usize, usize),
+    pub fn on_cpu(values: Vec<T::Elem>, shape: (usize, usize), format: Format, keep: bool) -> Self {
+        let copies = Copies {
+            values: Some(values),
+            kept: None,
+        };
+        Self::of(Residency::Cpu(copies), format, shape, keep)
+    }
+
+    /// A new matrix's record: `residency`, unchanged and just used.
+    fn of(
+        residency: Residency<T, C>,
         format: Format,
+        (rows, cols): (usize, usize),
         keep: bool,
     ) -> Self {
         Resident {
             format,
-            residency: Residency::Cpu(Copies {
-                values: Some(values),
-                kept: None,
-            }),
+            residency,
             version: 0,
             last_use: tick(),
             rows,
