@@ -10,6 +10,7 @@ use super::gpgpu::Gpgpu;
 use super::gpu_matrix::{cpu_product, GpuMatrix};
 use super::options::{known_options, option_bool_or, option_count, option_value};
 use crate::error::Error;
+use crate::gpu::products::cpu::small_enough;
 use crate::gpu::{Gpu, MatVecKernel, ProductKernel, Transpose};
 
 #[wasm_bindgen]
@@ -115,8 +116,9 @@ impl Gpgpu {
 
 impl Gpgpu {
     /// `op(a) op(b)` on the CPU, where `kernel` is "cpu", or "auto" where that is the default
-    /// here (a software adapter, [`Gpu::matmul_kernel`]), and both operands' values are held on
-    /// the CPU; `None` to run it on the GPU ("auto" with an operand only there). For `what`
+    /// here (a software adapter, [`Gpu::matmul_kernel`]) and the product is small enough to
+    /// hold the page briefly ([`small_enough`]), and both operands' values are held on the CPU;
+    /// `None` to run it on the GPU ("auto" with an operand only there). For `what`
     /// ("matmul", "square"): "cpu" with an operand only on the GPU is a clear error.
     fn cpu_product(
         &self,
@@ -126,8 +128,11 @@ impl Gpgpu {
         transpose: Transpose,
         what: &str,
     ) -> Result<Option<GpuMatrix>, Error> {
-        let chosen =
-            kernel == ProductKernel::Auto && self.gpu.matmul_kernel().0 == ProductKernel::Cpu;
+        let small = (transpose.dims((a.rows(), a.cols()), (b.rows(), b.cols())))
+            .map_or(true, |(m, k, n)| small_enough(m, k, n));
+        let chosen = kernel == ProductKernel::Auto
+            && self.gpu.matmul_kernel().0 == ProductKernel::Cpu
+            && small;
         if kernel != ProductKernel::Cpu && !chosen {
             return Ok(None);
         }

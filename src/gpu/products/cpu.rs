@@ -52,6 +52,21 @@ impl Gpu {
     }
 }
 
+/// The most multiply-adds (`m k n`) of a product that "auto" takes to the CPU: it runs on the
+/// calling thread, and past about a second there (n = 2048 at this project's test VM's 16-20
+/// GFLOPS) a page had rather wait for the GPU's kernel, slower where the GPU is emulated but
+/// off its thread.
+pub const AUTO_MAX_MULTIPLY_ADDS: u64 = 1 << 33;
+
+/// Whether "auto" takes a product of `m x k` by `k x n` to the CPU, by its size
+/// ([`AUTO_MAX_MULTIPLY_ADDS`]).
+pub fn small_enough(m: usize, k: usize, n: usize) -> bool {
+    let [m, k, n] = [m, k, n].map(|x| x as u64);
+    m.checked_mul(k)
+        .and_then(|mk| mk.checked_mul(n))
+        .is_some_and(|x| x <= AUTO_MAX_MULTIPLY_ADDS)
+}
+
 /// Rows of C a micro-step keeps in registers.
 const MR: usize = 4;
 /// Columns of C a micro-step keeps in registers: two lanes of four.
@@ -309,6 +324,13 @@ mod tests {
         }
         assert!(mul(&[], &[], (0, 0, 3), Transpose::NONE).is_empty());
         assert_eq!(mul(&[], &[], (2, 0, 2), Transpose::NONE), [0.0; 4]);
+    }
+
+    #[test]
+    fn auto_takes_products_up_to_2_to_the_33_multiply_adds() {
+        assert!(small_enough(2048, 2048, 2048) && small_enough(1 << 13, 1 << 10, 1 << 10));
+        assert!(!small_enough(2048, 2048, 2049) && !small_enough(4096, 4096, 4096));
+        assert!(!small_enough(usize::MAX, usize::MAX, 2) && small_enough(0, usize::MAX, 5));
     }
 
     #[test]
