@@ -89,7 +89,7 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
         <tr><th>JavaScript float64</th><td>${ms(ref.ms)}</td></tr>
       </table>
       <table class="numbers kernels" id="${out.id}-kernels"><caption>The same product by each kernel (after one warm-up run each)</caption>
-        <tr><th>kernel</th><th>GPU compute</th><th>GFLOPS</th><th>worst element / bound</th></tr>
+        <tr><th>kernel</th><th>compute</th><th>GFLOPS</th><th>worst element / bound</th></tr>
         <tr><td colspan="4">timing…</td></tr></table>
     </div>
     <div class="result-grid">

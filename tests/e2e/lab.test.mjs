@@ -109,7 +109,7 @@ testOnEachBackend(test, "downloads: a results table as CSV, plots as PNG and SVG
   assert.equal(table.name, "square-result-kernels.csv");
   const rows = table.bytes.toString("utf8").trimEnd().split("\r\n").map((line) => line.split(","));
   assert.equal(rows.length, cells.length);
-  assert.deepEqual(rows[0], ["kernel", "GPU compute", "GFLOPS", "worst element / bound"]);
+  assert.deepEqual(rows[0], ["kernel", "compute", "GFLOPS", "worst element / bound"]);
   assert.deepEqual(rows.slice(1).map((r) => r[0]), cells.slice(1).map((r) => r[0]));
   assert.equal(rows[1][3], cells[1][3]);
   // The heatmap (a canvas) as PNG; lesson 1's picture (an svg) as SVG.
