@@ -194,7 +194,7 @@ fn micro_step(strip: &[f32], panel: &[f32]) -> [[f32; NR]; MR] {
     })
 }
 
-pub use lanes::F4;
+use lanes::F4;
 
 /// Four float32 lanes: wasm SIMD's `f32x4` in wasm, an array elsewhere (the same arithmetic:
 /// a product rounded, then a sum rounded, no fused multiply-add).
