@@ -134,18 +134,14 @@ impl Gpu {
         (rows, cols): (usize, usize),
         format: Format,
     ) -> Result<Matrix> {
-        if rows > 0 && cols > 0 && rows.checked_mul(cols) != Some(len) {
-            return Err(Error::DataLength { len, rows, cols });
-        }
+        check_length(len, (rows, cols))?;
         self.alloc_as(self.layout(rows, cols)?, format)
     }
 
     /// What an upload of `len` values as a `rows x cols` matrix checks before it writes: for a
     /// matrix held on the CPU whose texture is made on its first GPU use.
     pub fn check_upload(&self, len: usize, (rows, cols): (usize, usize)) -> Result<()> {
-        if rows > 0 && cols > 0 && rows.checked_mul(cols) != Some(len) {
-            return Err(Error::DataLength { len, rows, cols });
-        }
+        check_length(len, (rows, cols))?;
         match self.fits(rows, cols) {
             true => self.layout(rows, cols).map(drop),
             false => super::tiles::check_elements(rows, cols),
@@ -216,4 +212,12 @@ impl Gpu {
         }
         self.run_kernel(kernels::DIAGONAL, &[a], self.layout(a.rows(), 1)?)
     }
+}
+
+/// A clear error where `len` values are not a `rows x cols` matrix's.
+fn check_length(len: usize, (rows, cols): (usize, usize)) -> Result<()> {
+    if rows > 0 && cols > 0 && rows.checked_mul(cols) != Some(len) {
+        return Err(Error::DataLength { len, rows, cols });
+    }
+    Ok(())
 }

@@ -217,18 +217,21 @@ impl Transpose {
     pub fn dims(self, a: (usize, usize), b: (usize, usize)) -> Result<(usize, usize, usize)> {
         let swap = |(r, c): (usize, usize), t: bool| if t { (c, r) } else { (r, c) };
         let ((m, ka), (kb, n)) = (swap(a, self.a), swap(b, self.b));
-        if ka != kb && self == Transpose::NONE {
-            return Err(Error::Shape(format!(
+        if ka == kb {
+            return Ok((m, ka, n));
+        }
+        Err(match self {
+            Transpose::NONE => Error::Shape(format!(
                 "cannot multiply a {}x{} matrix by a {}x{} matrix: the inner dimensions {ka} and \
                  {kb} differ",
                 a.0, a.1, b.0, b.1
-            )));
-        }
-        if ka != kb {
-            let op = ["A B", "A B^T", "A^T B", "A^T B^T"][2 * self.a as usize + self.b as usize];
-            return Err(mismatch(a, b, op, ka, kb));
-        }
-        Ok((m, ka, n))
+            )),
+            _ => {
+                let op =
+                    ["A B", "A B^T", "A^T B", "A^T B^T"][2 * self.a as usize + self.b as usize];
+                mismatch(a, b, op, ka, kb)
+            }
+        })
     }
 }
 

@@ -12,7 +12,7 @@ use super::options::{dimension, factor, known_options, object, option_value};
 use super::wall::Wall;
 use crate::error::Error;
 use crate::gpu::residency::Budget;
-use crate::gpu::{ops, Choice, Format, Gpu, Precision, ProductKernel};
+use crate::gpu::{ops, Choice, Format, Gpu, Precision};
 use crate::kernels::{self, Expr};
 use crate::matrix::Matrix;
 
@@ -545,8 +545,7 @@ impl Gpgpu {
     /// adapter, where `matmul` multiplies such copies on the CPU ([`Gpu::matmul_kernel`]). The
     /// page's own array could change after the upload; a copy of it cannot.
     fn holds_uploads(&self, format: Format) -> bool {
-        let cpu = self.gpu.matmul_kernel().0 == ProductKernel::Cpu;
-        cpu && format == Format::F32 && self.keep_copies.any()
+        self.gpu.cpu_products() && format == Format::F32 && self.keep_copies.any()
     }
 
     /// Wraps `values`, a `rows x cols` matrix computed on the CPU, then keeps to the budget.

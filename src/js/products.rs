@@ -130,9 +130,7 @@ impl Gpgpu {
     ) -> Result<Option<GpuMatrix>, Error> {
         let small = (transpose.dims((a.rows(), a.cols()), (b.rows(), b.cols())))
             .map_or(true, |(m, k, n)| small_enough(m, k, n));
-        let chosen = kernel == ProductKernel::Auto
-            && self.gpu.matmul_kernel().0 == ProductKernel::Cpu
-            && small;
+        let chosen = kernel == ProductKernel::Auto && self.gpu.cpu_products() && small;
         if kernel != ProductKernel::Cpu && !chosen {
             return Ok(None);
         }

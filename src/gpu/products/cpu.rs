@@ -23,14 +23,14 @@ impl Gpu {
     /// held on the CPU (the page falls back to [`Gpu::product_kernel`]'s where one is only on
     /// the GPU); elsewhere [`Gpu::product_kernel`]'s.
     pub fn matmul_kernel(&self) -> (ProductKernel, &'static str) {
-        if self.cpu_products.get() && !self.capabilities().software {
+        if self.cpu_products() && !self.capabilities().software {
             (
                 ProductKernel::Cpu,
                 "asked for (option cpuProducts): operands held on the CPU (uploaded with \
                  keepCopies, the default, or made by this kernel) are multiplied there in wasm \
                  SIMD; others on the GPU",
             )
-        } else if self.cpu_products.get() {
+        } else if self.cpu_products() {
             (
                 ProductKernel::Cpu,
                 "this is a software adapter, a CPU that emulates a GPU and pays for every texel \
@@ -49,6 +49,11 @@ impl Gpu {
     /// too. Set it before the page uploads.
     pub fn set_cpu_products(&self, on: bool) {
         self.cpu_products.set(on);
+    }
+
+    /// Whether a page's products go to the CPU ([`Gpu::set_cpu_products`]).
+    pub fn cpu_products(&self) -> bool {
+        self.cpu_products.get()
     }
 }
 
