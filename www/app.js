@@ -27,6 +27,8 @@ const params = new URLSearchParams(location.search);
 
 let gpu = null;
 let busy = false;
+/** What runs after a result while the buttons are back (see `guarded`): { stop, done }. */
+let aside = null;
 /** The explorer's kernel lab (kernel-lab.js): the body of the operation that last ran. */
 let explorerLab = null;
 /** The sections that have shown a result, by name: each runs again after a lost GPU is back. */
@@ -141,6 +143,8 @@ async function start() {
     $("wall-error").textContent = `The wall could not start: ${e.message ?? e}`;
     $("wall-error").hidden = false;
   }
+  // The wall's frames share the GPU: starting them stops the kernels table's timing.
+  for (const id of ["wall-run", "wall-step"]) $(id).addEventListener("click", stopAside);
   const backendName = caps.backend === "webgpu" ? "WebGPU" : "WebGL2";
   let restoring = false;
   const watchLoss = async () => {
@@ -171,7 +175,10 @@ async function start() {
             `The sections that had shown a result ran again (${[...reruns.keys()].join(", ") || "none"}).`,
           buttons: [button("Dismiss", () => (banner.hidden = true))],
         });
-        for (const rerun of reruns.values()) await rerun();
+        for (const rerun of reruns.values()) {
+          await rerun();
+          await aside?.done;
+        }
         break;
       } catch (e) {
         if (attempt === 5) {
@@ -315,40 +322,59 @@ async function runFloatFloat(texla) {
 
 async function runSquare(firstShown) {
   const out = $("square-result");
-  await guarded(out, async () => {
+  await guarded(out, async (later) => {
     const n = whole("square-n", "n", 1, 2048);
     const seed = whole("square-seed", "seed", 0, 2 ** 32 - 1);
     const threshold = positive("square-threshold", "the highlight threshold");
-    await product(gpu, out, { m: n, k: n, n, seed, threshold, square: true, kernel: $("square-kernel").value, shown: firstShown });
+    later(await product(gpu, out, { m: n, k: n, n, seed, threshold, square: true, kernel: $("square-kernel").value, shown: firstShown }));
   });
 }
 
 async function runMultiply() {
   const out = $("multiply-result");
-  await guarded(out, async () => {
+  await guarded(out, async (later) => {
     const [m, k, n] = ["m", "k", "n"].map((d) => whole(`multiply-${d}`, d, 1, 4096));
     if (m * k * n > 2 ** 31) throw new Error(`m·k·n = ${m * k * n} is more than this page's float64 reference should take (2^31)`);
     const seed = whole("multiply-seed", "seed", 0, 2 ** 32 - 1);
     const threshold = positive("multiply-threshold", "the highlight threshold");
-    await product(gpu, out, { m, k, n, seed, threshold, square: false, kernel: $("multiply-kernel").value });
+    later(await product(gpu, out, { m, k, n, seed, threshold, square: false, kernel: $("multiply-kernel").value }));
   });
 }
 
-/** Runs `work` unless another run is going on; any error becomes a message in `out`. The
+/** Stops what runs aside (see `guarded`); resolves once it has. */
+function stopAside() {
+  if (aside) aside.stop = true;
+  return aside?.done;
+}
+
+/** Runs `work(later)` unless another run is going on; any error becomes a message in `out`. The
  * page's buttons wait meanwhile, but those that need no GPU (marked data-free: exercises,
- * presentation mode, the stepper). */
+ * presentation mode, the stepper). `later(rest)` hands over what may go on once the buttons are
+ * back (the kernels table's timing): `rest(stopped)` runs until it is done or until the reader
+ * starts another run, which waits for it to see `stopped()` between two of its steps. */
 async function guarded(out, work) {
   if (busy) return;
   busy = true;
-  document.querySelectorAll("button:not([data-free])").forEach((b) => (b.disabled = true));
+  const buttons = (disabled) => document.querySelectorAll("button:not([data-free])").forEach((b) => (b.disabled = disabled));
+  buttons(true);
+  let rest = null;
   try {
-    await work();
+    await stopAside();
+    await work((r) => (rest = r));
   } catch (e) {
     out.replaceChildren(Object.assign(document.createElement("div"), { className: "error", textContent: e.message ?? String(e) }));
   } finally {
     showMemory();
     busy = false;
-    document.querySelectorAll("button:not([data-free])").forEach((b) => (b.disabled = false));
+    buttons(false);
+  }
+  if (rest) {
+    const task = { stop: false };
+    task.done = rest(() => task.stop).finally(() => {
+      if (aside === task) aside = null;
+      showMemory();
+    });
+    aside = task;
   }
 }
 

@@ -27,8 +27,9 @@ export const KERNELS = [
 ];
 
 /** Computes A·B (or M·M) on the GPU with `kernel` and in float64, and shows the comparison in
- * `out`, then the same product with every kernel, timed and checked, side by side; `shown()` is
- * called once the comparison is shown, before the other kernels run. */
+ * `out` (then calls `shown()`). Resolves to the rest, `rest(stopped)`: the same product with every
+ * kernel, timed and checked, side by side, which stops between two kernels once `stopped()`
+ * (the reader started another run), its remaining rows saying so. */
 export async function product(gpu, out, { m, k, n, seed, threshold, square, kernel = "teaching", shown = () => {} }) {
   const next = mulberry32(seed);
   const a = randomMatrix(next, m * k);
@@ -100,10 +101,12 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
   sampleTable(document.getElementById(`${out.id}-table`), c, ref.c, m, n, cmp.worstIndex, threshold, seed);
   heatmap(document.getElementById(`${out.id}-heatmap`), c, ref.c, ref.s, m, n, k);
   shown();
+  return (stopped) => kernelsTable(gpu, document.getElementById(`${out.id}-kernels`), { ga, gb, ref, m, k, n, square }, stopped);
+}
 
-  // Every kernel on the same inputs: time (after a warm-up run, which builds its pipeline) and
-  // the worst element against the same float64 bound.
-  const table = document.getElementById(`${out.id}-kernels`);
+/** Every kernel on the product's inputs, in `table`: its time (after a warm-up run, which builds
+ * its pipeline) and its worst element against the same float64 bound; frees the inputs. */
+async function kernelsTable(gpu, table, { ga, gb, ref, m, k, n, square }, stopped) {
   table.querySelectorAll("tr:not(:first-child)").forEach((tr) => tr.remove());
   const row = (html) => {
     table.querySelector("tr.pending")?.remove();
@@ -111,6 +114,10 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
   };
   try {
     for (const [name, what, run] of KERNELS) {
+      if (stopped()) {
+        row(`<tr data-kernel="${name}" data-not-timed><td title="${what}">${name}</td><td colspan="3">not timed: another run started first (run this product again to time it)</td></tr>`);
+        continue;
+      }
       if ((name === "compute" || name === "registers") && gpu.backend !== "webgpu") {
         row(`<tr data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3">WebGPU only (WebGL2 has no compute shaders)</td></tr>`);
         continue;
@@ -134,6 +141,9 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
       const worst = compare(got, ref.c, ref.s, k).worstRatio;
       row(`<tr data-kernel="${name}" data-within-bound="${worst <= 1}"><td title="${what}">${name}</td><td>${ms(s1 - s0)}</td><td>${fmt((2 * m * k * n) / ((s1 - s0) * 1e6))}</td><td class="${worst <= 1 ? "ok" : "bad"}">${fmt(worst, 2)}</td></tr>`);
     }
+  } catch (e) {
+    row("<tr><td colspan=\"4\" class=\"error\"></td></tr>");
+    table.querySelector("td.error:last-of-type").textContent = e.message ?? String(e);
   } finally {
     table.querySelector("tr.pending")?.remove();
     [ga, gb].forEach((x) => x.free());
