@@ -27,7 +27,8 @@ const params = new URLSearchParams(location.search);
 
 let gpu = null;
 let busy = false;
-/** What runs after a result while the buttons are back (see `guarded`): { stop, done }. */
+/** What runs after a result while the buttons are back (see `guarded`): { stop (an
+ * AbortController), done (a promise) }. */
 let aside = null;
 /** The explorer's kernel lab (kernel-lab.js): the body of the operation that last ran. */
 let explorerLab = null;
@@ -343,38 +344,39 @@ async function runMultiply() {
 
 /** Stops what runs aside (see `guarded`); resolves once it has. */
 function stopAside() {
-  if (aside) aside.stop = true;
+  aside?.stop.abort();
   return aside?.done;
 }
 
 /** Runs `work(later)` unless another run is going on; any error becomes a message in `out`. The
- * page's buttons wait meanwhile, but those that need no GPU (marked data-free: exercises,
- * presentation mode, the stepper). `later(rest)` hands over what may go on once the buttons are
- * back (the kernels table's timing): `rest(stopped)` runs until it is done or until the reader
- * starts another run, which waits for it to see `stopped()` between two of its steps. */
+ * page's buttons wait meanwhile (those enabled before), but those that need no GPU (marked
+ * data-free: exercises, presentation mode, the stepper). `later(rest)` hands over what may go
+ * on once the buttons are back (the kernels table's timing): `rest(signal)` runs until it is
+ * done or until the reader starts another run, which aborts `signal` and waits for it to stop
+ * between two of its steps. */
 async function guarded(out, work) {
   if (busy) return;
   busy = true;
-  const buttons = (disabled) => document.querySelectorAll("button:not([data-free])").forEach((b) => (b.disabled = disabled));
-  buttons(true);
+  const held = [...document.querySelectorAll("button:not([data-free]):not(:disabled)")];
+  held.forEach((b) => (b.disabled = true));
   let rest = null;
   try {
-    await stopAside();
+    if (aside) await stopAside();
     await work((r) => (rest = r));
   } catch (e) {
     out.replaceChildren(Object.assign(document.createElement("div"), { className: "error", textContent: e.message ?? String(e) }));
   } finally {
     showMemory();
     busy = false;
-    buttons(false);
+    held.forEach((b) => (b.disabled = false));
   }
   if (rest) {
-    const task = { stop: false };
-    task.done = rest(() => task.stop).finally(() => {
-      if (aside === task) aside = null;
+    const stop = new AbortController();
+    const done = rest(stop.signal).finally(() => {
+      if (aside?.done === done) aside = null;
       showMemory();
     });
-    aside = task;
+    aside = { stop, done };
   }
 }
 

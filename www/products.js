@@ -27,9 +27,9 @@ export const KERNELS = [
 ];
 
 /** Computes A·B (or M·M) on the GPU with `kernel` and in float64, and shows the comparison in
- * `out` (then calls `shown()`). Resolves to the rest, `rest(stopped)`: the same product with every
- * kernel, timed and checked, side by side, which stops between two kernels once `stopped()`
- * (the reader started another run), its remaining rows saying so. */
+ * `out` (then calls `shown()`). Resolves to the rest, `rest(signal)`: the same product with every
+ * kernel, timed and checked, side by side, which stops between two kernels once `signal` is
+ * aborted (the reader started another run), its remaining rows saying so. */
 export async function product(gpu, out, { m, k, n, seed, threshold, square, kernel = "teaching", shown = () => {} }) {
   const next = mulberry32(seed);
   const a = randomMatrix(next, m * k);
@@ -101,20 +101,25 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
   sampleTable(document.getElementById(`${out.id}-table`), c, ref.c, m, n, cmp.worstIndex, threshold, seed);
   heatmap(document.getElementById(`${out.id}-heatmap`), c, ref.c, ref.s, m, n, k);
   shown();
-  return (stopped) => kernelsTable(gpu, document.getElementById(`${out.id}-kernels`), { ga, gb, ref, m, k, n, square }, stopped);
+  return (signal) => kernelsTable(gpu, document.getElementById(`${out.id}-kernels`), { ga, gb, ref, m, k, n, square }, signal);
 }
 
 /** Every kernel on the product's inputs, in `table`: its time (after a warm-up run, which builds
- * its pipeline) and its worst element against the same float64 bound; frees the inputs. */
-async function kernelsTable(gpu, table, { ga, gb, ref, m, k, n, square }, stopped) {
+ * its pipeline) and its worst element against the same float64 bound; frees the inputs. Stops
+ * between two kernels once `signal` is aborted. */
+async function kernelsTable(gpu, table, { ga, gb, ref, m, k, n, square }, signal) {
   table.querySelectorAll("tr:not(:first-child)").forEach((tr) => tr.remove());
+  signal.addEventListener("abort", () => {
+    const pending = table.querySelector("tr.pending td.status");
+    if (pending) pending.textContent = "stopping after this kernel: another run waits";
+  });
   const row = (html) => {
     table.querySelector("tr.pending")?.remove();
     table.insertAdjacentHTML("beforeend", html);
   };
   try {
     for (const [name, what, run] of KERNELS) {
-      if (stopped()) {
+      if (signal.aborted) {
         row(`<tr data-kernel="${name}" data-not-timed><td title="${what}">${name}</td><td colspan="3">not timed: another run started first (run this product again to time it)</td></tr>`);
         continue;
       }
