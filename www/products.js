@@ -111,7 +111,7 @@ async function kernelsTable(gpu, table, { ga, gb, ref, m, k, n, square }, signal
   table.querySelectorAll("tr:not(:first-child)").forEach((tr) => tr.remove());
   signal.addEventListener("abort", () => {
     const pending = table.querySelector("tr.pending td.status");
-    if (pending) pending.textContent = "stopping after this kernel: another run waits";
+    if (pending) pending.textContent = "stopping here: another run waits";
   });
   const row = (html) => {
     table.querySelector("tr.pending")?.remove();
@@ -120,7 +120,7 @@ async function kernelsTable(gpu, table, { ga, gb, ref, m, k, n, square }, signal
   try {
     for (const [name, what, run] of KERNELS) {
       if (signal.aborted) {
-        row(`<tr data-kernel="${name}" data-not-timed><td title="${what}">${name}</td><td colspan="3">not timed: another run started first (run this product again to time it)</td></tr>`);
+        row(`<tr data-kernel="${name}" data-not-timed><td title="${what}">${name}</td><td colspan="3">not timed: another run came first</td></tr>`);
         continue;
       }
       if ((name === "compute" || name === "registers") && gpu.backend !== "webgpu") {
