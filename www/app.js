@@ -144,7 +144,7 @@ async function start() {
     $("wall-error").textContent = `The wall could not start: ${e.message ?? e}`;
     $("wall-error").hidden = false;
   }
-  // The wall's frames share the GPU: starting them stops the kernels table's timing.
+  // The wall's frames share the GPU: starting them ends the kernels table's timing.
   for (const id of ["wall-run", "wall-step"]) $(id).addEventListener("click", stopAside);
   const backendName = caps.backend === "webgpu" ? "WebGPU" : "WebGL2";
   let restoring = false;
@@ -342,18 +342,16 @@ async function runMultiply() {
   });
 }
 
-/** Stops what runs aside (see `guarded`); resolves once it has. */
+/** Stops what runs aside (see `guarded`) at its next step. */
 function stopAside() {
   aside?.stop.abort();
-  return aside?.done;
 }
 
 /** Runs `work(later)` unless another run is going on; any error becomes a message in `out`. The
  * page's buttons wait meanwhile (those enabled before), but those that need no GPU (marked
  * data-free: exercises, presentation mode, the stepper). `later(rest)` hands over what may go
  * on once the buttons are back (the kernels table's timing): `rest(signal)` runs until it is
- * done or until the reader starts another run, which aborts `signal` and waits for it to stop
- * between two of its steps. */
+ * done or until the reader starts another run, which starts at once and aborts `signal`. */
 async function guarded(out, work) {
   if (busy) return;
   busy = true;
@@ -361,7 +359,7 @@ async function guarded(out, work) {
   held.forEach((b) => (b.disabled = true));
   let rest = null;
   try {
-    if (aside) await stopAside();
+    stopAside();
     await work((r) => (rest = r));
   } catch (e) {
     out.replaceChildren(Object.assign(document.createElement("div"), { className: "error", textContent: e.message ?? String(e) }));

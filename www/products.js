@@ -28,8 +28,8 @@ export const KERNELS = [
 
 /** Computes A·B (or M·M) on the GPU with `kernel` and in float64, and shows the comparison in
  * `out` (then calls `shown()`). Resolves to the rest, `rest(signal)`: the same product with every
- * kernel, timed and checked, side by side, which stops between two kernels once `signal` is
- * aborted (the reader started another run), its remaining rows saying so. */
+ * kernel, timed and checked, side by side, until `signal` is aborted (the reader started another
+ * run), the rows left then saying so. */
 export async function product(gpu, out, { m, k, n, seed, threshold, square, kernel = "teaching", shown = () => {} }) {
   const next = mulberry32(seed);
   const a = randomMatrix(next, m * k);
@@ -105,50 +105,55 @@ export async function product(gpu, out, { m, k, n, seed, threshold, square, kern
 }
 
 /** Every kernel on the product's inputs, in `table`: its time (after a warm-up run, which builds
- * its pipeline) and its worst element against the same float64 bound; frees the inputs. Stops
- * between two kernels once `signal` is aborted. */
+ * its pipeline) and its worst element against the same float64 bound; frees the inputs. Once
+ * `signal` is aborted (another run started, beside it) it times no more: the kernel under way
+ * and those left say so. */
 async function kernelsTable(gpu, table, { ga, gb, ref, m, k, n, square }, signal) {
   table.querySelectorAll("tr:not(:first-child)").forEach((tr) => tr.remove());
+  const row = (name, what, cells, attributes = "") => {
+    table.querySelector("tr.pending")?.remove();
+    table.insertAdjacentHTML("beforeend", `<tr data-kernel="${name}" ${attributes}><td title="${what}">${name}</td>${cells}</tr>`);
+  };
+  const notTimed = (name, what) => row(name, what, `<td colspan="3">not timed: another run came first</td>`, "data-not-timed");
   signal.addEventListener("abort", () => {
     const pending = table.querySelector("tr.pending td.status");
-    if (pending) pending.textContent = "stopping here: another run waits";
+    if (pending) pending.textContent = "stopping: another run came first";
   });
-  const row = (html) => {
-    table.querySelector("tr.pending")?.remove();
-    table.insertAdjacentHTML("beforeend", html);
-  };
   try {
     for (const [name, what, run] of KERNELS) {
-      if (signal.aborted) {
-        row(`<tr data-kernel="${name}" data-not-timed><td title="${what}">${name}</td><td colspan="3">not timed: another run came first</td></tr>`);
-        continue;
-      }
       if ((name === "compute" || name === "registers") && gpu.backend !== "webgpu") {
-        row(`<tr data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3">WebGPU only (WebGL2 has no compute shaders)</td></tr>`);
-        continue;
+        row(name, what, `<td colspan="3">WebGPU only (WebGL2 has no compute shaders)</td>`);
+      } else if (name === "cpu" && gpu.capabilities().matmulKernel !== "cpu") {
+        row(name, what, `<td colspan="3">software adapters only (here uploads hold no copy on the CPU)</td>`);
+      } else if (signal.aborted) {
+        notTimed(name, what);
+      } else {
+        table.insertAdjacentHTML("beforeend", `<tr class="pending" data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3" class="status" data-compiling>building the shaders…</td></tr>`);
+        run(gpu, ga, gb, square).free();
+        await gpu.finish();
+        if (signal.aborted) {
+          notTimed(name, what);
+          continue;
+        }
+        const pending = table.querySelector("tr.pending td.status");
+        delete pending.dataset.compiling;
+        pending.textContent = "timing…";
+        const s0 = performance.now();
+        const r = run(gpu, ga, gb, square);
+        await gpu.finish();
+        const s1 = performance.now();
+        const got = await r.read();
+        r.free();
+        const worst = compare(got, ref.c, ref.s, k).worstRatio;
+        // A time taken while another run shared the GPU is not this kernel's.
+        if (signal.aborted) notTimed(name, what);
+        else row(name, what, `<td>${ms(s1 - s0)}</td><td>${fmt((2 * m * k * n) / ((s1 - s0) * 1e6))}</td><td class="${worst <= 1 ? "ok" : "bad"}">${fmt(worst, 2)}</td>`, `data-within-bound="${worst <= 1}"`);
       }
-      if (name === "cpu" && gpu.capabilities().matmulKernel !== "cpu") {
-        row(`<tr data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3">software adapters only (here uploads hold no copy on the CPU)</td></tr>`);
-        continue;
-      }
-      table.insertAdjacentHTML("beforeend", `<tr class="pending" data-kernel="${name}"><td title="${what}">${name}</td><td colspan="3" class="status" data-compiling>building the shaders…</td></tr>`);
-      run(gpu, ga, gb, square).free();
-      await gpu.finish();
-      const pending = table.querySelector("tr.pending td.status");
-      delete pending.dataset.compiling;
-      pending.textContent = "timing…";
-      const s0 = performance.now();
-      const r = run(gpu, ga, gb, square);
-      await gpu.finish();
-      const s1 = performance.now();
-      const got = await r.read();
-      r.free();
-      const worst = compare(got, ref.c, ref.s, k).worstRatio;
-      row(`<tr data-kernel="${name}" data-within-bound="${worst <= 1}"><td title="${what}">${name}</td><td>${ms(s1 - s0)}</td><td>${fmt((2 * m * k * n) / ((s1 - s0) * 1e6))}</td><td class="${worst <= 1 ? "ok" : "bad"}">${fmt(worst, 2)}</td></tr>`);
     }
   } catch (e) {
-    row("<tr><td colspan=\"4\" class=\"error\"></td></tr>");
-    table.querySelector("td.error:last-of-type").textContent = e.message ?? String(e);
+    table.querySelector("tr.pending")?.remove();
+    const cell = table.insertRow().insertCell();
+    Object.assign(cell, { colSpan: 4, className: "error", textContent: e.message ?? String(e) });
   } finally {
     table.querySelector("tr.pending")?.remove();
     [ga, gb].forEach((x) => x.free());
