@@ -31,8 +31,8 @@ async function runLab(page, id, edit) {
   const text = page.locator(`#${id} textarea`);
   if (edit) await text.fill(edit(await text.inputValue()));
   await page.click(`#${id} .lab-run`, { timeout: 120_000 });
-  // The click disables the page's buttons until its run is over (after the kernels table's
-  // timing, if one was going on, stops: the state until then is the last run's).
+  // The click disables the page's buttons until its run is over: wait for that, not only for
+  // a state, which until the run starts is the last run's.
   await page.waitForFunction((id) => !document.querySelector(`#${id} .lab-run`).disabled, id, { timeout: 120_000 });
   await page.waitForSelector(`#${id}:is([data-state=ran], [data-state=compile-error], [data-state=error])`, { timeout: 60_000 });
   return page.getAttribute(`#${id}`, "data-state");
