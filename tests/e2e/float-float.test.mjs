@@ -92,7 +92,10 @@ testOnEachBackend(test, "the float-float lesson shows where float32 stops", asyn
   assert.match(source, /(let|vec4) e = ff_opaque\(a - ff_opaque\(s - bb\)\) \+ ff_opaque\(b - bb\);/);
   assert.match(source, /\(\(ah \* bh - p\) \+ ah \* bl \+ al \* bh\) \+ al \* bl/);
   assert.match(await page.textContent("#ff-status"), new RegExp(`done on ${backend}`));
-  assert.match(await page.textContent("#cap-memory"), /^0 live/);
+  // Nothing left on the GPU once every run is over: the lesson's, and the first product's kernels
+  // table, which its click stopped (the kernel then under way ends beside the lesson).
+  await page.waitForSelector("#square-result-kernels[data-done]", { state: "attached", timeout: 60_000 });
+  await page.waitForFunction(() => /^0 live/.test(document.getElementById("cap-memory").textContent), null, { timeout: 5_000 });
   assert.deepEqual(problems, []);
   await page.close();
 });
