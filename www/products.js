@@ -151,7 +151,6 @@ async function kernelsTable(gpu, table, { ga, gb, ref, m, k, n, square }, signal
       }
     }
   } catch (e) {
-    table.querySelector("tr.pending")?.remove();
     const cell = table.insertRow().insertCell();
     Object.assign(cell, { colSpan: 4, className: "error", textContent: e.message ?? String(e) });
   } finally {
